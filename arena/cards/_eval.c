@@ -1,0 +1,439 @@
+/*
+ * arena.cards._eval: the arena's own Texas Hold'em hand evaluator (RULES.md R9), as a CPython extension.
+ *
+ * Cards are ints 0..51, rank * 4 + suit, rank 0 = deuce .. 12 = ace (arena/cards/card.py).
+ *
+ * Hand value (an int, higher = stronger, equal = exact tie; suits never take part, R9.3):
+ *
+ *     bits 20..23  category: 0 high card, 1 one pair, 2 two pair, 3 three of a kind, 4 straight,
+ *                  5 flush, 6 full house, 7 four of a kind, 8 straight flush
+ *     bits 16..19  first tiebreak rank (0 = deuce .. 12 = ace)
+ *     bits 12..15  second tiebreak rank
+ *     bits  8..11  third
+ *     bits  4..7   fourth
+ *     bits  0..3   fifth
+ *
+ * Unused tiebreak nibbles are 0.  The tiebreak ranks follow R9.2:
+ *     straight / straight flush: the top card (3 = five for the wheel A-2-3-4-5, R9.1)
+ *     four of a kind: quad rank, kicker          full house: trips rank, pair rank
+ *     flush / high card: the five ranks, highest first
+ *     three of a kind: trips rank, two kickers   two pair: high pair, low pair, kicker
+ *     one pair: pair rank, three kickers
+ *
+ * Method: one 13-bit rank mask per suit; a flush is a suit mask with five bits or more; paired ranks come from
+ * AND-ing the suit masks (ranks held in >= 2, >= 3, 4 suits).  Four small tables indexed by a 13-bit mask
+ * (popcount, top bit, straight top card, top five ranks as nibbles) are built once at module init.
+ * With at most seven cards a flush excludes four of a kind and a full house, so a flush decides the hand.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CATEGORY_SHIFT 20
+#define N_CATEGORIES 9
+#define MAX_VALUE (((uint32_t)N_CATEGORIES) << CATEGORY_SHIFT) /* exclusive bound of any value */
+
+enum {
+    HIGH_CARD = 0,
+    ONE_PAIR,
+    TWO_PAIR,
+    THREE_OF_A_KIND,
+    STRAIGHT,
+    FLUSH,
+    FULL_HOUSE,
+    FOUR_OF_A_KIND,
+    STRAIGHT_FLUSH
+};
+
+static uint8_t POPCOUNT[8192];
+static uint8_t TOPBIT[8192];   /* index of the highest set bit (0 for an empty mask, never looked up) */
+static int8_t STRAIGHT_TOP[8192]; /* top rank of the best straight in the mask, or -1 */
+static uint32_t TOP5[8192];    /* the (up to) five highest ranks as nibbles at bits 16, 12, 8, 4, 0 */
+
+static void build_tables(void)
+{
+    for (int m = 0; m < 8192; m++) {
+        int count = 0, top = 0;
+        uint32_t nibbles = 0;
+        int taken = 0;
+        for (int r = 12; r >= 0; r--) {
+            if (m & (1 << r)) {
+                if (count == 0)
+                    top = r;
+                count++;
+                if (taken < 5) {
+                    nibbles |= (uint32_t)r << (16 - 4 * taken);
+                    taken++;
+                }
+            }
+        }
+        POPCOUNT[m] = (uint8_t)count;
+        TOPBIT[m] = (uint8_t)top;
+        TOP5[m] = nibbles;
+        int st = -1;
+        for (int t = 12; t >= 4; t--) {
+            int run = 0x1F << (t - 4);
+            if ((m & run) == run) {
+                st = t;
+                break;
+            }
+        }
+        if (st < 0 && (m & 0x100F) == 0x100F) /* wheel: A, 2, 3, 4, 5; the five (rank 3) is the top */
+            st = 3;
+        STRAIGHT_TOP[m] = (int8_t)st;
+    }
+}
+
+/* Value of a hand given as its four suit masks (the core; 5 to 7 distinct cards). */
+static inline uint32_t eval_masks(uint32_t c, uint32_t d, uint32_t h, uint32_t s)
+{
+    uint32_t flush_mask = 0;
+    if (POPCOUNT[c] >= 5)
+        flush_mask = c;
+    else if (POPCOUNT[d] >= 5)
+        flush_mask = d;
+    else if (POPCOUNT[h] >= 5)
+        flush_mask = h;
+    else if (POPCOUNT[s] >= 5)
+        flush_mask = s;
+    if (flush_mask) {
+        int st = STRAIGHT_TOP[flush_mask];
+        if (st >= 0)
+            return ((uint32_t)STRAIGHT_FLUSH << CATEGORY_SHIFT) | ((uint32_t)st << 16);
+        return ((uint32_t)FLUSH << CATEGORY_SHIFT) | TOP5[flush_mask];
+    }
+
+    uint32_t ranks = c | d | h | s;
+    uint32_t quads = c & d & h & s;
+    if (quads) {
+        uint32_t q = TOPBIT[quads];
+        uint32_t kicker = TOPBIT[ranks & ~(1u << q)];
+        return ((uint32_t)FOUR_OF_A_KIND << CATEGORY_SHIFT) | (q << 16) | (kicker << 12);
+    }
+    uint32_t cd = c & d, hs = h & s;
+    uint32_t trips = (cd & (h | s)) | (hs & (c | d));
+    uint32_t pairs = cd | hs | ((c | d) & (h | s)); /* ranks held at least twice */
+    if (trips) {
+        uint32_t t = TOPBIT[trips];
+        uint32_t rest = pairs & ~(1u << t);
+        if (rest)
+            return ((uint32_t)FULL_HOUSE << CATEGORY_SHIFT) | (t << 16) | ((uint32_t)TOPBIT[rest] << 12);
+    }
+    int st = STRAIGHT_TOP[ranks];
+    if (st >= 0)
+        return ((uint32_t)STRAIGHT << CATEGORY_SHIFT) | ((uint32_t)st << 16);
+    if (trips) {
+        uint32_t t = TOPBIT[trips];
+        return ((uint32_t)THREE_OF_A_KIND << CATEGORY_SHIFT) | (t << 16) |
+               ((TOP5[ranks & ~(1u << t)] >> 4) & 0xFF00u);
+    }
+    if (pairs) {
+        uint32_t hi = TOPBIT[pairs];
+        uint32_t others = pairs & ~(1u << hi);
+        if (others) {
+            uint32_t lo = TOPBIT[others];
+            uint32_t kicker = TOPBIT[ranks & ~(1u << hi) & ~(1u << lo)];
+            return ((uint32_t)TWO_PAIR << CATEGORY_SHIFT) | (hi << 16) | (lo << 12) | (kicker << 8);
+        }
+        return ((uint32_t)ONE_PAIR << CATEGORY_SHIFT) | (hi << 16) | ((TOP5[ranks & ~(1u << hi)] >> 4) & 0xFFF0u);
+    }
+    return ((uint32_t)HIGH_CARD << CATEGORY_SHIFT) | TOP5[ranks];
+}
+
+/* Value of n (5..7) distinct, valid cards: the single evaluation path shared by every entry point. */
+static inline uint32_t eval_cards(const int *cards, int n)
+{
+    uint32_t m[4] = {0, 0, 0, 0};
+    for (int i = 0; i < n; i++)
+        m[cards[i] & 3] |= 1u << (cards[i] >> 2);
+    return eval_masks(m[0], m[1], m[2], m[3]);
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Python argument checking                                                                                      */
+
+static const char RANK_CHARS[] = "23456789TJQKA";
+static const char SUIT_CHARS[] = "cdhs";
+
+/* Read a list/tuple (or any sequence) of 5..7 cards into out; returns n, or -1 with an exception set. */
+static int read_cards(PyObject *obj, int *out, const char *func)
+{
+    PyObject *seq;
+    int owned = 0;
+    if (PyList_Check(obj) || PyTuple_Check(obj)) {
+        seq = obj;
+    } else if (PyUnicode_Check(obj) || PyBytes_Check(obj) || !PySequence_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s() expects a list or tuple of 5, 6 or 7 card ints (0..51), got %.100s",
+                     func, Py_TYPE(obj)->tp_name);
+        return -1;
+    } else {
+        seq = PySequence_Fast(obj, "expected a sequence of card ints");
+        if (seq == NULL)
+            return -1;
+        owned = 1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n < 5 || n > 7) {
+        PyErr_Format(PyExc_ValueError, "%s() needs 5, 6 or 7 cards, got %zd", func, n);
+        goto fail;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    uint64_t seen = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = items[i];
+        long v;
+        if (PyLong_CheckExact(item) || (PyLong_Check(item) && !PyBool_Check(item))) {
+            v = PyLong_AsLong(item);
+            if (v == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_ValueError, "%s(): card %zd is out of range (must be 0..51)", func, i);
+                goto fail;
+            }
+        } else {
+            PyErr_Format(PyExc_TypeError, "%s(): card %zd must be an int 0..51, got %.100s", func, i,
+                         Py_TYPE(item)->tp_name);
+            goto fail;
+        }
+        if (v < 0 || v > 51) {
+            PyErr_Format(PyExc_ValueError, "%s(): card %zd is %ld, out of range (must be 0..51)", func, i, v);
+            goto fail;
+        }
+        uint64_t bit = (uint64_t)1 << v;
+        if (seen & bit) {
+            PyErr_Format(PyExc_ValueError, "%s(): duplicate card %ld (%c%c)", func, v, RANK_CHARS[v >> 2],
+                         SUIT_CHARS[v & 3]);
+            goto fail;
+        }
+        seen |= bit;
+        out[i] = (int)v;
+    }
+    if (owned)
+        Py_DECREF(seq);
+    return (int)n;
+fail:
+    if (owned)
+        Py_DECREF(seq);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Exhaustive enumeration                                                                                        */
+
+/* Every n-card hand from the deck through eval_cards; counts per category and, if hist, per value. */
+static void enumerate_hands(int n, uint64_t *cat_counts, uint32_t *hist)
+{
+    int idx[7];
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    for (;;) {
+        /* innermost card runs fastest: hand the whole tail through eval_cards */
+        int last = n - 1;
+        for (int k = idx[last]; k < 52; k++) {
+            idx[last] = k;
+            uint32_t v = eval_cards(idx, n);
+            cat_counts[v >> CATEGORY_SHIFT]++;
+            if (hist)
+                hist[v]++;
+        }
+        /* advance to the next combination */
+        int i = last - 1;
+        while (i >= 0 && idx[i] == 52 - n + i)
+            i--;
+        if (i < 0)
+            break;
+        idx[i]++;
+        for (int j = i + 1; j < n; j++)
+            idx[j] = idx[j - 1] + 1;
+    }
+}
+
+static int parse_hand_size(PyObject *arg, const char *func)
+{
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    if (n < 5 || n > 7) {
+        PyErr_Format(PyExc_ValueError, "%s() hand size must be 5, 6 or 7, got %ld", func, n);
+        return -1;
+    }
+    return (int)n;
+}
+
+static PyObject *counts_tuple(const uint64_t *cat_counts)
+{
+    PyObject *result = PyTuple_New(N_CATEGORIES);
+    if (result == NULL)
+        return NULL;
+    for (int i = 0; i < N_CATEGORIES; i++) {
+        PyObject *c = PyLong_FromUnsignedLongLong(cat_counts[i]);
+        if (c == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(result, i, c);
+    }
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Module functions                                                                                              */
+
+PyDoc_STRVAR(evaluate_doc,
+             "evaluate(cards, /)\n--\n\n"
+             "Value of the best five-card hand among 5, 6 or 7 distinct cards (ints 0..51): higher is stronger,\n"
+             "equal is an exact tie. value >> 20 is the category (0 high card .. 8 straight flush).");
+
+static PyObject *py_evaluate(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    int cards[7];
+    int n = read_cards(arg, cards, "evaluate");
+    if (n < 0)
+        return NULL;
+    return PyLong_FromUnsignedLong(eval_cards(cards, n));
+}
+
+PyDoc_STRVAR(evaluate_many_doc,
+             "evaluate_many(hands, /)\n--\n\n"
+             "List of evaluate(hand) for each hand in an iterable of hands, evaluated in one C call.");
+
+static PyObject *py_evaluate_many(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    PyObject *seq = PySequence_Fast(arg, "evaluate_many() expects an iterable of hands");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    PyObject *result = PyList_New(count);
+    if (result == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int cards[7];
+        int n = read_cards(items[i], cards, "evaluate_many");
+        if (n < 0) {
+            Py_DECREF(result);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        PyObject *v = PyLong_FromUnsignedLong(eval_cards(cards, n));
+        if (v == NULL) {
+            Py_DECREF(result);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        PyList_SET_ITEM(result, i, v);
+    }
+    Py_DECREF(seq);
+    return result;
+}
+
+PyDoc_STRVAR(category_counts_doc,
+             "category_counts(n, /)\n--\n\n"
+             "Tuple of 9 counts, by category, of all n-card hands (n = 5, 6 or 7), enumerated in C.");
+
+static PyObject *py_category_counts(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    int n = parse_hand_size(arg, "category_counts");
+    if (n < 0)
+        return NULL;
+    uint64_t cat_counts[N_CATEGORIES] = {0};
+    Py_BEGIN_ALLOW_THREADS
+    enumerate_hands(n, cat_counts, NULL);
+    Py_END_ALLOW_THREADS
+    return counts_tuple(cat_counts);
+}
+
+PyDoc_STRVAR(category_counts_7_doc,
+             "category_counts_7()\n--\n\n"
+             "Tuple of 9 counts, by category, of all 133,784,560 seven-card hands, enumerated in C.");
+
+static PyObject *py_category_counts_7(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    uint64_t cat_counts[N_CATEGORIES] = {0};
+    Py_BEGIN_ALLOW_THREADS
+    enumerate_hands(7, cat_counts, NULL);
+    Py_END_ALLOW_THREADS
+    return counts_tuple(cat_counts);
+}
+
+PyDoc_STRVAR(value_histogram_doc,
+             "value_histogram(n, /)\n--\n\n"
+             "Dict {value: number of n-card hands with that value} over all n-card hands (n = 5, 6 or 7).");
+
+static PyObject *py_value_histogram(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    int n = parse_hand_size(arg, "value_histogram");
+    if (n < 0)
+        return NULL;
+    uint32_t *hist = (uint32_t *)calloc(MAX_VALUE, sizeof(uint32_t));
+    if (hist == NULL)
+        return PyErr_NoMemory();
+    uint64_t cat_counts[N_CATEGORIES] = {0};
+    Py_BEGIN_ALLOW_THREADS
+    enumerate_hands(n, cat_counts, hist);
+    Py_END_ALLOW_THREADS
+    PyObject *result = PyDict_New();
+    if (result == NULL) {
+        free(hist);
+        return NULL;
+    }
+    for (uint32_t v = 0; v < MAX_VALUE; v++) {
+        if (hist[v] == 0)
+            continue;
+        PyObject *key = PyLong_FromUnsignedLong(v);
+        PyObject *val = PyLong_FromUnsignedLong(hist[v]);
+        if (key == NULL || val == NULL || PyDict_SetItem(result, key, val) < 0) {
+            Py_XDECREF(key);
+            Py_XDECREF(val);
+            Py_DECREF(result);
+            free(hist);
+            return NULL;
+        }
+        Py_DECREF(key);
+        Py_DECREF(val);
+    }
+    free(hist);
+    return result;
+}
+
+static PyMethodDef eval_methods[] = {
+    {"evaluate", py_evaluate, METH_O, evaluate_doc},
+    {"evaluate_many", py_evaluate_many, METH_O, evaluate_many_doc},
+    {"category_counts", py_category_counts, METH_O, category_counts_doc},
+    {"category_counts_7", py_category_counts_7, METH_NOARGS, category_counts_7_doc},
+    {"value_histogram", py_value_histogram, METH_O, value_histogram_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(module_doc,
+             "The arena's hand evaluator core (RULES.md R9). A value's bits 20..23 hold the category\n"
+             "(0 high card .. 8 straight flush), bits 16..19, 12..15, 8..11, 4..7, 0..3 the tiebreak ranks\n"
+             "(0 = deuce .. 12 = ace) in the order R9.2 compares them, unused ones 0.");
+
+static struct PyModuleDef eval_module = {
+    PyModuleDef_HEAD_INIT, "_eval", module_doc, -1, eval_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__eval(void)
+{
+    build_tables();
+    PyObject *m = PyModule_Create(&eval_module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddIntConstant(m, "CATEGORY_SHIFT", CATEGORY_SHIFT) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_VALUE", (long)MAX_VALUE) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

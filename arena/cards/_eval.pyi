@@ -1,0 +1,21 @@
+"""Type stub for the C hand evaluator core (arena/cards/_eval.c)."""
+
+from collections.abc import Iterable, Sequence
+
+CATEGORY_SHIFT: int
+MAX_VALUE: int
+
+def evaluate(cards: Sequence[int], /) -> int:
+    """Value of the best five-card hand among 5, 6 or 7 distinct cards: higher is stronger, equal ties."""
+
+def evaluate_many(hands: Iterable[Sequence[int]], /) -> list[int]:
+    """List of ``evaluate(hand)`` for each hand, in one C call."""
+
+def category_counts(n: int, /) -> tuple[int, ...]:
+    """Counts by category (9 entries) of all n-card hands, n = 5, 6 or 7, enumerated in C."""
+
+def category_counts_7() -> tuple[int, ...]:
+    """Counts by category (9 entries) of all 133,784,560 seven-card hands, enumerated in C."""
+
+def value_histogram(n: int, /) -> dict[int, int]:
+    """Number of n-card hands (n = 5, 6 or 7) for each hand value that occurs."""

@@ -1,0 +1,228 @@
+"""Replay PHH hand histories through the engine, and write engine hands as PHH.
+
+PHH numbers players from the button's left (``p1``) round to the button (the last player); the replay seats
+player ``pK`` at engine seat ``K-1`` with the button on the last seat, so both orders agree.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from arena.cards import FULL_DECK
+from arena.engine import (
+    ActionKind,
+    AnteMode,
+    EventKind,
+    Hand,
+    IllegalActionError,
+    RuleError,
+    Structure,
+    TableConfig,
+)
+from arena.records.phh import STRUCTURE_FIELD, PhhAction, PhhError, PhhHand, format_action
+
+
+class ReplayError(Exception):
+    """A hand history the engine refuses; the message names the action, the player and the rule."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    """Outcome of replaying one hand: ``ok`` when every action was legal and the stacks agree."""
+
+    ok: bool
+    finishing_stacks: list[int] | None
+    error: str | None = None
+
+    def to_json(self, file: str) -> dict[str, Any]:
+        """The JSON object ``arena replay`` prints for one hand."""
+        return {"file": file, "ok": self.ok, "finishing_stacks": self.finishing_stacks, "error": self.error}
+
+
+def table_config(phh: PhhHand) -> TableConfig:
+    """The engine's table for a PHH hand: structure, blinds and antes (R3, R7). Raises ``ReplayError``."""
+    n = phh.num_players
+    blinds = phh.blinds_or_straddles
+    sb_index, bb_index = (1, 0) if n == 2 else (0, 1)  # PHH heads-up: p1 is the big blind
+    if any(b for i, b in enumerate(blinds) if i not in (sb_index, bb_index)):
+        raise ReplayError(f"straddles {blinds} are not part of RULES.md (R3.1 has small and big blind only)")
+    small, big = blinds[sb_index], blinds[bb_index]
+    antes = phh.antes
+    if not any(antes):
+        ante, mode = 0, AnteMode.NONE
+    elif all(a == antes[0] for a in antes):
+        ante, mode = antes[0], AnteMode.EACH
+    elif all(a == 0 for i, a in enumerate(antes) if i != bb_index):
+        ante, mode = antes[bb_index], AnteMode.BIG_BLIND
+    else:
+        raise ReplayError(f"antes {antes} are neither equal for every player nor a big-blind ante (R3.2)")
+    try:
+        if phh.variant == "FT":
+            return TableConfig(
+                small, big, Structure.FIXED_LIMIT, ante, mode, small_bet=phh.small_bet or big,
+                big_bet=phh.big_bet or 2 * (phh.small_bet or big),
+            )
+        structure = Structure.POT_LIMIT if phh.extra.get(STRUCTURE_FIELD) == "pot-limit" else Structure.NO_LIMIT
+        return TableConfig(small, big, structure, ante, mode)
+    except RuleError as exc:
+        raise ReplayError(str(exc)) from None
+
+
+def _deck(phh: PhhHand, actions: list[PhhAction]) -> list[int]:
+    """A deck in dealing order that reproduces the record: known cards where they were, unused cards elsewhere."""
+    n = phh.num_players
+    hole: list[tuple[int, ...] | None] = [None] * n
+    board: list[int] = []
+    for action in actions:
+        if action.verb == "dh" and action.actor is not None and action.actor < n and action.cards is not None:
+            hole[action.actor] = action.cards
+        elif action.verb == "db" and action.cards:
+            board.extend(action.cards)
+        elif action.verb == "sm" and action.actor is not None and action.actor < n and action.cards:
+            hole[action.actor] = action.cards
+    used = [c for cards in hole if cards for c in cards] + board
+    if len(set(used)) != len(used):
+        raise ReplayError("R1.1: the record deals the same card twice")
+    spare = iter(c for c in FULL_DECK if c not in set(used))
+    for seat in range(n):
+        cards = hole[seat]
+        if cards is None or len(cards) != 2:
+            if cards is not None:
+                raise ReplayError(f"R4.1: p{seat + 1} is dealt {len(cards)} hole cards, not 2")
+            hole[seat] = (next(spare), next(spare))
+    board = board + [next(spare) for _ in range(5 - len(board))]
+    if len(board) != 5:
+        raise ReplayError(f"R4.1: the record deals {len(board)} board cards, more than 5")
+    deck = [hole[s][0] for s in range(n)] + [hole[s][1] for s in range(n)]  # type: ignore[index]
+    burns = [next(spare) for _ in range(3)]
+    return [*deck, burns[0], *board[:3], burns[1], board[3], burns[2], board[4]]
+
+
+_SEAT = re.compile(r"\bseat (\d+)\b")
+
+
+def _phh_names(message: str) -> str:
+    """Engine messages say ``seat 0``; PHH readers know that player as ``p1``."""
+    return _SEAT.sub(lambda m: f"p{int(m.group(1)) + 1}", message)
+
+
+def replay(phh: PhhHand) -> Hand:
+    """Play a hand history through the engine and return the finished hand; raises ``ReplayError``."""
+    n = phh.num_players
+    try:
+        actions = phh.parsed_actions()
+    except PhhError as exc:
+        raise ReplayError(str(exc)) from None
+    config = table_config(phh)
+    try:
+        hand = Hand(config, phh.starting_stacks, _deck(phh, actions), button=n - 1)
+    except RuleError as exc:
+        raise ReplayError(_phh_names(str(exc))) from None
+    dealt_board = 0
+    for index, action in enumerate(actions):
+        where = f"action {index} {action.text!r}"
+        if action.actor is not None and not 0 <= action.actor < n:
+            raise ReplayError(f"{where}: there is no p{action.actor + 1} at a {n}-player table")
+        if action.verb == "db":
+            dealt_board += len(action.cards or ())
+            if len(hand.board) < dealt_board:
+                seat = hand.to_act
+                who = f"p{seat + 1} is still to act" if seat is not None else "the hand is over"
+                raise ReplayError(f"{where}: R5.4: the betting round is not over ({who}), no board card is due")
+            continue
+        if action.verb in ("dh", "sm"):
+            continue
+        seat = action.actor
+        assert seat is not None
+        if hand.to_act is not None and seat != hand.to_act:
+            raise ReplayError(
+                f"{where}: R6.3: out of turn: it is p{hand.to_act + 1}'s turn to act, not p{seat + 1}'s"
+            )
+        try:
+            if action.verb == "f":
+                hand.apply(seat, ActionKind.FOLD)
+            elif action.verb == "cc":
+                hand.apply(seat, ActionKind.CHECK if hand.current_bet == hand.bets[seat] else ActionKind.CALL)
+            else:
+                hand.apply(seat, ActionKind.RAISE, action.amount)
+        except IllegalActionError as exc:
+            raise ReplayError(f"{where}: {_phh_names(str(exc))}") from None
+    if not hand.is_over:
+        raise ReplayError(f"R5.4: the record ends with p{(hand.to_act or 0) + 1} still to act")
+    return hand
+
+
+def stacks_agree(recorded: list[float], replayed: list[int]) -> bool:
+    """Exact match, or the conformance allowance for a split odd chip written as halves (RULES.md R10.4)."""
+    if len(recorded) != len(replayed) or sum(recorded) != sum(replayed):
+        return False
+    return all(r == p or (r != int(r) and p in (math.floor(r), math.ceil(r))) for r, p in zip(recorded, replayed))
+
+
+def replay_result(phh: PhhHand) -> ReplayResult:
+    """Replay one hand and compare with its ``finishing_stacks`` when the record has them."""
+    try:
+        hand = replay(phh)
+    except ReplayError as exc:
+        return ReplayResult(False, None, str(exc))
+    stacks = list(hand.stacks)
+    if phh.finishing_stacks is not None and not stacks_agree(phh.finishing_stacks, stacks):
+        return ReplayResult(False, stacks, f"R10: finishing stacks {stacks} differ from the record's {phh.finishing_stacks}")
+    return ReplayResult(True, stacks)
+
+
+def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, Any] | None = None) -> PhhHand:
+    """A finished or unfinished engine hand as PHH: every card known (the referee's record keeps them, R8.4)."""
+    n = hand.num_players if hasattr(hand, "num_players") else hand.num_seats
+    order = [(hand.button + 1 + k) % n for k in range(n)]  # PHH p1 first left of the button
+    index = {seat: k for k, seat in enumerate(order)}
+    cfg = hand.config
+    antes = [0] * n
+    blinds = [0] * n
+    for event in hand.events:
+        if event.kind is EventKind.POST_ANTE:
+            antes[index[event.seat]] = cfg.ante
+        elif event.kind is EventKind.POST_SMALL_BLIND:
+            blinds[index[event.seat]] = cfg.small_blind
+        elif event.kind is EventKind.POST_BIG_BLIND:
+            blinds[index[event.seat]] = cfg.big_blind
+    lines: list[str] = []
+    for event in hand.events:
+        kind = event.kind
+        if kind is EventKind.DEAL_HOLE:
+            lines.append(format_action(index[event.seat], "dh", event.cards))
+        elif kind is EventKind.DEAL_BOARD:
+            lines.append(format_action(None, "db", event.cards))
+        elif kind is EventKind.FOLD:
+            lines.append(format_action(index[event.seat], "f"))
+        elif kind in (EventKind.CHECK, EventKind.CALL):
+            lines.append(format_action(index[event.seat], "cc"))
+        elif kind in (EventKind.BET, EventKind.RAISE):
+            lines.append(format_action(index[event.seat], "cbr", amount=event.amount))
+        elif kind is EventKind.SHOW:
+            lines.append(format_action(index[event.seat], "sm", event.cards))
+        elif kind is EventKind.MUCK:
+            lines.append(format_action(index[event.seat], "sm"))
+    fields: dict[str, Any] = {}
+    if cfg.structure is Structure.POT_LIMIT:
+        fields[STRUCTURE_FIELD] = "pot-limit"
+    if players is not None:
+        fields["players"] = [players[seat] for seat in order]
+    fields.update(extra or {})
+    fixed = cfg.structure is Structure.FIXED_LIMIT
+    return PhhHand(
+        variant="FT" if fixed else "NT",
+        antes=antes,
+        blinds_or_straddles=blinds,
+        starting_stacks=[hand.starting_stacks[seat] for seat in order],
+        actions=lines,
+        min_bet=None if fixed else cfg.big_blind,
+        small_bet=cfg.small_bet if fixed else None,
+        big_bet=cfg.big_bet if fixed else None,
+        ante_trimming_status=True,
+        finishing_stacks=[hand.stacks[seat] for seat in order] if hand.is_over else None,
+        extra=fields,
+    )

@@ -1,0 +1,106 @@
+"""Hand evaluator speed: arena's C evaluator against eval7, phevaluator and treys on the same 7-card hands.
+
+Run with ``python -c "from tests.bench.bench_evaluator import main; main()"``. Prints a table; never asserts.
+Every evaluator gets its cards already converted to its own form, so only evaluation (and the Python call
+that every caller pays) is timed.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import phevaluator
+import treys
+
+from arena.cards.card import FULL_DECK, format_card
+from arena.cards.evaluator import evaluate, evaluate_many
+
+with warnings.catch_warnings():  # eval7 calls deprecated pyparsing APIs when imported
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import eval7
+
+HANDS = 300_000
+TREYS_HANDS = 30_000  # treys is pure Python and slow; it gets the first hands of the same sample
+SEED = 20240607
+REPEATS = 3
+
+
+def _hands(count: int, seed: int) -> list[list[int]]:
+    """``count`` seeded random 7-card hands in arena's encoding."""
+    rng = random.Random(seed)
+    return [rng.sample(FULL_DECK, 7) for _ in range(count)]
+
+
+def _time(run: Callable[[], object], count: int, repeats: int) -> float:
+    """Best evaluations per second over ``repeats`` runs of ``run`` (which evaluates ``count`` hands)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return count / best
+
+
+def _loop(func: Callable[[Any], object], hands: Sequence[Any]) -> Callable[[], object]:
+    """A run that calls ``func(hand)`` for every hand."""
+
+    def run() -> None:
+        for hand in hands:
+            func(hand)
+
+    return run
+
+
+def _loop_star(func: Callable[..., object], hands: Sequence[Sequence[Any]]) -> Callable[[], object]:
+    """A run that calls ``func(*hand)`` for every hand."""
+
+    def run() -> None:
+        for hand in hands:
+            func(*hand)
+
+    return run
+
+
+def main() -> None:
+    """Time each evaluator on the same seeded hands and print evals/s and arena's speed ratio."""
+    hands = _hands(HANDS, SEED)
+
+    e7_deck = [eval7.Card(format_card(c)) for c in FULL_DECK]
+    e7_hands = [[e7_deck[c] for c in h] for h in hands]
+
+    ph_id = [phevaluator.Card(format_card(c)).id_ for c in FULL_DECK]  # same rank*4+suit layout as arena
+    ph_hands = [[ph_id[c] for c in h] for h in hands]
+
+    tr_deck = [treys.Card.new(format_card(c)) for c in FULL_DECK]
+    tr_hands = [([tr_deck[c] for c in h[:2]], [tr_deck[c] for c in h[2:]]) for h in hands[:TREYS_HANDS]]
+    tr_eval = treys.Evaluator()
+
+    def treys_run() -> None:
+        for hole, board in tr_hands:
+            tr_eval.evaluate(hole, board)
+
+    rows: list[tuple[str, int, float]] = [
+        ("arena evaluate", HANDS, _time(_loop(evaluate, hands), HANDS, REPEATS)),
+        ("arena evaluate_many", HANDS, _time(lambda: evaluate_many(hands), HANDS, REPEATS)),
+        ("eval7 evaluate", HANDS, _time(_loop(eval7.evaluate, e7_hands), HANDS, REPEATS)),
+        (
+            "phevaluator evaluate_cards",
+            HANDS,
+            _time(_loop_star(phevaluator.evaluate_cards, ph_hands), HANDS, REPEATS),
+        ),
+        ("treys Evaluator.evaluate", TREYS_HANDS, _time(treys_run, TREYS_HANDS, 1)),
+    ]
+
+    arena_rate = rows[0][2]
+    print(f"7-card hand evaluation, seed {SEED}, best of {REPEATS} runs (treys: 1 run)")
+    print(f"{'evaluator':<28} {'hands':>9} {'evals/s':>14} {'arena evaluate / this':>22}")
+    for name, count, rate in rows:
+        print(f"{name:<28} {count:>9,} {rate:>14,.0f} {arena_rate / rate:>21.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Tests of layer 1: cards and the hand evaluator."""
