@@ -2,6 +2,7 @@
 
 from arena.engine.actions import Action, ActionKind, Event, EventKind, LegalActions, Street
 from arena.engine.config import MAX_SEATS, MIN_SEATS, AnteMode, Structure, TableConfig
+from arena.engine.deck import build_deck
 from arena.engine.errors import ConfigError, DeckError, IllegalActionError, RuleError
 from arena.engine.hand import Hand
 from arena.engine.pots import Pot, build_pots, split_pot
@@ -26,6 +27,7 @@ __all__ = [
     "Street",
     "Structure",
     "TableConfig",
+    "build_deck",
     "build_pots",
     "public_history",
     "seat_view",

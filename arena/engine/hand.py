@@ -65,7 +65,6 @@ class Hand:
         self._acted_at = [_NOT_ACTED] * n
         self._current_bet = 0
         self._min_inc = config.big_blind
-        self._full_level = 0
         self._bet_count = 0
         self._last_aggressor = -1
         self._fixed = config.structure is Structure.FIXED_LIMIT
@@ -109,7 +108,7 @@ class Hand:
     def pots(self) -> list[Pot]:
         """Main and side pots as they stand (R10.1), current bets included; antes are dead money (R3.2)."""
         dead = self.dead
-        live = [c - d for c, d in zip(self.committed, dead)] if any(dead) else self.committed
+        live = [c - d for c, d in zip(self.committed, dead, strict=True)] if any(dead) else self.committed
         return build_pots(live, self.folded, sum(dead))
 
     def legal_actions(self) -> LegalActions:
@@ -156,8 +155,8 @@ class Hand:
         elif kind is ActionKind.CHECK:
             if owed > 0:
                 raise IllegalActionError(
-                    seat, "check", "R6.1", f"cannot check facing a bet of {self._current_bet}: call {min(owed, stack)}, "
-                    "raise or fold"
+                    seat, "check", "R6.1",
+                    f"cannot check facing a bet of {self._current_bet}: call {min(owed, stack)}, raise or fold",
                 )
             self._acted_at[seat] = self._current_bet
             self.events.append(Event(_E.CHECK, seat, street))
@@ -206,9 +205,8 @@ class Hand:
         increment = amount - self._current_bet
         put = amount - self.bets[seat]
         opened = self._current_bet == 0
-        if increment >= self._min_inc or (self._fixed and amount == self._full_level + self._unit()):
-            self._min_inc = self._unit() if self._fixed else increment
-            self._full_level = amount
+        if increment >= self._min_inc:  # a full bet or raise (R7.2); a short all-in is not (R7.4)
+            self._min_inc = increment
             self._bet_count += 1
         self._put(seat, put)
         self._current_bet = amount
@@ -231,11 +229,13 @@ class Hand:
         acted = self._acted_at[seat]
         if acted != _NOT_ACTED and self._current_bet - acted < self._min_inc:
             return 0, 0  # R7.4: not reopened
+        if not self._anyone_else_can_bet(seat):
+            return 0, 0  # R5.6: every other player is all-in or folded
         all_in = self.bets[seat] + stack
         if self._fixed:
             if self._capped and self._bet_count >= self.config.raise_cap:
                 return 0, 0
-            full = self._full_level + self._unit()
+            full = self._current_bet + self._unit()
             return (full, full) if full <= all_in else (all_in, all_in)
         low = self._current_bet + self._min_inc
         if low > all_in:
@@ -245,15 +245,26 @@ class Hand:
             return low, max(low, min(high, all_in))
         return low, all_in
 
+    def _anyone_else_can_bet(self, seat: int) -> bool:
+        """Whether another player still in the hand has chips, so a raise could be answered (R5.6)."""
+        stacks = self.stacks
+        folded = self.folded
+        for other in range(self.num_seats):
+            if other != seat and stacks[other] > 0 and not folded[other]:
+                return True
+        return False
+
     def _why_no_raise(self, seat: int, owed: int, stack: int) -> tuple[str, str]:
         """Rule and reason why ``seat`` may not raise now."""
         if stack <= owed:
             return "R7.3", f"only {stack} chips behind, not more than the {owed} owed: call (all-in) or fold"
+        if not self._anyone_else_can_bet(seat):
+            return "R5.6", "every other player is all-in or folded: nobody could answer a raise; call or fold"
         if self._fixed and self._bet_count >= self.config.raise_cap:
             return "R7.6", f"the street is capped at {self.config.raise_cap} bets: call or fold"
         return "R7.4", (
-            f"the betting was not reopened: the raise since this seat acted ({self._current_bet - self._acted_at[seat]}) "
-            f"is less than a full raise ({self._min_inc}); call or fold"
+            "the betting was not reopened: the raise since this seat acted "
+            f"({self._current_bet - self._acted_at[seat]}) is less than a full raise ({self._min_inc}); call or fold"
         )
 
     def _put(self, seat: int, chips: int) -> None:
@@ -300,7 +311,6 @@ class Hand:
         n = self.num_seats
         if preflop:
             self._current_bet = max(self.bets)
-            self._full_level = self.config.big_blind
             self._bet_count = 1  # R7.6: pre-flop the big blind counts as the bet
             start = self.small_blind_seat if n == 2 else (self.big_blind_seat + 1) % n  # R2.3, R5.2
         else:
@@ -343,7 +353,7 @@ class Hand:
 
     def _return_uncalled(self) -> None:
         """Give back the part of the top live contribution that nobody matched (R10.2); dead antes stay."""
-        live = [c - d for c, d in zip(self.committed, self.dead)]
+        live = [c - d for c, d in zip(self.committed, self.dead, strict=True)]
         top = max(live)
         holders = [s for s, c in enumerate(live) if c == top]
         if len(holders) != 1:
@@ -370,7 +380,6 @@ class Hand:
             self._acted_at = [_NOT_ACTED] * self.num_seats
             self._current_bet = 0
             self._min_inc = self.config.big_blind
-            self._full_level = 0
             self._bet_count = 0
             self._last_aggressor = -1
             self._start_betting()

@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from arena.cards import FULL_DECK
 from arena.engine import (
     ActionKind,
     AnteMode,
+    DeckError,
     EventKind,
     Hand,
     IllegalActionError,
@@ -22,6 +22,7 @@ from arena.engine import (
     Structure,
     TableConfig,
 )
+from arena.engine.deck import build_deck
 from arena.records.phh import STRUCTURE_FIELD, PhhAction, PhhError, PhhHand, format_action
 
 
@@ -46,7 +47,8 @@ def table_config(phh: PhhHand) -> TableConfig:
     """The engine's table for a PHH hand: structure, blinds and antes (R3, R7). Raises ``ReplayError``."""
     n = phh.num_players
     blinds = phh.blinds_or_straddles
-    sb_index, bb_index = (1, 0) if n == 2 else (0, 1)  # PHH heads-up: p1 is the big blind
+    # Entries are by position, small blind first, even heads-up where p1 is the big blind (PokerKit reads it so)
+    sb_index, bb_index = 0, 1
     if any(b for i, b in enumerate(blinds) if i not in (sb_index, bb_index)):
         raise ReplayError(f"straddles {blinds} are not part of RULES.md (R3.1 has small and big blind only)")
     small, big = blinds[sb_index], blinds[bb_index]
@@ -74,31 +76,14 @@ def table_config(phh: PhhHand) -> TableConfig:
 def _deck(phh: PhhHand, actions: list[PhhAction]) -> list[int]:
     """A deck in dealing order that reproduces the record: known cards where they were, unused cards elsewhere."""
     n = phh.num_players
-    hole: list[tuple[int, ...] | None] = [None] * n
+    hole: dict[int, tuple[int, ...]] = {}
     board: list[int] = []
     for action in actions:
-        if action.verb == "dh" and action.actor is not None and action.actor < n and action.cards is not None:
+        if action.verb in ("dh", "sm") and action.actor is not None and action.actor < n and action.cards:
             hole[action.actor] = action.cards
         elif action.verb == "db" and action.cards:
             board.extend(action.cards)
-        elif action.verb == "sm" and action.actor is not None and action.actor < n and action.cards:
-            hole[action.actor] = action.cards
-    used = [c for cards in hole if cards for c in cards] + board
-    if len(set(used)) != len(used):
-        raise ReplayError("R1.1: the record deals the same card twice")
-    spare = iter(c for c in FULL_DECK if c not in set(used))
-    for seat in range(n):
-        cards = hole[seat]
-        if cards is None or len(cards) != 2:
-            if cards is not None:
-                raise ReplayError(f"R4.1: p{seat + 1} is dealt {len(cards)} hole cards, not 2")
-            hole[seat] = (next(spare), next(spare))
-    board = board + [next(spare) for _ in range(5 - len(board))]
-    if len(board) != 5:
-        raise ReplayError(f"R4.1: the record deals {len(board)} board cards, more than 5")
-    deck = [hole[s][0] for s in range(n)] + [hole[s][1] for s in range(n)]  # type: ignore[index]
-    burns = [next(spare) for _ in range(3)]
-    return [*deck, burns[0], *board[:3], burns[1], board[3], burns[2], board[4]]
+    return build_deck(n, n - 1, hole, board)
 
 
 _SEAT = re.compile(r"\bseat (\d+)\b")
@@ -119,7 +104,7 @@ def replay(phh: PhhHand) -> Hand:
     config = table_config(phh)
     try:
         hand = Hand(config, phh.starting_stacks, _deck(phh, actions), button=n - 1)
-    except RuleError as exc:
+    except (RuleError, DeckError) as exc:
         raise ReplayError(_phh_names(str(exc))) from None
     dealt_board = 0
     for index, action in enumerate(actions):
@@ -159,7 +144,8 @@ def stacks_agree(recorded: list[float], replayed: list[int]) -> bool:
     """Exact match, or the conformance allowance for a split odd chip written as halves (RULES.md R10.4)."""
     if len(recorded) != len(replayed) or sum(recorded) != sum(replayed):
         return False
-    return all(r == p or (r != int(r) and p in (math.floor(r), math.ceil(r))) for r, p in zip(recorded, replayed))
+    pairs = zip(recorded, replayed, strict=True)
+    return all(r == p or (r != int(r) and p in (math.floor(r), math.ceil(r))) for r, p in pairs)
 
 
 def replay_result(phh: PhhHand) -> ReplayResult:
@@ -170,13 +156,14 @@ def replay_result(phh: PhhHand) -> ReplayResult:
         return ReplayResult(False, None, str(exc))
     stacks = list(hand.stacks)
     if phh.finishing_stacks is not None and not stacks_agree(phh.finishing_stacks, stacks):
-        return ReplayResult(False, stacks, f"R10: finishing stacks {stacks} differ from the record's {phh.finishing_stacks}")
+        message = f"R10: finishing stacks {stacks} differ from the record's {phh.finishing_stacks}"
+        return ReplayResult(False, stacks, message)
     return ReplayResult(True, stacks)
 
 
 def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, Any] | None = None) -> PhhHand:
     """A finished or unfinished engine hand as PHH: every card known (the referee's record keeps them, R8.4)."""
-    n = hand.num_players if hasattr(hand, "num_players") else hand.num_seats
+    n = hand.num_seats
     order = [(hand.button + 1 + k) % n for k in range(n)]  # PHH p1 first left of the button
     index = {seat: k for k, seat in enumerate(order)}
     cfg = hand.config
@@ -189,6 +176,9 @@ def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, A
             blinds[index[event.seat]] = cfg.small_blind
         elif event.kind is EventKind.POST_BIG_BLIND:
             blinds[index[event.seat]] = cfg.big_blind
+    if n == 2:  # by position, small blind first, though p1 is the big blind heads-up (as PokerKit reads it)
+        antes.reverse()
+        blinds.reverse()
     lines: list[str] = []
     for event in hand.events:
         kind = event.kind
@@ -222,7 +212,7 @@ def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, A
         min_bet=None if fixed else cfg.big_blind,
         small_bet=cfg.small_bet if fixed else None,
         big_bet=cfg.big_bet if fixed else None,
-        ante_trimming_status=True,
+        ante_trimming_status=False,  # antes are dead money in the main pot (R3.2), as PokerKit reads "false"
         finishing_stacks=[hand.stacks[seat] for seat in order] if hand.is_over else None,
         extra=fields,
     )

@@ -1,0 +1,53 @@
+"""The acceptance test of the engine: real hand histories replay exactly, through the real ``arena`` command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "phh"
+ARENA = [sys.executable, "-m", "arena"]
+
+pytestmark = pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="shared/conformance is not beside the repository")
+
+
+def run_replay(*paths: Path | str) -> tuple[int, list[dict[str, object]], str]:
+    proc = subprocess.run([*ARENA, "replay", *map(str, paths)], capture_output=True, text=True, check=False)
+    return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines()], proc.stderr
+
+
+def test_all_real_hands_replay_ok() -> None:
+    status, results, _ = run_replay(
+        CONFORMANCE / "pluribus", CONFORMANCE / "wsop-2023-43-5", CONFORMANCE / "historical"
+    )
+    bad = [r for r in results if not r["ok"]]
+    assert bad == []
+    assert len(results) == 10_019
+    assert status == 0
+    assert all(isinstance(r["finishing_stacks"], list) for r in results)
+
+
+def test_the_invalid_hand_is_refused_naming_the_seat_and_rule() -> None:
+    status, results, _ = run_replay(CONFORMANCE / "invalid")
+    assert status == 1
+    assert len(results) == 1 and results[0]["ok"] is False
+    error = str(results[0]["error"])
+    assert "p8" in error and "R6.3" in error and "'p1 cc'" in error
+
+
+def test_unreadable_files_exit_2_without_a_traceback(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.phh"
+    broken.write_text("variant = 'NT'\nactions = [\n")
+    status, results, stderr = run_replay(broken, CONFORMANCE / "historical")
+    assert status == 2
+    assert "not valid TOML" in stderr and "Traceback" not in stderr
+    assert [r["ok"] for r in results] == [False, True]
+
+
+def test_missing_path_exits_2(tmp_path: Path) -> None:
+    status, _, stderr = run_replay(tmp_path / "nothing-here")
+    assert status == 2 and "Traceback" not in stderr
