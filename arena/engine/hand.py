@@ -249,10 +249,7 @@ class Hand:
         """Whether another player still in the hand has chips, so a raise could be answered (R5.6)."""
         stacks = self.stacks
         folded = self.folded
-        for other in range(self.num_seats):
-            if other != seat and stacks[other] > 0 and not folded[other]:
-                return True
-        return False
+        return any(other != seat and stacks[other] > 0 and not folded[other] for other in range(self.num_seats))
 
     def _why_no_raise(self, seat: int, owed: int, stack: int) -> tuple[str, str]:
         """Rule and reason why ``seat`` may not raise now."""

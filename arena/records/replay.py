@@ -45,7 +45,6 @@ class ReplayResult:
 
 def table_config(phh: PhhHand) -> TableConfig:
     """The engine's table for a PHH hand: structure, blinds and antes (R3, R7). Raises ``ReplayError``."""
-    n = phh.num_players
     blinds = phh.blinds_or_straddles
     # Entries are by position, small blind first, even heads-up where p1 is the big blind (PokerKit reads it so)
     sb_index, bb_index = 0, 1

@@ -587,7 +587,8 @@ def test_R10_3_pots_are_settled_main_first_to_the_best_eligible_hand() -> None:
 
 
 def test_R10_4_odd_chip_with_one_chip_units() -> None:
-    hand = rigged([1001, 1000, 1000], {0: "2c3c", 1: "2d3d", 2: "4h5h"}, "ThJdQsKcAs", button=2, config=TableConfig(1, 2))
+    holes = {0: "2c3c", 1: "2d3d", 2: "4h5h"}
+    hand = rigged([1001, 1000, 1000], holes, "ThJdQsKcAs", button=2, config=TableConfig(1, 2))
     play(hand, "2 raise 5", "0 call", "1 raise 501", "2 fold", "0 call")
     play(hand, *(["0 check", "1 check"] * 3))
     wins = {e.seat: e.amount for e in hand.events if e.kind is EventKind.WIN_POT}
