@@ -8,7 +8,11 @@ from typing import NamedTuple
 
 
 class ActionKind(enum.IntEnum):
-    """A player's action (R6.1). RAISE covers bet and raise; its amount is a raise-to total (R6.2)."""
+    """A player's action (R6.1). RAISE covers bet and raise; its amount is a raise-to total (R6.2).
+
+    ALL_IN is the largest commitment the rules allow at that moment: a raise to ``max_raise_to`` when raising is
+    open (the whole stack in no-limit), else a call, else a check. It is never refused when the seat is to act.
+    """
 
     FOLD = 1
     CHECK = 2
@@ -77,7 +81,7 @@ class LegalActions:
             return self.call_amount > 0
         if kind is ActionKind.RAISE:
             return self.max_raise_to > 0 and self.min_raise_to <= action.amount <= self.max_raise_to
-        return True  # ALL_IN: always a call or a raise, except when raising is closed (engine decides)
+        return True  # ALL_IN: the top raise, else a call, else a check
 
 
 class EventKind(enum.IntEnum):

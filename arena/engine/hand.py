@@ -167,12 +167,16 @@ class Hand:
             self._put(seat, put)
             self._acted_at[seat] = self._current_bet
             self.events.append(Event(_E.CALL, seat, street, put, (), self.stacks[seat] == 0))
-        elif kind is ActionKind.RAISE or kind is ActionKind.ALL_IN:
-            if kind is ActionKind.ALL_IN:
-                if stack <= owed:
-                    self.apply(seat, ActionKind.CALL)
-                    return
-                amount = self.bets[seat] + stack
+        elif kind is ActionKind.ALL_IN:
+            # The largest commitment the rules allow (R6.1): the top raise (the whole stack in no-limit, capped by
+            # the pot in pot-limit and the unit in fixed-limit), else a call, else a check.
+            high = self._raise_bounds(seat, owed, stack)[1]
+            if high:
+                self._raise(seat, high, owed, stack, street, kind)
+            else:
+                self.apply(seat, ActionKind.CALL if owed > 0 else ActionKind.CHECK)
+                return
+        elif kind is ActionKind.RAISE:
             self._raise(seat, amount, owed, stack, street, kind)
         else:
             raise IllegalActionError(seat, repr(kind), "R6.1", "unknown action kind")
