@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
+import logging
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import click
+from rich.console import Console
+from rich.table import Table
 
 from arena import __version__
+from arena.deals import new_seed
+from arena.engine import AnteMode, RuleError, Structure, TableConfig
+from arena.records.db import Database
 from arena.records.phh import PhhError, load
+from arena.records.phh_sink import PhhDirSink
 from arena.records.replay import ReplayResult, replay_result
+from arena.referee import ClockPolicy, HandSink, MatchResult, MatchSpec
+from arena.runner.bots import BotSpec, BotSpecError
+from arena.runner.remote_match import play, prepare_match, run_local_match
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -62,3 +76,192 @@ def replay(paths: tuple[str, ...], summary: bool) -> None:
     if summary:
         click.echo(f"{ok} ok, {bad} not ok, {unreadable} unreadable", err=True)
     sys.exit(status)
+
+
+# ---------------------------------------------------------------------------------------------- matches
+
+
+def _parse_stakes(text: str) -> tuple[int, int]:
+    """``50/100`` -> (50, 100)."""
+    small, sep, big = text.partition("/")
+    try:
+        if not sep:
+            raise ValueError
+        return int(small), int(big)
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: expected SMALL/BIG, e.g. 50/100") from None
+
+
+def _table_config(structure: str, stakes: str, ante: int, bb_ante: bool, reveal_all: bool) -> TableConfig:
+    small, big = _parse_stakes(stakes)
+    mode = AnteMode.NONE if not ante else (AnteMode.BIG_BLIND if bb_ante else AnteMode.EACH)
+    try:
+        return TableConfig(small, big, Structure(structure), ante, mode, reveal_all=reveal_all)
+    except RuleError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def match_options(func: Callable[..., None]) -> Callable[..., None]:
+    """Options shared by ``arena match`` and ``arena serve``."""
+    options = [
+        click.option("--hands", type=click.IntRange(min=1), default=1000, show_default=True,
+                     help="Hands to play (rounded up to whole duplicate sets)."),
+        click.option("--seed", default=None, help="Match seed (default: a fresh secret seed, printed at the end)."),
+        click.option("--structure", type=click.Choice(["nl", "pl", "fl"]), default="nl", show_default=True,
+                     help="No-limit, pot-limit or fixed-limit (R7)."),
+        click.option("--stakes", default="50/100", show_default=True, help="Small/big blind (R3.1)."),
+        click.option("--ante", type=click.IntRange(min=0), default=0, help="Ante per player (R3.2)."),
+        click.option("--bb-ante", is_flag=True, help="The big blind posts the ante for the table (R3.2)."),
+        click.option("--stack", type=click.IntRange(min=1), default=None,
+                     help="Starting stack, reset every hand (default: 200 big blinds, R11.2)."),
+        click.option("--muck/--reveal-all", "muck", default=False,
+                     help="Let hands that cannot win be mucked at showdown (R8.4); default: reveal all."),
+        click.option("--no-duplicate", is_flag=True, help="Deal a new deck every hand instead of duplicate sets."),
+        click.option("--all-orders", is_flag=True, help="Duplicate over all seat orders (K!), not K rotations."),
+        click.option("--per-action-ms", type=click.IntRange(min=1), default=2000, show_default=True),
+        click.option("--time-bank-ms", type=click.IntRange(min=0), default=30000, show_default=True),
+        click.option("--max-retries", type=click.IntRange(min=0), default=2, show_default=True,
+                     help="Illegal actions refused per request before the time-out policy acts."),
+        click.option("--max-violations", type=click.IntRange(min=0), default=20, show_default=True,
+                     help="Violations that forfeit the match (0: never)."),
+        click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
+                     help="SQLite file to record every hand in."),
+        click.option("--phh-dir", type=click.Path(file_okay=False), default=None,
+                     help="Write every hand as a PHH file under this folder."),
+        click.option("--match-id", default=None, help="Identifier of the match (default: from the time)."),
+        click.option("--json", "json_out", is_flag=True, help="Print the result as JSON instead of a table."),
+        click.option("-v", "--verbose", count=True, help="Log the referee's work to stderr."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _match_spec(kw: dict[str, Any], num_bots: int) -> MatchSpec:
+    config = _table_config(kw["structure"], kw["stakes"], kw["ante"], kw["bb_ante"], not kw["muck"])
+    policy = ClockPolicy(kw["per_action_ms"], kw["time_bank_ms"], kw["max_retries"], kw["max_violations"],
+                         kw.get("connect_timeout_ms", 10000))
+    return MatchSpec(
+        match_id=kw["match_id"] or time.strftime("m%Y%m%d-%H%M%S"),
+        seed=kw["seed"] or new_seed(),
+        hands=kw["hands"],
+        config=config,
+        starting_stack=kw["stack"] or 200 * config.big_blind,
+        policy=policy,
+        duplicate=not kw["no_duplicate"],
+        all_orders=kw["all_orders"],
+    )
+
+
+def _sinks(kw: dict[str, Any]) -> tuple[list[HandSink], Database | None]:
+    sinks: list[HandSink] = []
+    db = Database(kw["db_path"]) if kw["db_path"] else None
+    if db is not None:
+        sinks.append(db)
+    if kw["phh_dir"]:
+        sinks.append(PhhDirSink(kw["phh_dir"]))
+    return sinks, db
+
+
+def print_result(result: MatchResult, big_blind: int, as_json: bool) -> None:
+    """The result table (or JSON) of a match."""
+    if as_json:
+        click.echo(json.dumps({
+            "match_id": result.match_id, "reason": result.reason, "hands_played": result.hands_played,
+            "hands_total": result.hands_total, "seconds": round(result.seconds, 3), "seed": result.seed,
+            "commitment": result.commitment, "big_blind": big_blind,
+            "results": [dataclasses.asdict(r) for r in result.results],
+        }, indent=2))
+        return
+    table = Table(title=f"match {result.match_id}: {result.hands_played}/{result.hands_total} hands, {result.reason}")
+    for column in ("bot", "hands", "chips won", "mbb/hand", "mean think ms", "violations", "status"):
+        table.add_column(column, justify="left" if column in ("bot", "status") else "right")
+    for r in sorted(result.results, key=lambda r: -r.net):
+        status = "forfeited" if r.forfeited else ("absent" if r.decisions == 0 and r.absent else "ok")
+        details = ", ".join(f"{n} {k}" for k, n in (("timeouts", r.timeouts), ("illegal", r.illegal),
+                                                     ("absent", r.absent)) if n)
+        table.add_row(f"{r.name}{'@' + r.version if r.version else ''}", str(r.hands), f"{r.net:+,}",
+                      f"{r.mbb_per_hand:+.1f}", f"{r.mean_think_ms:.1f}", str(r.violations) + (f" ({details})"
+                      if details else ""), status)
+    Console().print(table)
+    click.echo(f"seed {result.seed} (commitment {result.commitment}); {result.seconds:.1f} s, "
+               f"{result.hands_played / max(result.seconds, 1e-9):.0f} hands/s")
+
+
+@main.command()
+@click.option("--bot", "bots", multiple=True, required=True, metavar="NAME=COMMAND",
+              help="A bot to launch (repeat; at least two). It gets ARENA_ADDRESS and ARENA_TOKEN in its environment.")
+@click.option("--seats", type=click.IntRange(2, 22), default=None, help="Seats at the table (default: one per bot).")
+@click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep each bot's output here.")
+@match_options
+def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, **kw: Any) -> None:
+    """Play a duplicate match between local bot commands over gRPC and print the result.
+
+    Example: arena match --bot caller='python sample_bots/python/calling_station.py'
+    --bot equity='python sample_bots/python/equity_bot.py' --hands 200 --seed demo
+    """
+    _logging(kw["verbose"])
+    try:
+        specs = [BotSpec.parse(text) for text in bots]
+    except BotSpecError as exc:
+        raise click.BadParameter(str(exc)) from None
+    if len(specs) < 2:
+        raise click.UsageError("a match needs at least two --bot")
+    if seats is not None and seats != len(specs):
+        raise click.UsageError(f"--seats {seats} but {len(specs)} bots: give one --bot per seat")
+    if len({s.name for s in specs}) != len(specs):
+        raise click.UsageError("bot names must be different")
+    spec = _match_spec(kw, len(specs))
+    sinks, db = _sinks(kw)
+    if db is not None:
+        db.start_match(spec, [(s.name, s.version, s.command) for s in specs], len(spec.plan(len(specs))))
+    result = asyncio.run(run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None))
+    if db is not None:
+        db.finish_match(result)
+    print_result(result, spec.config.big_blind, kw["json_out"])
+
+
+@main.command()
+@click.option("--bot", "names", multiple=True, required=True, metavar="NAME",
+              help="A seat for a remote bot (repeat); a token is printed for each.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True)
+@click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False), default=None, help="PEM certificate.")
+@click.option("--tls-key", type=click.Path(exists=True, dir_okay=False), default=None, help="PEM private key.")
+@click.option("--connect-timeout-s", type=click.IntRange(min=1), default=300, show_default=True,
+              help="How long to wait for every bot to connect before dealing.")
+@match_options
+def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tls_key: str | None,
+          connect_timeout_s: int, **kw: Any) -> None:
+    """Wait for remote bots to connect with the printed tokens, then play the match."""
+    _logging(kw["verbose"])
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise click.UsageError("give at least two different --bot names")
+    if bool(tls_cert) != bool(tls_key):
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    kw["connect_timeout_ms"] = connect_timeout_s * 1000
+    spec = _match_spec(kw, len(names))
+    tls = (Path(tls_key).read_bytes(), Path(tls_cert).read_bytes()) if tls_cert and tls_key else None
+    sinks, db = _sinks(kw)
+    if db is not None:
+        db.start_match(spec, [(n, "", "") for n in names], len(spec.plan(len(names))))
+
+    async def serve_match() -> MatchResult:
+        setup = await prepare_match(spec, names, sinks, host=host, port=port, tls=tls)
+        click.echo(f"referee listening on {setup.server.address}; commitment {spec.commitment}")
+        for seat in setup.seats:
+            click.echo(f"  {seat.name}: ARENA_ADDRESS={setup.server.address} ARENA_TOKEN={seat.token}")
+        try:
+            return await play(setup)
+        finally:
+            await setup.server.stop()
+
+    result = asyncio.run(serve_match())
+    if db is not None:
+        db.finish_match(result)
+    print_result(result, spec.config.big_blind, kw["json_out"])
+
+
+def _logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity == 0 else (logging.INFO if verbosity == 1 else logging.DEBUG)
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")

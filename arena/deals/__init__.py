@@ -1,0 +1,14 @@
+"""Layer 3: deals. A match seed gives every hand's deck; duplicate schedules replay each deck in every seat order."""
+
+from arena.deals.schedule import DealPlan, duplicate_plan, rotations
+from arena.deals.seed import commitment, deck_for_hand, new_seed, verify_commitment
+
+__all__ = [
+    "DealPlan",
+    "commitment",
+    "deck_for_hand",
+    "duplicate_plan",
+    "new_seed",
+    "rotations",
+    "verify_commitment",
+]

@@ -1,0 +1,360 @@
+"""The embedded database (SQLite, WAL mode): every hand with every card and action, one transaction per hand,
+so a crash loses at most the hand in play.
+
+Tables: ``bots`` (name, version, language), ``matches`` (seed, commitment, table config, status),
+``match_bots`` (who sat in a match), ``hands`` (deal, rotation, button, deck, board), ``hand_seats`` (each seat's
+bot, hole cards, payoff), ``actions`` (every event of the hand, with how the referee got each decision),
+``violations``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from arena.cards import format_cards, parse_cards
+from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
+from arena.referee import DecisionRecord, HandRecord
+from arena.referee.match import MatchResult, MatchSpec
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    version TEXT NOT NULL DEFAULT '',
+    language TEXT NOT NULL DEFAULT '',
+    command TEXT NOT NULL DEFAULT '',
+    UNIQUE (name, version)
+);
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL DEFAULT 'match',
+    tournament TEXT,
+    created_at REAL NOT NULL,
+    finished_at REAL,
+    status TEXT NOT NULL,
+    seed TEXT NOT NULL,
+    commitment TEXT NOT NULL,
+    config TEXT NOT NULL,
+    starting_stack INTEGER NOT NULL,
+    hands_total INTEGER NOT NULL,
+    duplicate INTEGER NOT NULL,
+    all_orders INTEGER NOT NULL,
+    policy TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS match_bots (
+    match_id TEXT NOT NULL REFERENCES matches(id),
+    participant INTEGER NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    PRIMARY KEY (match_id, participant)
+);
+CREATE TABLE IF NOT EXISTS hands (
+    match_id TEXT NOT NULL REFERENCES matches(id),
+    hand_number INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    table_id TEXT NOT NULL,
+    button INTEGER NOT NULL,
+    deck TEXT NOT NULL,
+    board TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    finished_at REAL NOT NULL,
+    PRIMARY KEY (match_id, hand_number)
+);
+CREATE TABLE IF NOT EXISTS hand_seats (
+    match_id TEXT NOT NULL,
+    hand_number INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    participant INTEGER NOT NULL,
+    hole TEXT NOT NULL,
+    starting_stack INTEGER NOT NULL,
+    payoff INTEGER NOT NULL,
+    final_stack INTEGER NOT NULL,
+    PRIMARY KEY (match_id, hand_number, seat),
+    FOREIGN KEY (match_id, hand_number) REFERENCES hands(match_id, hand_number)
+);
+CREATE TABLE IF NOT EXISTS actions (
+    match_id TEXT NOT NULL,
+    hand_number INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    street INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    cards TEXT NOT NULL,
+    all_in INTEGER NOT NULL,
+    pot INTEGER NOT NULL,
+    how TEXT,
+    elapsed_ms REAL,
+    request_id INTEGER,
+    rejected TEXT,
+    PRIMARY KEY (match_id, hand_number, seq),
+    FOREIGN KEY (match_id, hand_number) REFERENCES hands(match_id, hand_number)
+);
+CREATE TABLE IF NOT EXISTS violations (
+    match_id TEXT NOT NULL,
+    hand_number INTEGER NOT NULL,
+    participant INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS hand_seats_participant ON hand_seats(match_id, participant);
+"""
+
+
+def config_to_json(config: TableConfig) -> str:
+    """A table config as JSON (enums by value)."""
+    data = asdict(config)
+    data["structure"] = config.structure.value
+    data["ante_mode"] = config.ante_mode.value
+    return json.dumps(data, sort_keys=True)
+
+
+def config_from_json(text: str) -> TableConfig:
+    """The inverse of ``config_to_json``."""
+    data = json.loads(text)
+    data["structure"] = Structure(data["structure"])
+    data["ante_mode"] = AnteMode(data["ante_mode"])
+    return TableConfig(**data)
+
+
+class Database:
+    """A connection to an arena database file (created on first use)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        with self.transaction():
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    self.conn.execute(statement)
+            self.conn.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    def transaction(self) -> _Transaction:
+        """``with db.transaction():`` runs the block in one BEGIN IMMEDIATE ... COMMIT."""
+        return _Transaction(self.conn)
+
+    # ------------------------------------------------------------------ writing
+
+    def bot_id(self, name: str, version: str = "", language: str = "", command: str = "") -> int:
+        """The id of a bot (name, version), created if new; language and command are filled in when known."""
+        self.conn.execute(
+            "INSERT OR IGNORE INTO bots(name, version, language, command) VALUES (?, ?, ?, ?)",
+            (name, version, language, command),
+        )
+        if language or command:
+            self.conn.execute(
+                "UPDATE bots SET language = CASE WHEN ? != '' THEN ? ELSE language END, "
+                "command = CASE WHEN ? != '' THEN ? ELSE command END WHERE name = ? AND version = ?",
+                (language, language, command, command, name, version),
+            )
+        row = self.conn.execute("SELECT id FROM bots WHERE name = ? AND version = ?", (name, version)).fetchone()
+        return int(row["id"])
+
+    def start_match(
+        self,
+        spec: MatchSpec,
+        bots: Sequence[tuple[str, str, str]],
+        hands_total: int,
+        kind: str = "match",
+        tournament: str | None = None,
+    ) -> None:
+        """Record a match before its first hand; ``bots`` are (name, version, command) in participant order.
+        Starting a match id that exists already (a resume) keeps it and its hands.
+        """
+        with self.transaction():
+            exists = self.conn.execute("SELECT 1 FROM matches WHERE id = ?", (spec.match_id,)).fetchone()
+            if exists:
+                self.conn.execute("UPDATE matches SET status = 'running' WHERE id = ?", (spec.match_id,))
+                return
+            self.conn.execute(
+                "INSERT INTO matches(id, kind, tournament, created_at, status, seed, commitment, config,"
+                " starting_stack, hands_total, duplicate, all_orders, policy)"
+                " VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    spec.match_id, kind, tournament, time.time(), spec.seed, spec.commitment,
+                    config_to_json(spec.config), spec.starting_stack, hands_total, int(spec.duplicate),
+                    int(spec.all_orders), json.dumps(asdict(spec.policy)),
+                ),
+            )
+            for participant, (name, version, command) in enumerate(bots):
+                self.conn.execute(
+                    "INSERT INTO match_bots(match_id, participant, bot_id) VALUES (?, ?, ?)",
+                    (spec.match_id, participant, self.bot_id(name, version, command=command)),
+                )
+
+    def hand_finished(self, record: HandRecord) -> None:
+        """Store one finished hand in one transaction (the HandSink interface)."""
+        by_event = {d.event_index: d for d in record.decisions}
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO hands(match_id, hand_number, deal, rotation, table_id, button, deck, board, started_at,"
+                " finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.match_id, record.hand_number, record.deal, record.rotation, record.table_id, record.button,
+                    format_cards(record.deck), format_cards(record.board), record.started_at, record.finished_at,
+                ),
+            )
+            self.conn.executemany(
+                "INSERT INTO hand_seats(match_id, hand_number, seat, participant, hole, starting_stack, payoff,"
+                " final_stack) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        record.match_id, record.hand_number, seat, record.seating[seat],
+                        format_cards(record.hole[seat]), record.starting_stacks[seat], record.payoffs[seat],
+                        record.final_stacks[seat],
+                    )
+                    for seat in range(len(record.seating))
+                ],
+            )
+            rows = []
+            for seq, event in enumerate(record.events):
+                decision = by_event.get(seq)
+                rows.append((
+                    record.match_id, record.hand_number, seq, event.street, event.seat, event.kind.name,
+                    event.amount, format_cards(event.cards), int(event.all_in), event.pot,
+                    decision.how if decision else None,
+                    decision.elapsed_ms if decision else None,
+                    decision.request_id if decision else None,
+                    json.dumps(list(decision.rejected)) if decision and decision.rejected else None,
+                ))
+            self.conn.executemany(
+                "INSERT INTO actions(match_id, hand_number, seq, street, seat, kind, amount, cards, all_in, pot, how,"
+                " elapsed_ms, request_id, rejected) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            self.conn.executemany(
+                "INSERT INTO violations(match_id, hand_number, participant, kind, detail) VALUES (?, ?, ?, ?, ?)",
+                [
+                    (record.match_id, record.hand_number, d.participant, d.how, "; ".join(d.rejected))
+                    for d in record.decisions
+                    if d.how in ("timeout", "illegal") or (d.how == "absent" and d.elapsed_ms > 0)
+                ],
+            )
+
+    def finish_match(self, result: MatchResult) -> None:
+        """Mark a match completed or aborted."""
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE matches SET status = ?, finished_at = ? WHERE id = ?",
+                (result.reason, time.time(), result.match_id),
+            )
+
+    # ------------------------------------------------------------------ reading
+
+    def hands_recorded(self, match_id: str) -> int:
+        """How many hands of a match are stored (they are always the first ones: hands are stored in order)."""
+        row = self.conn.execute("SELECT COUNT(*) AS n FROM hands WHERE match_id = ?", (match_id,)).fetchone()
+        return int(row["n"])
+
+    def match_row(self, match_id: str) -> sqlite3.Row | None:
+        """The ``matches`` row of a match."""
+        row: sqlite3.Row | None = self.conn.execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone()
+        return row
+
+    def match_ids(self) -> list[str]:
+        """Every recorded match, oldest first."""
+        return [r["id"] for r in self.conn.execute("SELECT id FROM matches ORDER BY created_at, id")]
+
+    def participants(self, match_id: str) -> list[tuple[str, str]]:
+        """(name, version) of each participant of a match, in order."""
+        rows = self.conn.execute(
+            "SELECT b.name, b.version FROM match_bots m JOIN bots b ON b.id = m.bot_id WHERE m.match_id = ?"
+            " ORDER BY m.participant",
+            (match_id,),
+        )
+        return [(r["name"], r["version"]) for r in rows]
+
+    def hand_records(self, match_id: str) -> Iterator[HandRecord]:
+        """Every stored hand of a match as a HandRecord, in order (for exports, verification and statistics)."""
+        match = self.match_row(match_id)
+        if match is None:
+            raise KeyError(f"no match {match_id!r} in {self.path}")
+        config = config_from_json(match["config"])
+        names = [name for name, _ in self.participants(match_id)]
+        hands = self.conn.execute(
+            "SELECT * FROM hands WHERE match_id = ? ORDER BY hand_number", (match_id,)
+        ).fetchall()
+        for hand in hands:
+            number = hand["hand_number"]
+            seats = self.conn.execute(
+                "SELECT * FROM hand_seats WHERE match_id = ? AND hand_number = ? ORDER BY seat", (match_id, number)
+            ).fetchall()
+            actions = self.conn.execute(
+                "SELECT * FROM actions WHERE match_id = ? AND hand_number = ? ORDER BY seq", (match_id, number)
+            ).fetchall()
+            events = tuple(_event(row) for row in actions)
+            seating = tuple(int(s["participant"]) for s in seats)
+            decisions = [
+                DecisionRecord(
+                    seat=row["seat"], participant=seating[row["seat"]], request_id=row["request_id"] or 0,
+                    action=_action(events[row["seq"]]), elapsed_ms=row["elapsed_ms"] or 0.0, how=row["how"],
+                    event_index=row["seq"], rejected=tuple(json.loads(row["rejected"])) if row["rejected"] else (),
+                )
+                for row in actions
+                if row["how"] is not None
+            ]
+            yield HandRecord(
+                match_id=match_id, table_id=hand["table_id"], hand_id=f"{match_id}-{number}", hand_number=number,
+                deal=hand["deal"], rotation=hand["rotation"], seating=seating, button=hand["button"], config=config,
+                starting_stacks=tuple(int(s["starting_stack"]) for s in seats),
+                deck=tuple(parse_cards(hand["deck"])), hole=tuple(tuple(parse_cards(s["hole"])) for s in seats),
+                board=tuple(parse_cards(hand["board"])), events=events,
+                payoffs=tuple(int(s["payoff"]) for s in seats),
+                final_stacks=tuple(int(s["final_stack"]) for s in seats),
+                decisions=decisions, names=tuple(names[p] for p in seating),
+                started_at=hand["started_at"], finished_at=hand["finished_at"],
+            )
+
+
+def _event(row: sqlite3.Row) -> Event:
+    return Event(
+        EventKind[row["kind"]], row["seat"], row["street"], row["amount"], tuple(parse_cards(row["cards"])),
+        bool(row["all_in"]), row["pot"],
+    )
+
+
+def _action(event: Event) -> Action:
+    """The action a decision event stands for (bets and raises are raise-to totals, R6.2)."""
+    kind = {
+        EventKind.FOLD: ActionKind.FOLD,
+        EventKind.CHECK: ActionKind.CHECK,
+        EventKind.CALL: ActionKind.CALL,
+        EventKind.BET: ActionKind.RAISE,
+        EventKind.RAISE: ActionKind.RAISE,
+    }[event.kind]
+    return Action(kind, event.amount if kind is ActionKind.RAISE else 0)
+
+
+class _Transaction:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
+        if kind is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")

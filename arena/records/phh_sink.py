@@ -1,0 +1,33 @@
+"""Writing the referee's finished hands as PHH files, one per hand, that PokerKit loads to the same stacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.engine import Hand
+from arena.records.phh import dump
+from arena.records.replay import hand_to_phh
+from arena.referee import HandRecord
+
+
+def rebuild_hand(record: HandRecord) -> Hand:
+    """Replay a hand record through the engine (its deck and its decisions) to get the finished hand back."""
+    hand = Hand(record.config, list(record.starting_stacks), list(record.deck), button=record.button)
+    for decision in record.decisions:
+        hand.act(decision.seat, decision.action)
+    return hand
+
+
+class PhhDirSink:
+    """A HandSink writing ``<dir>/<match>/<hand number>.phh``; seat names are the bots' names."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+
+    def hand_finished(self, record: HandRecord) -> None:
+        hand = rebuild_hand(record)
+        extra = {"hand": record.hand_number, "event": f"arena match {record.match_id}", "table": record.table_id}
+        phh = hand_to_phh(hand, players=list(record.names), extra=extra)
+        folder = self.directory / record.match_id
+        folder.mkdir(parents=True, exist_ok=True)
+        dump(phh, folder / f"{record.hand_number:06d}.phh")

@@ -1,0 +1,29 @@
+"""Layer 4: the referee. It drives the engine hand after hand and talks to seats, owning clocks, retries,
+time-outs, disconnects and what each seat may see. It knows nothing of gRPC: remote bots are one kind of seat.
+"""
+
+from arena.referee.clock import BotClock, ClockPolicy
+from arena.referee.match import Match, MatchResult, MatchSpec, ParticipantResult
+from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
+from arena.referee.seat import FunctionSeat, HandStart, InvalidAction, Seat, SeatUnavailable
+from arena.referee.table import Participant, TableRunner
+
+__all__ = [
+    "BotClock",
+    "ClockPolicy",
+    "Decision",
+    "DecisionRecord",
+    "FunctionSeat",
+    "HandRecord",
+    "HandSink",
+    "HandStart",
+    "InvalidAction",
+    "Match",
+    "MatchResult",
+    "MatchSpec",
+    "Participant",
+    "ParticipantResult",
+    "Seat",
+    "SeatUnavailable",
+    "TableRunner",
+]

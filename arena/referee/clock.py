@@ -1,0 +1,46 @@
+"""The referee's clocks: a limit per action and a time bank per bot per match, measured by the referee."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ClockPolicy:
+    """How bots are timed and how many mistakes they may make.
+
+    A bot has ``per_action_ms`` for each action; past that, the time comes out of its ``time_bank_ms`` for the
+    match. When both are gone the referee checks if that is free, else folds (a violation). An illegal action is
+    refused up to ``max_retries`` times per request, then treated the same way. ``max_violations`` violations
+    forfeit the match (0: never); a forfeited bot is played by the same policy for the rest of the match.
+    ``connect_timeout_ms`` is how long a bot that is not connected is waited for before a hand.
+    """
+
+    per_action_ms: int = 2000
+    time_bank_ms: int = 30000
+    max_retries: int = 2
+    max_violations: int = 20
+    connect_timeout_ms: int = 10000
+
+    def __post_init__(self) -> None:
+        for name in ("per_action_ms", "time_bank_ms", "max_retries", "max_violations", "connect_timeout_ms"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative")
+
+
+class BotClock:
+    """One bot's clock for a match: the per-action allowance plus what is left in its bank."""
+
+    def __init__(self, policy: ClockPolicy) -> None:
+        self.policy = policy
+        self.bank_ms = float(policy.time_bank_ms)
+
+    def allowance_s(self) -> float:
+        """Seconds the bot may take for its next action."""
+        return (self.policy.per_action_ms + self.bank_ms) / 1000.0
+
+    def charge(self, elapsed_s: float) -> None:
+        """Take the part of ``elapsed_s`` beyond the per-action limit out of the bank."""
+        over = elapsed_s * 1000.0 - self.policy.per_action_ms
+        if over > 0:
+            self.bank_ms = max(0.0, self.bank_ms - over)

@@ -1,0 +1,76 @@
+"""What the referee hands to seats (``Decision``) and to records (``HandRecord``): plain engine-level data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from arena.engine import Action, Event, TableConfig
+from arena.engine.view import SeatView
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Everything the referee tells a seat when asking it to act: its view, the names at the table, its clock."""
+
+    match_id: str
+    table_id: str
+    hand_id: str
+    hand_number: int
+    request_id: int
+    view: SeatView
+    names: tuple[str, ...]
+    starting_stack: int
+    action_ms_left: int
+    bank_ms_left: int
+    timeouts: frozenset[int] = frozenset()  # indexes into the history of actions the referee made for a seat
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRecord:
+    """How one action came about. ``how``: ``ok``, ``timeout``, ``illegal`` (retries used up), ``absent``
+    (the bot was not connected), ``forfeited``; ``rejected`` lists the refused attempts as ``rule: message``.
+    """
+
+    seat: int
+    participant: int
+    request_id: int
+    action: Action
+    elapsed_ms: float
+    how: str
+    event_index: int
+    rejected: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class HandRecord:
+    """A finished hand with every card and action, as the referee saw it (records keep all cards, R8.4)."""
+
+    match_id: str
+    table_id: str
+    hand_id: str
+    hand_number: int
+    deal: int
+    rotation: int
+    seating: tuple[int, ...]
+    button: int
+    config: TableConfig
+    starting_stacks: tuple[int, ...]
+    deck: tuple[int, ...]
+    hole: tuple[tuple[int, ...], ...]
+    board: tuple[int, ...]
+    events: tuple[Event, ...]
+    payoffs: tuple[int, ...]
+    final_stacks: tuple[int, ...]
+    decisions: list[DecisionRecord] = field(default_factory=list)
+    names: tuple[str, ...] = ()
+    started_at: float = 0.0
+    finished_at: float = 0.0
+
+
+class HandSink(Protocol):
+    """Where finished hands go (a database, PHH files, a spectator feed); called once per hand, in order."""
+
+    def hand_finished(self, record: HandRecord) -> None:
+        """Store or forward one finished hand; must be durable when it returns (records layer)."""
+        ...

@@ -1,0 +1,85 @@
+"""Seats: the referee's view of a player. One job, ``decide``; implementations are remote bots over gRPC
+(arena.transport), in-process Python bots, or plain functions (tests, replays).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from arena.engine import Action, IllegalActionError
+from arena.referee.records import Decision, HandRecord
+
+
+class SeatUnavailable(Exception):
+    """The seat cannot answer now (its bot is disconnected or crashed); the time-out policy acts for it."""
+
+
+class InvalidAction(ValueError):
+    """An answer that is not even an action (no kind, garbage); refused like an illegal action (R6.1)."""
+
+    rule = "R6.1"
+
+
+@dataclass(frozen=True, slots=True)
+class HandStart:
+    """What a seat learns when a hand starts: which seat it holds and its hole cards."""
+
+    match_id: str
+    table_id: str
+    hand_id: str
+    hand_number: int
+    seat: int
+    button: int
+    hole_cards: tuple[int, ...]
+    stacks: tuple[int, ...]
+    names: tuple[str, ...]
+
+
+class Seat(abc.ABC):
+    """A player as the referee sees it. Only ``decide`` is required; notifications default to nothing."""
+
+    name: str = "seat"
+
+    @property
+    def connected(self) -> bool:
+        """Whether the seat can answer right now."""
+        return True
+
+    async def wait_connected(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` for the seat to be able to answer; return whether it can."""
+        return self.connected
+
+    @abc.abstractmethod
+    async def decide(self, decision: Decision, retry: bool) -> Action:
+        """Answer ``decision`` (on a retry after a rejection, the same request); may raise ``SeatUnavailable``."""
+
+    async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
+        """Tell the seat its last action was refused and how many more tries it has."""
+
+    async def timed_out(self, decision: Decision, action: Action, reason: str) -> None:
+        """Tell the seat the referee acted for it (``reason`` says why: time-out, retries used up)."""
+
+    async def hand_started(self, start: HandStart) -> None:
+        """A hand begins; the seat holds ``start.seat``."""
+
+    async def hand_finished(self, record: HandRecord, seat: int) -> None:
+        """A hand is over; ``seat`` was this seat's position in it."""
+
+    async def match_finished(self, result: object, participant: int) -> None:
+        """The match is over (``result`` is the MatchResult)."""
+
+    async def forfeited(self, reason: str) -> None:
+        """The seat has too many violations: the rest of the match is played for it."""
+
+
+class FunctionSeat(Seat):
+    """A seat that answers with a plain function of the decision (tests, baselines, replays)."""
+
+    def __init__(self, name: str, choose: Callable[[Decision], Action]) -> None:
+        self.name = name
+        self._choose = choose
+
+    async def decide(self, decision: Decision, retry: bool) -> Action:
+        return self._choose(decision)

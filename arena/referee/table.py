@@ -1,0 +1,252 @@
+"""Playing one hand at one table: ask the seat to act, enforce the clock and the retries, never wait on a bot
+longer than its clock allows, and hand the finished hand to the records before telling the bots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+
+from arena.deals import DealPlan
+from arena.engine import Action, ActionKind, Hand, IllegalActionError, TableConfig
+from arena.engine.view import seat_view
+from arena.referee.clock import BotClock, ClockPolicy
+from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
+from arena.referee.seat import HandStart, InvalidAction, Seat, SeatUnavailable
+
+log = logging.getLogger("arena.referee")
+
+NOTIFY_TIMEOUT_S = 2.0
+
+
+@dataclass(slots=True)
+class Participant:
+    """A bot in a match: its seat object, its clock and what happened to it so far."""
+
+    name: str
+    seat: Seat
+    clock: BotClock
+    version: str = ""
+    net: int = 0
+    hands: int = 0
+    decisions: int = 0
+    think_s: float = 0.0
+    violations: int = 0
+    timeouts: int = 0
+    illegal: int = 0
+    absent: int = 0
+    forfeited: bool = False
+    was_connected: bool = True
+    notes: list[str] = field(default_factory=list)
+
+
+async def notify(call: Awaitable[None], what: str) -> None:
+    """Deliver a notification to a seat without letting a slow or broken bot hold up the table."""
+    try:
+        await asyncio.wait_for(call, NOTIFY_TIMEOUT_S)
+    except Exception as exc:  # a seat's failure to listen must never stop the match
+        log.warning("notification %s failed: %r", what, exc)
+
+
+class TableRunner:
+    """Plays hands at one table for a fixed list of participants, whose seats rotate from hand to hand."""
+
+    def __init__(
+        self,
+        match_id: str,
+        table_id: str,
+        config: TableConfig,
+        policy: ClockPolicy,
+        participants: Sequence[Participant],
+        sinks: Sequence[HandSink] = (),
+    ) -> None:
+        self.match_id = match_id
+        self.table_id = table_id
+        self.config = config
+        self.policy = policy
+        self.participants = list(participants)
+        self.sinks = list(sinks)
+        self._request_ids = itertools.count(1)
+
+    async def play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int]) -> HandRecord:
+        """Play one hand to the end and return its record (already handed to every sink)."""
+        hand_id = f"{self.match_id}-{plan.hand_number}"
+        seating = plan.seating
+        names = tuple(self.participants[p].name for p in seating)
+        started = time.time()
+        hand = Hand(self.config, list(stacks), deck, button=plan.button)
+        for seat, p in enumerate(seating):
+            participant = self.participants[p]
+            participant.hands += 1
+            start = HandStart(
+                self.match_id, self.table_id, hand_id, plan.hand_number, seat, plan.button, hand.hole[seat],
+                tuple(hand.stacks), names,
+            )
+            await notify(participant.seat.hand_started(start), f"hand start to {participant.name}")
+        decisions: list[DecisionRecord] = []
+        timeouts: set[int] = set()
+        while hand.to_act is not None:
+            seat = hand.to_act
+            record = await self._decide(hand, seat, seating[seat], hand_id, plan, names, stacks, frozenset(timeouts))
+            decisions.append(record)
+            if record.how != "ok":
+                timeouts.add(record.event_index)
+        assert hand.payoffs is not None
+        result = HandRecord(
+            match_id=self.match_id,
+            table_id=self.table_id,
+            hand_id=hand_id,
+            hand_number=plan.hand_number,
+            deal=plan.deal,
+            rotation=plan.rotation,
+            seating=seating,
+            button=plan.button,
+            config=self.config,
+            starting_stacks=tuple(stacks),
+            deck=tuple(deck),
+            hole=tuple(hand.hole),
+            board=tuple(hand.board),
+            events=tuple(hand.events),
+            payoffs=tuple(hand.payoffs),
+            final_stacks=tuple(hand.stacks),
+            decisions=decisions,
+            names=names,
+            started_at=started,
+            finished_at=time.time(),
+        )
+        for seat, p in enumerate(seating):
+            self.participants[p].net += hand.payoffs[seat]
+        for sink in self.sinks:
+            sink.hand_finished(result)  # durable before any bot hears the result
+        for seat, p in enumerate(seating):
+            participant = self.participants[p]
+            await notify(participant.seat.hand_finished(result, seat), f"hand end to {participant.name}")
+        return result
+
+    async def _decide(
+        self,
+        hand: Hand,
+        seat: int,
+        index: int,
+        hand_id: str,
+        plan: DealPlan,
+        names: tuple[str, ...],
+        stacks: Sequence[int],
+        timeouts: frozenset[int],
+    ) -> DecisionRecord:
+        """Get one action from the seat to act, or make the time-out policy's action for it."""
+        participant = self.participants[index]
+        legal = hand.legal_actions()
+        fallback = Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.FOLD)
+        request_id = next(self._request_ids)
+        if participant.forfeited:
+            return self._fallback(hand, seat, index, request_id, fallback, 0.0, "forfeited", ())
+        if not participant.seat.connected:
+            if participant.was_connected:
+                participant.was_connected = False
+                await self._violation(participant, "disconnected")
+            participant.absent += 1
+            return self._fallback(hand, seat, index, request_id, fallback, 0.0, "absent", ())
+        participant.was_connected = True
+        clock = participant.clock
+        allowance = clock.allowance_s()
+        decision = Decision(
+            match_id=self.match_id,
+            table_id=self.table_id,
+            hand_id=hand_id,
+            hand_number=plan.hand_number,
+            request_id=request_id,
+            view=seat_view(hand, seat),
+            names=names,
+            starting_stack=stacks[seat],
+            action_ms_left=int(min(allowance * 1000, self.policy.per_action_ms)),
+            bank_ms_left=int(clock.bank_ms),
+        )
+        start = time.monotonic()
+        rejected: list[str] = []
+        retries_left = self.policy.max_retries
+        retry = False
+        how = "ok"
+        action = fallback
+        while True:
+            remaining = allowance - (time.monotonic() - start)
+            try:
+                if remaining <= 0:
+                    raise TimeoutError
+                action = await asyncio.wait_for(participant.seat.decide(decision, retry), remaining)
+            except TimeoutError:
+                how = "timeout"
+                break
+            except SeatUnavailable:
+                how = "absent"
+                break
+            except Exception as exc:  # an in-process bot that raises is a broken bot, not a broken referee
+                log.warning("seat %s failed to decide: %r", participant.name, exc)
+                rejected.append(f"error: {exc!r}")
+                how = "illegal"
+                break
+            try:
+                if not isinstance(action, Action):
+                    raise InvalidAction(f"R6.1: {action!r} is not an action")
+                hand.act(seat, action)
+                break
+            except (IllegalActionError, InvalidAction) as exc:
+                rejected.append(str(exc))
+                if retries_left == 0:
+                    how = "illegal"
+                    break
+                retries_left -= 1
+                retry = True
+                await notify(participant.seat.rejected(decision, exc, retries_left), f"rejection to {participant.name}")
+        elapsed = time.monotonic() - start
+        clock.charge(elapsed)
+        participant.decisions += 1
+        participant.think_s += elapsed
+        if how == "ok":
+            return DecisionRecord(
+                seat, index, request_id, action, elapsed * 1000, how, len(hand.events) - 1, tuple(rejected)
+            )
+        if how == "timeout":
+            participant.timeouts += 1
+        elif how == "illegal":
+            participant.illegal += 1
+        record = self._fallback(hand, seat, index, request_id, fallback, elapsed, how, tuple(rejected))
+        await notify(participant.seat.timed_out(decision, fallback, how), f"time-out to {participant.name}")
+        if how == "absent":
+            participant.was_connected = False
+            participant.absent += 1
+            await self._violation(participant, "disconnected during its turn")
+        else:
+            await self._violation(participant, how)
+        return record
+
+    def _fallback(
+        self,
+        hand: Hand,
+        seat: int,
+        index: int,
+        request_id: int,
+        action: Action,
+        elapsed: float,
+        how: str,
+        rejected: tuple[str, ...],
+    ) -> DecisionRecord:
+        """Apply the time-out policy's action: check if that is free, else fold."""
+        hand.act(seat, action)
+        return DecisionRecord(seat, index, request_id, action, elapsed * 1000, how, len(hand.events) - 1, rejected)
+
+    async def _violation(self, participant: Participant, what: str) -> None:
+        """Count a violation; forfeit the match at the table's limit (the bot is then played by the policy)."""
+        participant.violations += 1
+        participant.notes.append(what)
+        limit = self.policy.max_violations
+        if limit and participant.violations >= limit and not participant.forfeited:
+            participant.forfeited = True
+            reason = f"{participant.name} forfeits after {participant.violations} violations (last: {what})"
+            participant.notes.append("forfeited")
+            log.warning(reason)
+            await notify(participant.seat.forfeited(reason), f"forfeit to {participant.name}")

@@ -1,0 +1,59 @@
+"""The Python SDK for arena bots: subclass ``Bot``, write ``act``, call ``run``. A bot in ten lines:
+
+    from arena.sdk import Action, Bot, Request, call, check, raise_to, run
+
+    class PairRaiser(Bot):
+        def act(self, request: Request) -> Action:
+            if request.legal.can_raise and request.is_pocket_pair:
+                return raise_to(request.legal.min_raise_to)
+            return check() if request.legal.can_check else call()
+
+    run(PairRaiser(), name="pair-raiser")
+
+``run`` takes the referee's address and the bot's token from ``--address``/``--token`` or ``ARENA_ADDRESS``/
+``ARENA_TOKEN``, speaks the arena.v1 protocol (proto/README.md) and shields the match from the bot's own bugs.
+"""
+
+from arena.sdk.actions import Action, all_in, call, check, fold, raise_to, safe_action
+from arena.sdk.bot import Bot
+from arena.sdk.client import PROTOCOL_VERSION, BotResult, MatchEndReason, MatchResult, run
+from arena.sdk.request import Request
+from arena.sdk.types import (
+    ActionKind,
+    Clock,
+    Event,
+    EventKind,
+    LegalActions,
+    Pot,
+    SeatStatus,
+    Street,
+    Structure,
+    TableConfig,
+)
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "Action",
+    "ActionKind",
+    "Bot",
+    "BotResult",
+    "Clock",
+    "Event",
+    "EventKind",
+    "LegalActions",
+    "MatchEndReason",
+    "MatchResult",
+    "Pot",
+    "Request",
+    "SeatStatus",
+    "Street",
+    "Structure",
+    "TableConfig",
+    "all_in",
+    "call",
+    "check",
+    "fold",
+    "raise_to",
+    "run",
+    "safe_action",
+]

@@ -1,0 +1,46 @@
+"""``Bot``: the base class of a bot. Override ``act``; the hooks are there for bots that keep notes."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from arena.sdk.actions import Action, safe_action
+from arena.sdk.request import Request
+from arena.transport.pb import bot_pb2
+
+__all__ = ["Bot"]
+
+
+class Bot(ABC):
+    """A poker bot: ``act`` answers each request; every other method is an optional hook (the defaults do nothing).
+
+    ``run(bot)`` calls them all from one thread, in the order the referee's messages arrive. An exception in any
+    of them is logged and answered with ``safe_action``, never passed on: a buggy bot keeps its seat.
+    """
+
+    @abstractmethod
+    def act(self, request: Request) -> Action:
+        """Your move: return ``fold()``, ``check()``, ``call()``, ``raise_to(amount)`` or ``all_in()``."""
+
+    def on_welcome(self, welcome: bot_pb2.Welcome) -> None:
+        """You are seated: match id, first seat, table rules and clock policy."""
+
+    def on_hand_start(self, msg: bot_pb2.HandStart) -> None:
+        """A hand starts: your seat in it (seats rotate in duplicate play), hole cards, every seat's stack."""
+
+    def on_hand_end(self, msg: bot_pb2.HandEnd) -> None:
+        """A hand is over: board, shown hands, payoffs and the whole public history."""
+
+    def on_match_end(self, msg: bot_pb2.MatchEnd) -> None:
+        """The match is over: the reason and every bot's result."""
+
+    def on_error(self, error: bot_pb2.Error) -> None:
+        """The referee reported a protocol problem, e.g. a timeout (``error.fatal`` ends the match)."""
+
+    def on_rejected(self, rejection: bot_pb2.ActionRejected, request: Request) -> Action | None:
+        """Your last action for ``request`` was illegal (``rejection.rule``, ``.message``): return another one.
+
+        The state did not change and no new request comes; the answer goes out with the same ``request_id``.
+        ``None`` means ``safe_action(request)``, which is also the default: check if free, else fold.
+        """
+        return safe_action(request)

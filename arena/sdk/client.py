@@ -1,0 +1,374 @@
+"""``run(bot)``: connect to the referee, play the whole match on one gRPC stream, return the result.
+
+One thread does everything: it reads the referee's messages in order and calls the bot; the bot's answers go
+through a queue to the request stream that gRPC sends from. Network and protocol failures never raise: they are
+logged and end up in ``MatchResult.error``. Only a missing address or token stops the program (exit status 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import queue
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import TypeVar
+
+import grpc
+
+from arena.sdk.actions import Action, safe_action
+from arena.sdk.bot import Bot
+from arena.sdk.request import Request
+from arena.sdk.types import ActionKind
+from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
+
+__all__ = ["PROTOCOL_VERSION", "BotResult", "MatchEndReason", "MatchResult", "run"]
+
+PROTOCOL_VERSION = 1
+CONNECT_TIMEOUT_S = 10.0
+_DRAIN_TIMEOUT_S = 2.0  # after MatchEnd or a fatal Error, how long to wait for the referee to end the stream
+
+log = logging.getLogger("arena.sdk")
+
+_T = TypeVar("_T")
+
+
+class MatchEndReason(IntEnum):
+    """Why a match ended (arena.v1.MatchEndReason); UNSPECIFIED when it never properly ended (see ``error``)."""
+
+    UNSPECIFIED = 0
+    COMPLETED = 1
+    FORFEIT = 2
+    ABORTED = 3
+
+    @classmethod
+    def _missing_(cls, value: object) -> MatchEndReason:
+        return cls.UNSPECIFIED
+
+
+@dataclass(frozen=True, slots=True)
+class BotResult:
+    """One bot's result over the match (arena.v1.BotResult); ``is_you`` marks your own."""
+
+    seat: int
+    name: str
+    net_chips: int
+    hands_played: int
+    violations: int = 0
+    forfeited: bool = False
+    is_you: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """How the match ended for this bot: the referee's MatchEnd, or ``error`` if it never came."""
+
+    reason: MatchEndReason
+    message: str
+    results: tuple[BotResult, ...] = ()
+    match_id: str = ""
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the match ended with a MatchEnd (whatever its reason)."""
+        return self.error is None
+
+    @property
+    def exit_code(self) -> int:
+        """Process exit status for a bot script: 0 after MatchEnd, 1 otherwise (``raise SystemExit(r.exit_code)``)."""
+        return 0 if self.ok else 1
+
+    @property
+    def me(self) -> BotResult | None:
+        """Your own result, if the referee sent one."""
+        return next((r for r in self.results if r.is_you), None)
+
+    @classmethod
+    def from_pb(cls, pb: bot_pb2.MatchEnd) -> MatchResult:
+        """Read the protocol message."""
+        results = tuple(
+            BotResult(
+                seat=r.seat,
+                name=r.name,
+                net_chips=int(r.net_chips),
+                hands_played=int(r.hands_played),
+                violations=r.violations,
+                forfeited=r.forfeited,
+                is_you=r.is_you,
+            )
+            for r in pb.results
+        )
+        return cls(MatchEndReason(pb.reason), pb.message, results, pb.match_id)
+
+    @classmethod
+    def failed(cls, error: str, match_id: str = "") -> MatchResult:
+        """A match that ended without a MatchEnd."""
+        return cls(MatchEndReason.UNSPECIFIED, error, (), match_id, error)
+
+
+# ----------------------------------------------------------------------------------------------- configuration
+
+
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    address: str
+    token: str
+    name: str
+    tls_ca: str | None
+
+
+def _kebab(text: str) -> str:
+    """``CallingStation`` -> ``calling-station``: a default display name from a class name."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", text).lower() or "bot"
+
+
+def _usage_error(message: str) -> SystemExit:
+    """Print a one-line usage error and build the SystemExit (status 2, as argparse does) to raise."""
+    print(f"arena.sdk: {message}", file=sys.stderr)
+    return SystemExit(2)
+
+
+def _settings(
+    bot: Bot,
+    address: str | None,
+    token: str | None,
+    name: str | None,
+    tls_ca: str | None,
+    argv: Sequence[str] | None,
+) -> _Settings:
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--address")
+    parser.add_argument("--token")
+    parser.add_argument("--name")
+    parser.add_argument("--tls-ca")
+    args, _unknown = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
+    env = os.environ
+    address = address or args.address or env.get("ARENA_ADDRESS")
+    token = token or args.token or env.get("ARENA_TOKEN")
+    # The name in the code is only a default: whoever launches the bot may rename it.
+    name = args.name or env.get("ARENA_BOT_NAME") or name or _kebab(type(bot).__name__)
+    tls_ca = tls_ca or args.tls_ca or env.get("ARENA_TLS_CA") or None
+    if not address:
+        raise _usage_error("no referee address: pass --address HOST:PORT or set ARENA_ADDRESS")
+    if not token:
+        raise _usage_error("no token: pass --token TOKEN or set ARENA_TOKEN (the runner gives each bot its own)")
+    return _Settings(address, token, name, tls_ca)
+
+
+def _setup_logging() -> None:
+    """Log to stderr (level from ARENA_LOG_LEVEL, default INFO) unless the program configured logging itself."""
+    if log.handlers or logging.getLogger().handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("[arena.sdk] %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(os.environ.get("ARENA_LOG_LEVEL", "INFO").upper())
+
+
+def _channel(settings: _Settings) -> grpc.Channel:
+    options = [
+        # Retry quickly while the referee is not up yet (it may start a moment after the bot).
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.min_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 1000),
+    ]
+    if settings.tls_ca:
+        with open(settings.tls_ca, "rb") as f:
+            credentials = grpc.ssl_channel_credentials(root_certificates=f.read())
+        return grpc.secure_channel(settings.address, credentials, options=options)
+    return grpc.insecure_channel(settings.address, options=options)
+
+
+# ----------------------------------------------------------------------------------------------- the match
+
+
+class _Session:
+    """One match on one stream: the referee's messages in, the bot's hooks called, Actions out."""
+
+    def __init__(self, bot: Bot, join: bot_pb2.Join) -> None:
+        self.bot = bot
+        self.join = join
+        self.outbox: queue.Queue[bot_pb2.BotMessage | None] = queue.Queue()
+        self.open: dict[str, Request] = {}  # table_id -> the latest request (kept for rejections)
+        self.result: MatchResult | None = None
+        self.match_id = ""
+
+    def _outgoing(self) -> Iterator[bot_pb2.BotMessage]:
+        while (msg := self.outbox.get()) is not None:
+            yield msg
+
+    def play(self, channel: grpc.Channel) -> MatchResult:
+        stub = bot_pb2_grpc.BotServiceStub(channel)
+        self.outbox.put(bot_pb2.BotMessage(join=self.join))
+        call = stub.Play(self._outgoing())
+        timer: threading.Timer | None = None
+        try:
+            for msg in call:
+                self._handle(msg)
+                if self.result is not None and timer is None:
+                    self.outbox.put(None)  # half-close: we have nothing more to say
+                    timer = threading.Timer(_DRAIN_TIMEOUT_S, call.cancel)
+                    timer.daemon = True
+                    timer.start()
+        except grpc.RpcError as e:
+            if self.result is None:
+                self.result = MatchResult.failed(
+                    f"the stream broke before MatchEnd: {e.code().name}: {e.details() or ''}".rstrip(": "),
+                    self.match_id,
+                )
+        finally:
+            self.outbox.put(None)
+            if timer is not None:
+                timer.cancel()
+        if self.result is None:
+            self.result = MatchResult.failed("the referee ended the stream before MatchEnd", self.match_id)
+        if self.result.ok:
+            me = self.result.me
+            summary = f"; you: {me.net_chips:+d} chips in {me.hands_played} hands" if me else ""
+            log.info("match %s over: %s%s", self.result.match_id, self.result.reason.name, summary)
+        else:
+            log.error("%s", self.result.error)
+        return self.result
+
+    # ------------------------------------------------------------------ dispatch
+
+    def _handle(self, msg: bot_pb2.RefereeMessage) -> None:
+        which = msg.WhichOneof("msg")
+        if which == "action_request":
+            self._on_request(msg.action_request)
+        elif which == "action_rejected":
+            self._on_rejected(msg.action_rejected)
+        elif which == "hand_start":
+            self._hook("on_hand_start", self.bot.on_hand_start, msg.hand_start)
+        elif which == "hand_end":
+            self.open.pop(msg.hand_end.table_id, None)
+            self._hook("on_hand_end", self.bot.on_hand_end, msg.hand_end)
+        elif which == "welcome":
+            w = msg.welcome
+            self.match_id = w.match_id
+            log.info("joined match %s as %r: table %s, seat %d, %d hands", w.match_id, self.join.bot_name,
+                     w.table_id, w.seat, w.hands_total)
+            self._hook("on_welcome", self.bot.on_welcome, w)
+        elif which == "match_end":
+            self._hook("on_match_end", self.bot.on_match_end, msg.match_end)
+            self.result = MatchResult.from_pb(msg.match_end)
+        elif which == "error":
+            self._on_error(msg.error)
+        else:
+            log.debug("ignoring a message this SDK does not know: %s", which)
+
+    def _on_request(self, pb: bot_pb2.ActionRequest) -> None:
+        try:
+            request = Request(pb)
+        except Exception:
+            log.exception("cannot read request %d; answering check-if-free-else-fold", pb.request_id)
+            kind = ActionKind.CHECK if pb.legal.can_check else ActionKind.FOLD
+            self._send_pb(pb.table_id, pb.hand_id, pb.request_id, int(kind), 0)
+            return
+        self.open[request.table_id] = request
+        action = self._decide("act", lambda: self.bot.act(request), request)
+        self._send(request, action or safe_action(request))
+
+    def _on_rejected(self, rejection: bot_pb2.ActionRejected) -> None:
+        request = self.open.get(rejection.table_id)
+        if request is None or (request.hand_id, request.request_id) != (rejection.hand_id, rejection.request_id):
+            log.warning("rejection for request %d, which is not open here: %s", rejection.request_id,
+                        rejection.message)
+            return
+        log.warning("request %d: action rejected (%s, %d retries left): %s", rejection.request_id, rejection.rule,
+                    rejection.retries_left, rejection.message)
+        action = self._decide("on_rejected", lambda: self.bot.on_rejected(rejection, request), request)
+        self._send(request, action or safe_action(request))
+
+    def _on_error(self, error: bot_pb2.Error) -> None:
+        code = bot_pb2.ErrorCode.Name(error.code) if error.code in bot_pb2.ErrorCode.values() else str(error.code)
+        text = f"referee error {code}: {error.message}"
+        self._hook("on_error", self.bot.on_error, error)
+        if error.fatal:
+            self.result = MatchResult.failed(text, self.match_id)
+        else:
+            log.warning("%s", text)
+
+    # ------------------------------------------------------------------ calling the bot safely
+
+    def _hook(self, name: str, hook: Callable[[_T], object], msg: _T) -> None:
+        try:
+            hook(msg)
+        except Exception:
+            log.exception("%s.%s raised; carrying on", type(self.bot).__name__, name)
+
+    def _decide(self, name: str, decide: Callable[[], object], request: Request) -> Action | None:
+        """The bot's answer, or None (meaning: send the safe action) if it raised or returned a non-Action."""
+        try:
+            action = decide()
+        except Exception:
+            log.exception("%s.%s raised on request %d; sending %s", type(self.bot).__name__, name,
+                          request.request_id, safe_action(request))
+            return None
+        if action is None and name == "on_rejected":
+            return None
+        if not isinstance(action, Action):
+            log.error("%s.%s returned %r, not an Action; sending %s", type(self.bot).__name__, name, action,
+                      safe_action(request))
+            return None
+        return action
+
+    def _send(self, request: Request, action: Action) -> None:
+        log.debug("request %d: %s", request.request_id, action)
+        amount = action.amount if action.kind is ActionKind.RAISE else 0
+        self._send_pb(request.table_id, request.hand_id, request.request_id, int(action.kind), amount)
+
+    def _send_pb(self, table_id: str, hand_id: str, request_id: int, kind: int, amount: int) -> None:
+        action = poker_pb2.Action(
+            table_id=table_id,
+            hand_id=hand_id,
+            request_id=request_id,
+            kind=poker_pb2.ActionKind.ValueType(kind),
+            amount=amount,
+        )
+        self.outbox.put(bot_pb2.BotMessage(action=action))
+
+
+def run(
+    bot: Bot,
+    *,
+    address: str | None = None,
+    token: str | None = None,
+    name: str | None = None,
+    version: str = "",
+    argv: Sequence[str] | None = None,
+    tls_ca: str | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
+) -> MatchResult:
+    """Play one match with ``bot`` and return its result.
+
+    ``address`` and ``token`` come from the arguments, else ``--address``/``--token`` in ``argv`` (default
+    ``sys.argv``), else the environment (``ARENA_ADDRESS``, ``ARENA_TOKEN``); if either is missing the program
+    exits with status 2. The display name comes from ``--name``, else ``ARENA_BOT_NAME``, else ``name``, else the
+    class name, so a launcher can rename a bot. TLS is used when a root certificate is given (``tls_ca``,
+    ``--tls-ca`` or ``ARENA_TLS_CA``). Waits up to ``connect_timeout`` seconds for the referee to come up.
+    """
+    settings = _settings(bot, address, token, name, tls_ca, argv)
+    _setup_logging()
+    join = bot_pb2.Join(
+        token=settings.token,
+        bot_name=settings.name,
+        bot_version=version,
+        protocol_version=PROTOCOL_VERSION,
+        language="python",
+    )
+    log.info("connecting to the referee at %s as %r", settings.address, settings.name)
+    with _channel(settings) as channel:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=connect_timeout)
+        except grpc.FutureTimeoutError:
+            error = f"cannot reach the referee at {settings.address} within {connect_timeout:g} s"
+            log.error("%s", error)
+            return MatchResult.failed(error)
+        return _Session(bot, join).play(channel)

@@ -1,0 +1,180 @@
+"""Conversions between engine types and the protocol's messages: the one place where the two meet (layer 5)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from arena.cards import format_card
+from arena.cards.evaluator import describe
+from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, LegalActions, Structure, TableConfig
+from arena.engine.view import SeatView
+from arena.referee.records import Decision
+from arena.transport.pb import bot_pb2, poker_pb2
+
+PROTOCOL_VERSION = 1
+
+_STRUCTURE = {
+    Structure.NO_LIMIT: poker_pb2.STRUCTURE_NO_LIMIT,
+    Structure.POT_LIMIT: poker_pb2.STRUCTURE_POT_LIMIT,
+    Structure.FIXED_LIMIT: poker_pb2.STRUCTURE_FIXED_LIMIT,
+}
+_EVENT = {kind: poker_pb2.EventKind.Value(f"EVENT_KIND_{kind.name}") for kind in EventKind}
+_ACTION_FROM_PB = {
+    poker_pb2.ACTION_KIND_FOLD: ActionKind.FOLD,
+    poker_pb2.ACTION_KIND_CHECK: ActionKind.CHECK,
+    poker_pb2.ACTION_KIND_CALL: ActionKind.CALL,
+    poker_pb2.ACTION_KIND_RAISE: ActionKind.RAISE,
+    poker_pb2.ACTION_KIND_ALL_IN: ActionKind.ALL_IN,
+}
+_ACTION_TO_PB = {kind: pb for pb, kind in _ACTION_FROM_PB.items()}
+_WAGERS = (EventKind.BET, EventKind.RAISE, EventKind.CALL)
+_ADDS_TO_BET = (EventKind.POST_SMALL_BLIND, EventKind.POST_BIG_BLIND, EventKind.POST_ENTRY_BLIND, EventKind.CALL)
+
+
+def street(value: int) -> poker_pb2.Street.ValueType:
+    """An engine street (0 pre-flop .. 4 showdown) as the protocol's enum (which starts with UNSPECIFIED)."""
+    return poker_pb2.Street.ValueType(value + 1)
+
+
+class MalformedAction(ValueError):
+    """An Action message the engine cannot even read (no kind); refused like an illegal action (R6.1)."""
+
+    rule = "R6.1"
+
+
+def cards(values: Iterable[int]) -> list[str]:
+    """Cards in their text form (R1.2)."""
+    return [format_card(c) for c in values]
+
+
+def table_config(config: TableConfig, num_seats: int, starting_stack: int) -> poker_pb2.TableConfig:
+    """A table's rules as the protocol states them."""
+    return poker_pb2.TableConfig(
+        num_seats=num_seats,
+        structure=_STRUCTURE[config.structure],
+        small_blind=config.small_blind,
+        big_blind=config.big_blind,
+        ante=config.ante if config.antes_posted else 0,
+        big_blind_ante=config.ante_mode is AnteMode.BIG_BLIND,
+        starting_stack=starting_stack,
+        small_bet=config.small_bet,
+        big_bet=config.big_bet,
+        raise_cap=config.raise_cap if config.structure is Structure.FIXED_LIMIT else 0,
+        reveal_all_at_showdown=config.reveal_all,
+        uncapped_heads_up=config.uncapped_heads_up,
+    )
+
+
+def public_events(events: Sequence[Event], timeouts: frozenset[int] = frozenset()) -> list[poker_pb2.PublicEvent]:
+    """Events (already filtered for one seat) as protocol messages; ``timeouts`` are indexes of actions the
+    referee made for a seat. A wager that puts a seat all-in is ALL_IN with the seat's raise-to total.
+    """
+    out = []
+    bets: dict[int, int] = {}
+    for index, event in enumerate(events):
+        kind = event.kind
+        amount = event.amount
+        if kind is EventKind.DEAL_BOARD:
+            bets.clear()
+        elif kind in _ADDS_TO_BET:
+            bets[event.seat] = bets.get(event.seat, 0) + amount
+        elif kind in (EventKind.BET, EventKind.RAISE):
+            bets[event.seat] = amount
+        pb_kind = _EVENT[kind]
+        if event.all_in and kind in _WAGERS:
+            pb_kind = poker_pb2.EVENT_KIND_ALL_IN
+            amount = bets[event.seat]
+        out.append(
+            poker_pb2.PublicEvent(
+                kind=pb_kind,
+                seat=event.seat,
+                street=street(event.street),
+                amount=amount,
+                cards=cards(event.cards),
+                by_timeout=index in timeouts,
+                pot_index=max(event.pot, 0),
+            )
+        )
+    return out
+
+
+def seat_states(view: SeatView, names: Sequence[str]) -> list[poker_pb2.SeatState]:
+    """Every seat's public state, indexed by seat number."""
+    states = []
+    for seat in range(view.num_seats):
+        if view.folded[seat]:
+            status = poker_pb2.SEAT_STATUS_FOLDED
+        elif view.stacks[seat] == 0:
+            status = poker_pb2.SEAT_STATUS_ALL_IN
+        else:
+            status = poker_pb2.SEAT_STATUS_ACTIVE
+        states.append(
+            poker_pb2.SeatState(
+                seat=seat,
+                name=names[seat],
+                stack=view.stacks[seat],
+                bet=view.bets[seat],
+                committed=view.committed[seat],
+                status=status,
+            )
+        )
+    return states
+
+
+def legal_actions(legal: LegalActions) -> poker_pb2.LegalActions:
+    """The exact choices of the seat to act."""
+    return poker_pb2.LegalActions(
+        can_fold=legal.can_fold,
+        can_check=legal.can_check,
+        can_call=legal.can_call,
+        call_amount=legal.call_amount,
+        can_raise=legal.can_raise,
+        min_raise_to=legal.min_raise_to,
+        max_raise_to=legal.max_raise_to,
+    )
+
+
+def action_request(decision: Decision, timeouts: frozenset[int] = frozenset()) -> bot_pb2.ActionRequest:
+    """The self-contained request a bot answers (see proto ActionRequest)."""
+    view = decision.view
+    assert view.legal is not None, "a request is only built for the seat to act"
+    return bot_pb2.ActionRequest(
+        table_id=decision.table_id,
+        hand_id=decision.hand_id,
+        request_id=decision.request_id,
+        seat=view.seat,
+        hole_cards=cards(view.hole_cards),
+        board=cards(view.board),
+        button=view.button,
+        street=street(view.street),
+        seats=seat_states(view, decision.names),
+        pots=[poker_pb2.Pot(amount=p.amount, eligible_seats=p.eligible) for p in view.pots],
+        legal=legal_actions(view.legal),
+        clock=poker_pb2.Clock(action_ms_left=decision.action_ms_left, bank_ms_left=decision.bank_ms_left),
+        history=public_events(view.history, timeouts),
+        config=table_config(view.config, view.num_seats, decision.starting_stack),
+    )
+
+
+def action_from_pb(message: poker_pb2.Action) -> Action:
+    """An Action message as an engine action; raises ``MalformedAction`` when it has no known kind."""
+    kind = _ACTION_FROM_PB.get(message.kind)
+    if kind is None:
+        raise MalformedAction(f"R6.1: action kind {message.kind} is not one of FOLD, CHECK, CALL, RAISE, ALL_IN")
+    return Action(kind, int(message.amount) if kind is ActionKind.RAISE else 0)
+
+
+def action_to_pb(action: Action, table_id: str, hand_id: str, request_id: int) -> poker_pb2.Action:
+    """An engine action as the Action message a bot sends."""
+    return poker_pb2.Action(
+        table_id=table_id, hand_id=hand_id, request_id=request_id, kind=_ACTION_TO_PB[action.kind], amount=action.amount
+    )
+
+
+def shown_hands(shown: dict[int, tuple[int, ...]], board: Sequence[int]) -> list[poker_pb2.ShownHand]:
+    """Hands revealed at showdown (R8.4) with the name of their category."""
+    out = []
+    for seat, hole in shown.items():
+        name = describe([*hole, *board]).text if len(board) >= 3 else ""
+        out.append(poker_pb2.ShownHand(seat=seat, cards=cards(hole), category=name))
+    return out

@@ -1,0 +1,288 @@
+"""A seat played by a remote bot over one BotService.Play stream (see proto/arena/v1/bot.proto).
+
+The referee never waits on the network: sending only queues a message for the stream's writer, and an answer
+is awaited only under the referee's clock. A bot that drops its stream can reconnect with its token; it is
+dealt in again from the next hand (R2.2's "dealt in"), and meanwhile its seat is played by the time-out policy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from arena.engine import Action, EventKind, IllegalActionError
+from arena.engine.view import public_history
+from arena.referee import Decision, HandRecord, HandStart, InvalidAction, Seat, SeatUnavailable
+from arena.referee.match import MatchResult
+from arena.transport import convert
+from arena.transport.pb import bot_pb2, poker_pb2
+
+log = logging.getLogger("arena.transport")
+
+MAX_QUEUED = 10_000  # messages waiting for a bot that does not read its stream
+
+
+@dataclass(slots=True)
+class Closing:
+    """Why a connection is being closed: the gRPC status to end the call with."""
+
+    code: str
+    details: str
+
+
+class Connection:
+    """One live stream to a bot: a queue of outgoing messages that the stream's writer drains."""
+
+    def __init__(self, peer: str) -> None:
+        self.peer = peer
+        self.queue: asyncio.Queue[bot_pb2.RefereeMessage | None] = asyncio.Queue()
+        self.closed = False
+        self.closing: Closing | None = None
+
+    def send(self, message: bot_pb2.RefereeMessage) -> None:
+        """Queue a message; a bot that lets too many pile up is cut off (it is not reading)."""
+        if self.closed:
+            return
+        if self.queue.qsize() >= MAX_QUEUED:
+            self.close("RESOURCE_EXHAUSTED", "the bot is not reading its stream")
+            return
+        self.queue.put_nowait(message)
+
+    def close(self, code: str = "OK", details: str = "") -> None:
+        """End the stream after the messages already queued."""
+        if self.closed:
+            return
+        self.closed = True
+        if code != "OK":
+            self.closing = Closing(code, details)
+        self.queue.put_nowait(None)
+
+
+def error_message(
+    code: bot_pb2.ErrorCode.ValueType,
+    message: str,
+    rule: str = "",
+    fatal: bool = False,
+    request_id: int = 0,
+) -> bot_pb2.RefereeMessage:
+    """A protocol Error as a RefereeMessage."""
+    return bot_pb2.RefereeMessage(
+        error=bot_pb2.Error(code=code, message=message, rule=rule, fatal=fatal, request_id=request_id)
+    )
+
+
+class RemoteSeat(Seat):
+    """A participant's seat answered by whichever connection last joined with its token."""
+
+    def __init__(
+        self,
+        name: str,
+        token: str,
+        match_id: str,
+        table_id: str,
+        config: poker_pb2.TableConfig,
+        policy: bot_pb2.ActionClockPolicy,
+        hands_total: int,
+    ) -> None:
+        self.name = name
+        self.token = token
+        self.match_id = match_id
+        self.table_id = table_id
+        self.config = config
+        self.policy = policy
+        self.hands_total = hands_total
+        self.bot_name = ""
+        self.bot_version = ""
+        self.language = ""
+        self.joins = 0
+        self.participant = -1
+        self.finished = False
+        self._conn: Connection | None = None
+        self._ready = asyncio.Event()
+        self._in_hand = False
+        self._waiting_for_next_hand = False
+        self._seat = 0
+        self._pending: tuple[int, asyncio.Future[Action]] | None = None
+
+    # ------------------------------------------------------------------ connection life
+
+    @property
+    def live(self) -> bool:
+        """Whether a stream is attached."""
+        return self._conn is not None and not self._conn.closed
+
+    @property
+    def connected(self) -> bool:
+        """Whether the bot can be asked to act now (a bot that rejoined mid-hand waits for the next hand)."""
+        return self.live and not self._waiting_for_next_hand
+
+    async def wait_connected(self, timeout_s: float) -> bool:
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout_s)
+        except TimeoutError:
+            log.warning("%s did not connect within %.1f s; its seat is played by the time-out policy", self.name,
+                        timeout_s)
+        return self.connected
+
+    def attach(self, conn: Connection, join: bot_pb2.Join) -> None:
+        """Seat a newly joined stream and welcome it."""
+        self._conn = conn
+        self.joins += 1
+        self.bot_name = join.bot_name
+        self.bot_version = join.bot_version
+        self.language = join.language
+        self._waiting_for_next_hand = self._in_hand
+        self._ready.set()
+        conn.send(
+            bot_pb2.RefereeMessage(
+                welcome=bot_pb2.Welcome(
+                    match_id=self.match_id,
+                    seat=self._seat,
+                    table_id=self.table_id,
+                    config=self.config,
+                    clock_policy=self.policy,
+                    protocol_version=convert.PROTOCOL_VERSION,
+                    hands_total=self.hands_total,
+                )
+            )
+        )
+        if self.finished:
+            conn.close()
+
+    def detach(self, conn: Connection) -> None:
+        """The stream ended: the seat is unavailable until the bot joins again."""
+        if self._conn is not conn:
+            return
+        self._conn = None
+        self._ready.clear()
+        if self._pending is not None and not self._pending[1].done():
+            self._pending[1].set_exception(SeatUnavailable(f"{self.name} disconnected"))
+
+    def _send(self, message: bot_pb2.RefereeMessage) -> None:
+        if self._conn is not None:
+            self._conn.send(message)
+
+    # ------------------------------------------------------------------ answers from the bot
+
+    def deliver(self, message: poker_pb2.Action) -> None:
+        """An Action arrived on the stream: resolve the open request, or tell the bot why it was ignored."""
+        pending = self._pending
+        if pending is None or pending[1].done():
+            self._send(error_message(
+                bot_pb2.ERROR_CODE_OUT_OF_ORDER,
+                f"no action is requested from you now (request {message.request_id} is not open)",
+                "R6.3", request_id=message.request_id,
+            ))
+            return
+        request_id, future = pending
+        if message.request_id != request_id or (message.table_id and message.table_id != self.table_id):
+            self._send(error_message(
+                bot_pb2.ERROR_CODE_UNKNOWN_REQUEST,
+                f"action for request {message.request_id} on table {message.table_id!r}, but the open request is "
+                f"{request_id} on table {self.table_id!r}; ignored",
+                request_id=message.request_id,
+            ))
+            return
+        try:
+            future.set_result(convert.action_from_pb(message))
+        except convert.MalformedAction as exc:
+            future.set_exception(InvalidAction(str(exc)))
+
+    # ------------------------------------------------------------------ the Seat interface
+
+    async def decide(self, decision: Decision, retry: bool) -> Action:
+        if not self.connected:
+            raise SeatUnavailable(f"{self.name} is not connected")
+        future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
+        self._pending = (decision.request_id, future)
+        if not retry:
+            request = convert.action_request(decision, decision.timeouts)
+            self._send(bot_pb2.RefereeMessage(action_request=request))
+        try:
+            return await future
+        finally:
+            self._pending = None
+
+    async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
+        self._send(bot_pb2.RefereeMessage(action_rejected=bot_pb2.ActionRejected(
+            table_id=decision.table_id, hand_id=decision.hand_id, request_id=decision.request_id,
+            rule=error.rule, message=str(error), retries_left=retries_left,
+        )))
+
+    async def timed_out(self, decision: Decision, action: Action, reason: str) -> None:
+        text = {
+            "timeout": "your clock ran out",
+            "illegal": "your retries after illegal actions are used up",
+            "absent": "you were not connected",
+        }.get(reason, reason)
+        self._send(error_message(
+            bot_pb2.ERROR_CODE_TIMEOUT, f"{text}: the referee played {action} for you (check if free, else fold)",
+            request_id=decision.request_id,
+        ))
+
+    async def hand_started(self, start: HandStart) -> None:
+        self._in_hand = True
+        self._waiting_for_next_hand = False
+        self._seat = start.seat
+        self._send(bot_pb2.RefereeMessage(hand_start=bot_pb2.HandStart(
+            table_id=start.table_id, hand_id=start.hand_id, hand_number=start.hand_number, button=start.button,
+            seat=start.seat, hole_cards=convert.cards(start.hole_cards),
+            seats=[poker_pb2.SeatState(seat=s, name=start.names[s], stack=start.stacks[s],
+                                       status=poker_pb2.SEAT_STATUS_ACTIVE) for s in range(len(start.names))],
+        )))
+
+    async def hand_finished(self, record: HandRecord, seat: int) -> None:
+        self._in_hand = False
+        self._send(bot_pb2.RefereeMessage(hand_end=hand_end(record, seat)))
+
+    async def match_finished(self, result: object, participant: int) -> None:
+        self.finished = True
+        if isinstance(result, MatchResult):
+            self._send(bot_pb2.RefereeMessage(match_end=match_end(result, participant)))
+        if self._conn is not None:
+            self._conn.close()
+
+    async def forfeited(self, reason: str) -> None:
+        self._send(error_message(bot_pb2.ERROR_CODE_FORFEIT, reason, fatal=False))
+
+
+def shown_at_showdown(record: HandRecord) -> dict[int, tuple[int, ...]]:
+    """The hole cards the table's policy revealed (R8.4): SHOW events only."""
+    return {e.seat: e.cards for e in record.events if e.kind is EventKind.SHOW}
+
+
+def hand_end(record: HandRecord, seat: int) -> bot_pb2.HandEnd:
+    """The end of a hand as ``seat`` may see it (spectators pass -1: no hole cards but those shown)."""
+    timeouts = frozenset(d.event_index for d in record.decisions if d.how != "ok")
+    return bot_pb2.HandEnd(
+        table_id=record.table_id,
+        hand_id=record.hand_id,
+        board=convert.cards(record.board),
+        shown=convert.shown_hands(shown_at_showdown(record), record.board),
+        payoffs=[
+            poker_pb2.SeatPayoff(seat=s, net=record.payoffs[s], final_stack=record.final_stacks[s])
+            for s in range(len(record.payoffs))
+        ],
+        history=convert.public_events(public_history(list(record.events), seat), timeouts),
+    )
+
+
+def match_end(result: MatchResult, participant: int) -> bot_pb2.MatchEnd:
+    """The end of a match as one participant hears it."""
+    reason = {
+        "completed": bot_pb2.MATCH_END_REASON_COMPLETED,
+        "aborted": bot_pb2.MATCH_END_REASON_ABORTED,
+    }.get(result.reason, bot_pb2.MATCH_END_REASON_UNSPECIFIED)
+    return bot_pb2.MatchEnd(
+        match_id=result.match_id,
+        reason=reason,
+        message=f"{result.hands_played} of {result.hands_total} hands played",
+        results=[
+            bot_pb2.BotResult(
+                seat=i, name=r.name, net_chips=r.net, hands_played=r.hands, violations=r.violations,
+                forfeited=r.forfeited, is_you=(i == participant),
+            )
+            for i, r in enumerate(result.results)
+        ],
+    )

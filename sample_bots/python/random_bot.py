@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Sample bot: picks uniformly among the legal kinds of action, and a uniform legal amount when it raises.
+
+    python sample_bots/python/random_bot.py --address 127.0.0.1:50051 --token TOKEN [--seed 42]
+
+The seed comes from ``--seed``, else the environment variable ``ARENA_BOT_SEED``; without one it is random.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+try:
+    from arena.sdk import Action, Bot, Request, call, check, fold, raise_to, run
+except ModuleNotFoundError:  # run from a checkout where the arena package is not installed
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from arena.sdk import Action, Bot, Request, call, check, fold, raise_to, run
+
+
+class RandomBot(Bot):
+    """Uniformly one of fold, check, call, raise (those that are legal); a raise goes to a uniform legal amount.
+
+    A noisy sparring partner: with a seed it plays the same way every time it sees the same requests.
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, request: Request) -> Action:
+        """A random legal action."""
+        legal = request.legal
+        choices: list[Action] = []
+        if legal.can_fold:
+            choices.append(fold())
+        if legal.can_check:
+            choices.append(check())
+        if legal.can_call:
+            choices.append(call())
+        if legal.can_raise:
+            choices.append(raise_to(self.rng.randint(legal.min_raise_to, legal.max_raise_to)))
+        if not choices:  # a correct referee never asks when nothing is legal
+            return check() if legal.can_check else fold()
+        return self.rng.choice(choices)
+
+
+def seed_from(argv: Sequence[str] | None = None) -> int | None:
+    """The seed given by ``--seed N`` (in ``argv``, default ``sys.argv``), else ``ARENA_BOT_SEED``, else None."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--seed", type=int)
+    args, _ = parser.parse_known_args(sys.argv[1:] if argv is None else list(argv))
+    if args.seed is not None:
+        return int(args.seed)
+    env = os.environ.get("ARENA_BOT_SEED", "").strip()
+    return int(env) if env else None
+
+
+if __name__ == "__main__":
+    raise SystemExit(run(RandomBot(seed_from()), name="random-bot", version="1.0").exit_code)
