@@ -13,7 +13,8 @@ class ClockPolicy:
     match. When both are gone the referee checks if that is free, else folds (a violation). An illegal action is
     refused up to ``max_retries`` times per request, then treated the same way. ``max_violations`` violations
     forfeit the match (0: never); a forfeited bot is played by the same policy for the rest of the match.
-    ``connect_timeout_ms`` is how long a bot that is not connected is waited for before a hand.
+    ``connect_timeout_ms`` is how long the bots are waited for before the first hand; a bot that drops its
+    connection is waited for ``reconnect_grace_ms`` once, before the next hand, to let it rejoin.
     """
 
     per_action_ms: int = 2000
@@ -21,9 +22,11 @@ class ClockPolicy:
     max_retries: int = 2
     max_violations: int = 20
     connect_timeout_ms: int = 10000
+    reconnect_grace_ms: int = 2000
 
     def __post_init__(self) -> None:
-        for name in ("per_action_ms", "time_bank_ms", "max_retries", "max_violations", "connect_timeout_ms"):
+        for name in ("per_action_ms", "time_bank_ms", "max_retries", "max_violations", "connect_timeout_ms",
+                     "reconnect_grace_ms"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
 

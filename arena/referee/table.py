@@ -41,6 +41,7 @@ class Participant:
     absent: int = 0
     forfeited: bool = False
     was_connected: bool = True
+    awaiting_reconnect: bool = False
     notes: list[str] = field(default_factory=list)
 
 
@@ -78,6 +79,7 @@ class TableRunner:
         seating = plan.seating
         names = tuple(self.participants[p].name for p in seating)
         started = time.time()
+        await self._check_connections([self.participants[p] for p in seating])
         hand = Hand(self.config, list(stacks), deck, button=plan.button)
         for seat, p in enumerate(seating):
             participant = self.participants[p]
@@ -127,6 +129,30 @@ class TableRunner:
             await notify(participant.seat.hand_finished(result, seat), f"hand end to {participant.name}")
         return result
 
+    async def _check_connections(self, participants: list[Participant]) -> None:
+        """Before a hand: a bot that lost its connection is a violation, and is given a moment to rejoin."""
+        waits = []
+        for participant in participants:
+            if participant.forfeited:
+                continue
+            if not participant.seat.connected:
+                await self._lost(participant, "disconnected")
+                if participant.awaiting_reconnect:
+                    waits.append(participant.seat.wait_connected(self.policy.reconnect_grace_ms / 1000))
+            participant.awaiting_reconnect = False
+        if waits:
+            await asyncio.gather(*waits)
+        for participant in participants:
+            if participant.seat.connected:
+                participant.was_connected = True
+
+    async def _lost(self, participant: Participant, what: str) -> None:
+        """Note a lost connection once (one violation), and wait for the bot to rejoin before the next hand."""
+        if participant.was_connected:
+            participant.was_connected = False
+            participant.awaiting_reconnect = True
+            await self._violation(participant, what)
+
     async def _decide(
         self,
         hand: Hand,
@@ -146,12 +172,9 @@ class TableRunner:
         if participant.forfeited:
             return self._fallback(hand, seat, index, request_id, fallback, 0.0, "forfeited", ())
         if not participant.seat.connected:
-            if participant.was_connected:
-                participant.was_connected = False
-                await self._violation(participant, "disconnected")
+            await self._lost(participant, "disconnected")
             participant.absent += 1
             return self._fallback(hand, seat, index, request_id, fallback, 0.0, "absent", ())
-        participant.was_connected = True
         clock = participant.clock
         allowance = clock.allowance_s()
         decision = Decision(
@@ -178,21 +201,16 @@ class TableRunner:
                 if remaining <= 0:
                     raise TimeoutError
                 action = await asyncio.wait_for(participant.seat.decide(decision, retry), remaining)
+                if not isinstance(action, Action):
+                    raise InvalidAction(f"R6.1: {action!r} is not an action")
+                event_index = len(hand.events)  # the action's own event; dealing and showdown may follow it
+                hand.act(seat, action)
+                break
             except TimeoutError:
                 how = "timeout"
                 break
             except SeatUnavailable:
                 how = "absent"
-                break
-            except Exception as exc:  # an in-process bot that raises is a broken bot, not a broken referee
-                log.warning("seat %s failed to decide: %r", participant.name, exc)
-                rejected.append(f"error: {exc!r}")
-                how = "illegal"
-                break
-            try:
-                if not isinstance(action, Action):
-                    raise InvalidAction(f"R6.1: {action!r} is not an action")
-                hand.act(seat, action)
                 break
             except (IllegalActionError, InvalidAction) as exc:
                 rejected.append(str(exc))
@@ -202,14 +220,17 @@ class TableRunner:
                 retries_left -= 1
                 retry = True
                 await notify(participant.seat.rejected(decision, exc, retries_left), f"rejection to {participant.name}")
+            except Exception as exc:  # an in-process bot that raises is a broken bot, not a broken referee
+                log.warning("seat %s failed to decide: %r", participant.name, exc)
+                rejected.append(f"error: {exc!r}")
+                how = "illegal"
+                break
         elapsed = time.monotonic() - start
         clock.charge(elapsed)
         participant.decisions += 1
         participant.think_s += elapsed
         if how == "ok":
-            return DecisionRecord(
-                seat, index, request_id, action, elapsed * 1000, how, len(hand.events) - 1, tuple(rejected)
-            )
+            return DecisionRecord(seat, index, request_id, action, elapsed * 1000, how, event_index, tuple(rejected))
         if how == "timeout":
             participant.timeouts += 1
         elif how == "illegal":
@@ -217,9 +238,8 @@ class TableRunner:
         record = self._fallback(hand, seat, index, request_id, fallback, elapsed, how, tuple(rejected))
         await notify(participant.seat.timed_out(decision, fallback, how), f"time-out to {participant.name}")
         if how == "absent":
-            participant.was_connected = False
             participant.absent += 1
-            await self._violation(participant, "disconnected during its turn")
+            await self._lost(participant, "disconnected during its turn")
         else:
             await self._violation(participant, how)
         return record
@@ -236,8 +256,9 @@ class TableRunner:
         rejected: tuple[str, ...],
     ) -> DecisionRecord:
         """Apply the time-out policy's action: check if that is free, else fold."""
+        event_index = len(hand.events)
         hand.act(seat, action)
-        return DecisionRecord(seat, index, request_id, action, elapsed * 1000, how, len(hand.events) - 1, rejected)
+        return DecisionRecord(seat, index, request_id, action, elapsed * 1000, how, event_index, rejected)
 
     async def _violation(self, participant: Participant, what: str) -> None:
         """Count a violation; forfeit the match at the table's limit (the bot is then played by the policy)."""

@@ -252,8 +252,14 @@ class _Session:
         elif which == "welcome":
             w = msg.welcome
             self.match_id = w.match_id
-            log.info("joined match %s as %r: table %s, seat %d, %d hands", w.match_id, self.join.bot_name,
-                     w.table_id, w.seat, w.hands_total)
+            log.info(
+                "joined match %s as %r: table %s, seat %d, %d hands",
+                w.match_id,
+                self.join.bot_name,
+                w.table_id,
+                w.seat,
+                w.hands_total,
+            )
             self._hook("on_welcome", self.bot.on_welcome, w)
         elif which == "match_end":
             self._hook("on_match_end", self.bot.on_match_end, msg.match_end)
@@ -278,11 +284,15 @@ class _Session:
     def _on_rejected(self, rejection: bot_pb2.ActionRejected) -> None:
         request = self.open.get(rejection.table_id)
         if request is None or (request.hand_id, request.request_id) != (rejection.hand_id, rejection.request_id):
-            log.warning("rejection for request %d, which is not open here: %s", rejection.request_id,
-                        rejection.message)
+            log.warning("rejection for request %d, which is not open here: %s", rejection.request_id, rejection.message)
             return
-        log.warning("request %d: action rejected (%s, %d retries left): %s", rejection.request_id, rejection.rule,
-                    rejection.retries_left, rejection.message)
+        log.warning(
+            "request %d: action rejected (%s, %d retries left): %s",
+            rejection.request_id,
+            rejection.rule,
+            rejection.retries_left,
+            rejection.message,
+        )
         action = self._decide("on_rejected", lambda: self.bot.on_rejected(rejection, request), request)
         self._send(request, action or safe_action(request))
 
@@ -308,14 +318,24 @@ class _Session:
         try:
             action = decide()
         except Exception:
-            log.exception("%s.%s raised on request %d; sending %s", type(self.bot).__name__, name,
-                          request.request_id, safe_action(request))
+            log.exception(
+                "%s.%s raised on request %d; sending %s",
+                type(self.bot).__name__,
+                name,
+                request.request_id,
+                safe_action(request),
+            )
             return None
         if action is None and name == "on_rejected":
             return None
         if not isinstance(action, Action):
-            log.error("%s.%s returned %r, not an Action; sending %s", type(self.bot).__name__, name, action,
-                      safe_action(request))
+            log.error(
+                "%s.%s returned %r, not an Action; sending %s",
+                type(self.bot).__name__,
+                name,
+                action,
+                safe_action(request),
+            )
             return None
         return action
 

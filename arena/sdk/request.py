@@ -67,8 +67,9 @@ class Request:
             street = _STREET_BY_BOARD.get(len(board), Street.UNSPECIFIED)
         config = TableConfig.from_pb(pb.config)
         if config.num_seats <= 0:
-            config = TableConfig(num_seats=size, structure=config.structure, small_blind=config.small_blind,
-                                 big_blind=config.big_blind)
+            config = TableConfig(
+                num_seats=size, structure=config.structure, small_blind=config.small_blind, big_blind=config.big_blind
+            )
         values: dict[str, Any] = {
             "pb": pb,
             "table_id": pb.table_id,

@@ -236,6 +236,11 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             raise
         except Exception as exc:  # bytes that are not a BotMessage, or a message over the size limit
             log.info("stream of %s broke: %r", seat.name, exc)
+            text = (f"a message could not be read as a BotMessage (not protobuf, or over "
+                    f"{self.limits.max_message_bytes} bytes): stream closed; reconnect with your token to play on")
+            conn.send(error_message(bot_pb2.ERROR_CODE_MALFORMED, text, fatal=True))
+            conn.close("INVALID_ARGUMENT", text)
+            return
         conn.close()
 
 

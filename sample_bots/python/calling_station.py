@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sample bot: the calling station. Checks when it can, otherwise calls; never folds, never raises.
 
-    python sample_bots/python/calling_station.py --address 127.0.0.1:50051 --token TOKEN
+Run: ``python sample_bots/python/calling_station.py --address 127.0.0.1:50051 --token TOKEN``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sample bot: Monte Carlo hand strength against random hands, then pot odds.
 
-    python sample_bots/python/equity_bot.py --address 127.0.0.1:50051 --token TOKEN
+Run: ``python sample_bots/python/equity_bot.py --address 127.0.0.1:50051 --token TOKEN``.
 
 For each request it deals the unknown cards a few hundred times (the opponents still in the hand get random hole
 cards, the board is completed at random) and counts how often its hand wins, ties counting as shares: its equity.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sample bot: picks uniformly among the legal kinds of action, and a uniform legal amount when it raises.
 
-    python sample_bots/python/random_bot.py --address 127.0.0.1:50051 --token TOKEN [--seed 42]
+Run: ``python sample_bots/python/random_bot.py --address 127.0.0.1:50051 --token TOKEN [--seed 42]``.
 
 The seed comes from ``--seed``, else the environment variable ``ARENA_BOT_SEED``; without one it is random.
 """

@@ -131,7 +131,7 @@ class FakeReferee(bot_pb2_grpc.BotServiceServicer):
             self.problems.append(f"illegal action {action} for {request.legal}")
         return action
 
-    def Play(  # noqa: N802 - the gRPC method name
+    def Play(
         self, request_iterator: Iterator[bot_pb2.BotMessage], context: grpc.ServicerContext
     ) -> Iterator[bot_pb2.RefereeMessage]:
         """The scripted match."""

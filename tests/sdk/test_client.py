@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -13,10 +14,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from arena.sdk import Action, Bot, MatchEndReason, MatchResult, Request, call, check, raise_to, run
-from arena.transport.pb import bot_pb2, poker_pb2
+from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
 from tests.sdk.fake_referee import TOKEN, FakeReferee
 from tests.sdk.helpers import REPO, SAMPLES
 
@@ -248,7 +250,7 @@ def test_missing_address_or_token_exits_with_status_2(
     kwargs: dict[str, str], missing: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exc:
-        run(Station(), argv=[], **kwargs)
+        run(Station(), argv=[], address=kwargs.get("address"), token=kwargs.get("token"))
     assert exc.value.code == 2
     assert missing in capsys.readouterr().err
 
@@ -314,3 +316,49 @@ def test_threads_are_not_left_behind(referee: FakeReferee) -> None:
     run_in_thread(Station(), address=referee.address, token=TOKEN)
     time.sleep(0.2)
     assert threading.active_count() <= before + 1
+
+
+# --------------------------------------------------------------------------------- TLS
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
+def test_tls_with_a_root_certificate_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    referee = FakeReferee()
+    server = grpc.server(ThreadPoolExecutor(max_workers=4))
+    bot_pb2_grpc.add_BotServiceServicer_to_server(referee, server)
+    credentials = grpc.ssl_server_credentials([(key.read_bytes(), cert.read_bytes())])
+    port = server.add_secure_port("127.0.0.1:0", credentials)
+    server.start()
+    try:
+        monkeypatch.setenv("ARENA_TLS_CA", str(cert))
+        result = run_in_thread(Station(), address=f"localhost:{port}", token=TOKEN)
+        assert result.ok
+        assert_clean_exchange(referee)
+        monkeypatch.delenv("ARENA_TLS_CA")
+        plain = run_in_thread(Station(), address=f"localhost:{port}", token=TOKEN, connect_timeout=0.5)
+        assert plain.error is not None and "cannot reach" in plain.error  # plaintext does not talk to TLS
+    finally:
+        server.stop(grace=None)

@@ -432,7 +432,7 @@ class LegalActions(_message.Message):
     MIN_RAISE_TO_FIELD_NUMBER: _builtins.int
     MAX_RAISE_TO_FIELD_NUMBER: _builtins.int
     can_fold: _builtins.bool
-    """FOLD is accepted (true whenever the seat may act)."""
+    """FOLD is accepted: a bet is owed. Folding when checking is free is refused (R6.1)."""
     can_check: _builtins.bool
     """CHECK is accepted: nothing is owed (R6.1)."""
     can_call: _builtins.bool

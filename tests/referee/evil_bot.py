@@ -1,0 +1,152 @@
+"""A bot process for integration tests that misbehaves on purpose (``EVIL_MODE``), speaking raw gRPC.
+
+Every RefereeMessage it receives is written as one JSON line to ``EVIL_LOG`` so a test can check what the
+referee said. Modes: good (check/call), timeout, crash, reconnect, garbage, unknown, out_of_turn, negative,
+huge, illegal_always, bad_token, steal_token (joins with ``EVIL_OTHER_TOKEN``), flood, silent (never joins),
+fold_always.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import sys
+import time
+from collections.abc import Iterator
+
+import grpc
+from google.protobuf import json_format
+
+from arena.transport.pb import bot_pb2, poker_pb2
+
+MODE = os.environ.get("EVIL_MODE", "good")
+LOG = os.environ.get("EVIL_LOG")
+ADDRESS = os.environ["ARENA_ADDRESS"]
+TOKEN = os.environ["ARENA_TOKEN"]
+AFTER = int(os.environ.get("EVIL_AFTER", "3"))  # how many good actions before misbehaving (crash, reconnect)
+END = object()
+
+
+def log(message: bot_pb2.RefereeMessage) -> None:
+    if LOG:
+        with open(LOG, "a") as f:
+            f.write(json.dumps(json_format.MessageToDict(message)) + "\n")
+
+
+def answer(request: bot_pb2.ActionRequest, kind: int, amount: int = 0, request_id: int | None = None) -> bytes:
+    action = poker_pb2.Action(
+        table_id=request.table_id, hand_id=request.hand_id,
+        request_id=request.request_id if request_id is None else request_id, kind=kind, amount=amount,  # type: ignore[arg-type]
+    )
+    return bot_pb2.BotMessage(action=action).SerializeToString()
+
+
+def safe(request: bot_pb2.ActionRequest) -> bytes:
+    legal = request.legal
+    kind = poker_pb2.ACTION_KIND_CHECK if legal.can_check else poker_pb2.ACTION_KIND_CALL
+    return answer(request, kind)
+
+
+def join(token: str) -> bytes:
+    message = bot_pb2.BotMessage(join=bot_pb2.Join(token=token, bot_name=f"evil-{MODE}", bot_version="0",
+                                                   protocol_version=1, language="python"))
+    return message.SerializeToString()
+
+
+def session(token: str, outbox: queue.Queue[object], first: list[bytes]) -> Iterator[bot_pb2.RefereeMessage]:
+    """One stream: raw bytes out (so garbage can be sent), parsed RefereeMessages in."""
+    channel = grpc.insecure_channel(ADDRESS)
+    call = channel.stream_stream(
+        "/arena.v1.BotService/Play",
+        request_serializer=lambda b: b,
+        response_deserializer=bot_pb2.RefereeMessage.FromString,
+    )
+
+    def requests() -> Iterator[bytes]:
+        yield from first
+        while True:
+            item = outbox.get()
+            if item is END:
+                return
+            assert isinstance(item, bytes)
+            yield item
+
+    return call(requests())  # type: ignore[no-any-return]
+
+
+def main() -> int:
+    token = os.environ.get("EVIL_OTHER_TOKEN", TOKEN) if MODE == "steal_token" else TOKEN
+    if MODE == "bad_token":
+        token = "not-a-token"
+    if MODE == "silent":
+        time.sleep(30)
+        return 0
+    first = [join(token)]
+    if MODE == "garbage":
+        first.append(b"\xff\xfe\x00garbage that is not a protobuf message\x13\x37")
+    if MODE == "unknown":
+        first.append(b"\xfa\x06\x03abc")  # field 111, a message type this protocol does not have
+    outbox: queue.Queue[object] = queue.Queue()
+    good = 0
+    reconnected = False
+    try:
+        responses = session(token, outbox, first)
+        while True:
+            for message in responses:
+                log(message)
+                kind = message.WhichOneof("msg")
+                if kind == "match_end":
+                    outbox.put(END)
+                    return 0
+                if kind == "action_rejected":
+                    request = pending
+                    outbox.put(safe(request) if MODE not in ("illegal_always",) else
+                               answer(request, poker_pb2.ACTION_KIND_RAISE, -1))
+                    continue
+                if kind != "action_request":
+                    continue
+                request = pending = message.action_request
+                if MODE == "timeout":
+                    time.sleep(0.6)  # longer than the test's clock; the late answer must be ignored safely
+                    outbox.put(safe(request))
+                elif MODE == "crash" and good >= AFTER:
+                    os._exit(3)
+                elif MODE == "reconnect" and good == AFTER and not reconnected:
+                    reconnected = True
+                    outbox.put(END)
+                    responses.cancel()  # type: ignore[attr-defined]
+                    break
+                elif MODE == "out_of_turn":
+                    outbox.put(answer(request, poker_pb2.ACTION_KIND_CALL, request_id=request.request_id + 1000))
+                    outbox.put(safe(request))
+                    outbox.put(safe(request))  # a second answer to a closed request
+                elif MODE == "negative":
+                    outbox.put(answer(request, poker_pb2.ACTION_KIND_RAISE, -500))
+                elif MODE == "huge":
+                    outbox.put(answer(request, poker_pb2.ACTION_KIND_RAISE, 10**15))
+                elif MODE == "illegal_always":
+                    outbox.put(answer(request, poker_pb2.ACTION_KIND_UNSPECIFIED))
+                elif MODE == "fold_always":
+                    outbox.put(answer(request, poker_pb2.ACTION_KIND_FOLD))
+                elif MODE == "flood":
+                    for _ in range(5000):
+                        outbox.put(safe(request))
+                else:
+                    outbox.put(safe(request))
+                good += 1
+            else:
+                return 0
+            time.sleep(0.2)
+            outbox = queue.Queue()
+            responses = session(TOKEN, outbox, [join(TOKEN)])
+    except grpc.RpcError as exc:
+        print(f"stream ended: {exc.code()} {exc.details()}", file=sys.stderr)  # type: ignore[attr-defined]
+        if LOG:
+            with open(LOG, "a") as f:
+                f.write(json.dumps({"status": str(exc.code()), "details": exc.details()}) + "\n")  # type: ignore[attr-defined]
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+"""The referee over real gRPC on 127.0.0.1 with real subprocess bots that misbehave in every way we know.
+
+For each: the referee stays up, the match completes, every finished hand is in the database, the error is clear.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.cards import format_card
+from arena.records.db import Database
+from arena.referee import ClockPolicy, MatchResult, MatchSpec
+from arena.runner.bots import BotProcess, BotSpec
+from arena.runner.remote_match import play, prepare_match, run_local_match
+
+REPO = Path(__file__).resolve().parents[2]
+EVIL = REPO / "tests" / "referee" / "evil_bot.py"
+FAST = ClockPolicy(per_action_ms=400, time_bank_ms=0, max_retries=1, max_violations=0, connect_timeout_ms=4000)
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def evil(mode: str, log: Path, extra: str = "") -> str:
+    return f"EVIL_MODE={mode} EVIL_LOG={log} {extra} {sys.executable} {EVIL}"
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def errors(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [m["error"] for m in log if "error" in m]
+
+
+class Played:
+    def __init__(self, result: MatchResult, db: Database, good: list[dict[str, Any]], bad: list[dict[str, Any]]):
+        self.result = result
+        self.db = db
+        self.good = good
+        self.bad = bad
+
+    @property
+    def evil(self) -> Any:
+        return self.result.results[1]
+
+
+def run(tmp_path: Path, mode: str, hands: int = 6, policy: ClockPolicy = FAST, extra: str = "") -> Played:
+    db = Database(tmp_path / "arena.db")
+    spec = MatchSpec("t1", "fixed-seed", hands, policy=policy)
+    bots = [BotSpec("good", evil("good", tmp_path / "good.jsonl")), BotSpec("evil", evil(mode, tmp_path / "bad.jsonl", extra))]
+    db.start_match(spec, [(b.name, "", b.command) for b in bots], len(spec.plan(2)))
+    result = asyncio.run(run_local_match(spec, bots, [db], log_dir=tmp_path, cwd=REPO))
+    played = Played(result, db, lines(tmp_path / "good.jsonl"), lines(tmp_path / "bad.jsonl"))
+    assert result.reason == "completed"
+    assert result.hands_played == result.hands_total == hands
+    assert db.hands_recorded("t1") == hands
+    assert sum(r.net for r in result.results) == 0
+    assert result.results[0].violations == 0
+    return played
+
+
+def test_well_behaved_bots_play_a_whole_match(tmp_path: Path) -> None:
+    played = run(tmp_path, "good")
+    assert played.evil.violations == 0
+    assert any("matchEnd" in m for m in played.good) and any("matchEnd" in m for m in played.bad)
+    assert sum(1 for m in played.good if "handEnd" in m) == 6
+
+
+def test_no_bot_ever_sees_another_bots_hole_cards(tmp_path: Path) -> None:
+    played = run(tmp_path, "good", hands=10)
+    records = {r.hand_id: r for r in played.db.hand_records("t1")}
+    for log, participant in ((played.good, 0), (played.bad, 1)):
+        for message in log:
+            body = message.get("actionRequest") or message.get("handStart") or message.get("handEnd")
+            if body is None:
+                continue
+            record = records[body["handId"]]
+            seat = record.seating.index(participant)
+            own = {format_card(c) for c in record.hole[seat]}
+            board = {format_card(c) for c in record.board}
+            shown = {format_card(c) for e in record.events if e.kind.name == "SHOW" for c in e.cards}
+            seen = set(body.get("holeCards", [])) | set(body.get("board", []))
+            for event in body.get("history", []):
+                seen |= set(event.get("cards", []))
+            for hand in body.get("shown", []):
+                seen |= set(hand.get("cards", []))
+            allowed = own | board | (shown if "handEnd" in message else set())
+            assert seen <= allowed, (message, own, board, shown)
+            if "actionRequest" in message:
+                assert set(body["holeCards"]) == own
+
+
+def test_a_bot_that_times_out_is_checked_or_folded_and_late_answers_are_ignored(tmp_path: Path) -> None:
+    played = run(tmp_path, "timeout")
+    assert played.evil.timeouts > 0 and played.evil.violations == played.evil.timeouts
+    texts = [e.get("message", "") for e in errors(played.bad)]
+    assert any("clock ran out" in t for t in texts)
+    codes = {e["code"] for e in errors(played.bad)}
+    assert "ERROR_CODE_TIMEOUT" in codes
+    assert codes & {"ERROR_CODE_UNKNOWN_REQUEST", "ERROR_CODE_OUT_OF_ORDER"}  # the late answers
+    kinds = {r["kind"] for r in played.db.conn.execute("SELECT kind FROM violations")}
+    assert kinds == {"timeout"}
+
+
+def test_a_bot_that_crashes_mid_match_is_played_by_the_policy(tmp_path: Path) -> None:
+    played = run(tmp_path, "crash", extra="EVIL_AFTER=3")
+    assert played.evil.absent > 0 and "disconnected" in played.evil.notes[0]
+    assert not any("matchEnd" in m for m in played.bad)
+
+
+def test_a_bot_that_disconnects_and_reconnects_plays_on(tmp_path: Path) -> None:
+    played = run(tmp_path, "reconnect", hands=8, extra="EVIL_AFTER=4")
+    welcomes = [m for m in played.bad if "welcome" in m]
+    assert len(welcomes) == 2
+    assert any("matchEnd" in m for m in played.bad)
+    ok = played.db.conn.execute(
+        "SELECT COUNT(*) FROM actions a JOIN hand_seats s USING (match_id, hand_number, seat)"
+        " WHERE s.participant = 1 AND a.how = 'ok'"
+    ).fetchone()[0]
+    assert ok > 4  # it answered again after reconnecting
+
+
+def test_garbage_bytes_end_only_that_stream(tmp_path: Path) -> None:
+    played = run(tmp_path, "garbage")
+    statuses = [m for m in played.bad if "status" in m]
+    assert statuses, played.bad
+    assert played.evil.absent > 0
+
+
+def test_unknown_message_types_get_a_clear_error_and_play_goes_on(tmp_path: Path) -> None:
+    played = run(tmp_path, "unknown")
+    malformed = [e for e in errors(played.bad) if e["code"] == "ERROR_CODE_MALFORMED"]
+    assert malformed and "unknown message type" in malformed[0]["message"]
+    assert played.evil.violations == 0
+
+
+def test_actions_out_of_turn_or_for_other_requests_are_refused_without_harm(tmp_path: Path) -> None:
+    played = run(tmp_path, "out_of_turn")
+    codes = [e["code"] for e in errors(played.bad)]
+    assert "ERROR_CODE_UNKNOWN_REQUEST" in codes and "ERROR_CODE_OUT_OF_ORDER" in codes
+    assert played.evil.violations == 0
+
+
+@pytest.mark.parametrize("mode, rule", [("negative", "R6.3"), ("huge", "R7."), ("illegal_always", "R6.1")])
+def test_illegal_amounts_are_rejected_naming_the_rule(tmp_path: Path, mode: str, rule: str) -> None:
+    played = run(tmp_path, mode)
+    rejections = [m["actionRejected"] for m in played.bad if "actionRejected" in m]
+    assert rejections, played.bad
+    assert all(r["rule"].startswith(rule[:2]) for r in rejections)
+    assert any(r["rule"].startswith(rule) for r in rejections)
+    assert any(r["message"] for r in rejections)
+
+
+def test_too_many_violations_forfeit_the_match_which_still_finishes(tmp_path: Path) -> None:
+    policy = ClockPolicy(per_action_ms=400, time_bank_ms=0, max_retries=0, max_violations=2, connect_timeout_ms=4000)
+    played = run(tmp_path, "illegal_always", hands=6, policy=policy)
+    assert played.evil.forfeited and played.evil.violations == 2
+    assert any(e["code"] == "ERROR_CODE_FORFEIT" for e in errors(played.bad))
+
+
+def test_a_wrong_token_is_refused(tmp_path: Path) -> None:
+    played = run(tmp_path, "bad_token", hands=2)
+    refused = errors(played.bad)
+    assert refused and refused[0]["code"] == "ERROR_CODE_BAD_TOKEN" and refused[0]["fatal"]
+    assert any(m.get("status") == "StatusCode.UNAUTHENTICATED" for m in played.bad)
+    assert played.evil.absent > 0
+
+
+def test_a_flood_of_messages_is_cut_off(tmp_path: Path) -> None:
+    played = run(tmp_path, "flood", hands=4)
+    assert any(e["code"] == "ERROR_CODE_RATE_LIMITED" for e in errors(played.bad))
+    assert any(m.get("status") == "StatusCode.RESOURCE_EXHAUSTED" for m in played.bad)
+
+
+def test_a_bot_that_never_connects_is_waited_for_then_played_by_the_policy(tmp_path: Path) -> None:
+    policy = ClockPolicy(per_action_ms=400, time_bank_ms=0, max_retries=1, max_violations=0, connect_timeout_ms=1000)
+    played = run(tmp_path, "silent", hands=2, policy=policy)
+    assert played.evil.decisions == 0 and played.evil.absent > 0
+
+
+def test_a_seat_token_cannot_be_used_by_another_bot(tmp_path: Path) -> None:
+    async def scenario() -> tuple[MatchResult, list[dict[str, Any]]]:
+        spec = MatchSpec("t2", "seed", 4, policy=FAST)
+        setup = await prepare_match(spec, ["good", "other"])
+        good = BotProcess(BotSpec("good", evil("good", tmp_path / "g.jsonl")))
+        await good.start(setup.server.address, setup.seats[0].token, REPO)
+        other = BotProcess(BotSpec("other", evil("good", tmp_path / "o.jsonl")))
+        await other.start(setup.server.address, setup.seats[1].token, REPO)
+        await setup.seats[0].wait_connected(10)
+        thief = BotProcess(BotSpec("thief", evil("steal_token", tmp_path / "t.jsonl",
+                                                 f"EVIL_OTHER_TOKEN={setup.seats[0].token}")))
+        await thief.start(setup.server.address, "unused", REPO)
+        await thief.stop(10)
+        result = await play(setup)
+        await asyncio.gather(good.stop(), other.stop())
+        await setup.server.stop()
+        return result, lines(tmp_path / "t.jsonl")
+
+    result, thief = asyncio.run(scenario())
+    assert result.reason == "completed" and all(r.violations == 0 for r in result.results)
+    refused = errors(thief)
+    assert refused[0]["code"] == "ERROR_CODE_BAD_TOKEN" and "already in use" in refused[0]["message"]
+    assert any(m.get("status") == "StatusCode.ALREADY_EXISTS" for m in thief)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+def test_the_javascript_bot_plays_a_full_match_against_a_python_bot(tmp_path: Path) -> None:
+    js = REPO / "sample_bots" / "javascript"
+    if not (js / "node_modules").is_dir():
+        pytest.fail("run `npm ci` in sample_bots/javascript (make test does)")
+    db = Database(tmp_path / "arena.db")
+    spec = MatchSpec("js", "js-seed", 20, policy=ClockPolicy(per_action_ms=2000, connect_timeout_ms=15000))
+    bots = [BotSpec("python", evil("good", tmp_path / "py.jsonl")), BotSpec("javascript", f"node {js / 'bot.js'}")]
+    db.start_match(spec, [(b.name, "", b.command) for b in bots], 20)
+    result = asyncio.run(run_local_match(spec, bots, [db], log_dir=tmp_path, cwd=REPO))
+    assert result.reason == "completed" and result.hands_played == 20
+    assert db.hands_recorded("js") == 20
+    assert all(r.violations == 0 and r.decisions > 0 for r in result.results), result.results
