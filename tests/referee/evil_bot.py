@@ -90,6 +90,7 @@ def main() -> int:
     outbox: queue.Queue[object] = queue.Queue()
     good = 0
     reconnected = False
+    pending = bot_pb2.ActionRequest()
     try:
         responses = session(token, outbox, first)
         while True:
@@ -100,9 +101,8 @@ def main() -> int:
                     outbox.put(END)
                     return 0
                 if kind == "action_rejected":
-                    request = pending
-                    outbox.put(safe(request) if MODE not in ("illegal_always",) else
-                               answer(request, poker_pb2.ACTION_KIND_RAISE, -1))
+                    outbox.put(safe(pending) if MODE not in ("illegal_always",) else
+                               answer(pending, poker_pb2.ACTION_KIND_RAISE, -1))
                     continue
                 if kind != "action_request":
                     continue

@@ -54,7 +54,10 @@ class Played:
 def run(tmp_path: Path, mode: str, hands: int = 6, policy: ClockPolicy = FAST, extra: str = "") -> Played:
     db = Database(tmp_path / "arena.db")
     spec = MatchSpec("t1", "fixed-seed", hands, policy=policy)
-    bots = [BotSpec("good", evil("good", tmp_path / "good.jsonl")), BotSpec("evil", evil(mode, tmp_path / "bad.jsonl", extra))]
+    bots = [
+        BotSpec("good", evil("good", tmp_path / "good.jsonl")),
+        BotSpec("evil", evil(mode, tmp_path / "bad.jsonl", extra)),
+    ]
     db.start_match(spec, [(b.name, "", b.command) for b in bots], len(spec.plan(2)))
     result = asyncio.run(run_local_match(spec, bots, [db], log_dir=tmp_path, cwd=REPO))
     played = Played(result, db, lines(tmp_path / "good.jsonl"), lines(tmp_path / "bad.jsonl"))
