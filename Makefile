@@ -3,8 +3,10 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+JS := sample_bots/javascript
+JS_STAMP := $(JS)/node_modules/.installed
 
-.PHONY: install test lint demo bench clean
+.PHONY: install test lint demo bench proto clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PY) -m venv $(VENV)
@@ -12,20 +14,28 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+$(JS_STAMP): $(JS)/package.json $(JS)/package-lock.json
+	cd $(JS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $(JS_STAMP)
+
+install: $(STAMP) $(JS_STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena tests
+	$(BIN)/ruff check arena tests sample_bots/python
 	$(BIN)/mypy
 
-test: $(STAMP) lint
+test: install lint
+	cd $(JS) && npm test --silent
 	$(BIN)/pytest
 
-demo: $(STAMP)
+demo: install
 	$(BIN)/arena demo
 
-bench: $(STAMP)
+bench: install
 	$(BIN)/python -m tests.bench
 
+proto: $(STAMP)
+	$(BIN)/python -m arena.transport.build_proto
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(JS)/node_modules
