@@ -1,4 +1,4 @@
-"""The ``arena`` command: one subcommand per job (layer 9). Errors a user can cause end with a message, no traceback."""
+"""``arena match`` and ``arena serve``: one match over gRPC, with local bot commands or remote bots."""
 
 from __future__ import annotations
 
@@ -6,77 +6,22 @@ import asyncio
 import dataclasses
 import json
 import logging
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
-from arena import __version__
+from arena.cli.leaderboard import console
 from arena.deals import new_seed
 from arena.engine import AnteMode, RuleError, Structure, TableConfig
 from arena.records.db import Database
-from arena.records.phh import PhhError, load
 from arena.records.phh_sink import PhhDirSink
-from arena.records.replay import ReplayResult, replay_result
 from arena.referee import ClockPolicy, HandSink, MatchResult, MatchSpec
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.remote_match import play, prepare_match, run_local_match
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="arena")
-def main() -> None:
-    """arena: duplicate Texas Hold'em for bots in any language, under a referee nobody can cheat."""
-
-
-def _phh_files(paths: tuple[str, ...]) -> Iterator[Path]:
-    """Every ``.phh`` file under the given files and folders (recursively), in a stable order."""
-    for name in paths:
-        path = Path(name)
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*.phh") if p.is_file())
-        else:
-            yield path
-
-
-@main.command()
-@click.argument("paths", nargs=-1, required=True)
-@click.option("--summary/--no-summary", default=False, help="Print a count of hands ok and not ok to stderr.")
-def replay(paths: tuple[str, ...], summary: bool) -> None:
-    """Replay PHH hand histories through the engine; print one JSON object per hand.
-
-    Exit status: 0 if every hand is ok, 1 if any is not, 2 if a file cannot be read or parsed.
-    """
-    status = 0
-    ok = bad = unreadable = 0
-    for path in _phh_files(paths):
-        try:
-            phh = load(path)
-        except PhhError as exc:
-            click.echo(f"arena replay: {exc}", err=True)
-            result = ReplayResult(False, None, str(exc))
-            unreadable += 1
-            status = 2
-        else:
-            result = replay_result(phh)
-            if result.ok:
-                ok += 1
-            else:
-                bad += 1
-                status = max(status, 1)
-        click.echo(json.dumps(result.to_json(str(path))))
-    if ok + bad + unreadable == 0:
-        click.echo(f"arena replay: no .phh files found in {' '.join(paths)}", err=True)
-        status = 2
-    if summary:
-        click.echo(f"{ok} ok, {bad} not ok, {unreadable} unreadable", err=True)
-    sys.exit(status)
-
 
 # ---------------------------------------------------------------------------------------------- matches
 
@@ -183,12 +128,12 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool) -> None:
         table.add_row(f"{r.name}{'@' + r.version if r.version else ''}", str(r.hands), f"{r.net:+,}",
                       f"{r.mbb_per_hand:+.1f}", f"{r.mean_think_ms:.1f}", str(r.violations) + (f" ({details})"
                       if details else ""), status)
-    Console().print(table)
+    console().print(table)
     click.echo(f"seed {result.seed} (commitment {result.commitment}); {result.seconds:.1f} s, "
                f"{result.hands_played / max(result.seconds, 1e-9):.0f} hands/s")
 
 
-@main.command()
+@click.command()
 @click.option("--bot", "bots", multiple=True, required=True, metavar="NAME=COMMAND",
               help="A bot to launch (repeat; at least two). It gets ARENA_ADDRESS and ARENA_TOKEN in its environment.")
 @click.option("--seats", type=click.IntRange(2, 22), default=None, help="Seats at the table (default: one per bot).")
@@ -221,7 +166,7 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, **kw: A
     print_result(result, spec.config.big_blind, kw["json_out"])
 
 
-@main.command()
+@click.command()
 @click.option("--bot", "names", multiple=True, required=True, metavar="NAME",
               help="A seat for a remote bot (repeat); a token is printed for each.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
@@ -265,3 +210,6 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
 def _logging(verbosity: int) -> None:
     level = logging.WARNING if verbosity == 0 else (logging.INFO if verbosity == 1 else logging.DEBUG)
     logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+
+COMMANDS = [match, serve]

@@ -1,0 +1,27 @@
+"""The ``arena`` command (layer 9): one module per subcommand, registered on one click group.
+
+Errors a user can cause end with a clear message and a non-zero status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import click
+
+from arena import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arena")
+def main() -> None:
+    """arena: duplicate Texas Hold'em for bots in any language, under a referee nobody can cheat."""
+
+
+def _register() -> None:
+    from arena.cli import leaderboard, match, replay
+
+    for module in (replay, match, leaderboard):
+        for command in module.COMMANDS:
+            main.add_command(command)
+
+
+_register()

@@ -1,0 +1,72 @@
+"""``arena leaderboard``: the ratings table in the terminal, or JSON for machines."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from arena.ratings.leaderboard import Leaderboard, build_leaderboard, leaderboard_json
+from arena.records.db import Database
+
+DEFAULT_DB = "arena.db"
+
+
+def console() -> Console:
+    """A console that keeps tables readable when the output is a pipe or a log (rich assumes 80 columns)."""
+    return Console(width=None if sys.stdout.isatty() else 160)
+
+
+def open_db(path: str) -> Database:
+    """Open an existing database, or fail with a clear message."""
+    if not Path(path).is_file():
+        raise click.ClickException(f"no database at {path} (record one with --db, e.g. arena match ... --db {path})")
+    return Database(path)
+
+
+def _ci(low: float, high: float) -> str:
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "(one session)"
+    return f"[{low:+.0f}, {high:+.0f}]"
+
+
+def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
+    """The leaderboard as a terminal table."""
+    table = Table(title=f"{title}: {board.sessions} duplicate sessions")
+    for column in ("#", "bot", "mu - 3σ", "mu", "σ", "mbb/hand", "95% CI", "hands", "VPIP", "PFR", "AF", "viol."):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in board.rows:
+        stats = row.stats
+        table.add_row(
+            str(row.rank), row.bot, f"{row.rating.conservative:.2f}", f"{row.rating.mu:.2f}",
+            f"{row.rating.sigma:.2f}", f"{row.win_rate.mean:+.1f}", _ci(row.win_rate.low, row.win_rate.high),
+            str(row.win_rate.hands),
+            f"{stats.vpip:.0%}" if stats else "", f"{stats.pfr:.0%}" if stats else "",
+            f"{stats.aggression:.2f}" if stats else "", str(stats.violations) if stats else "",
+        )
+    console().print(table)
+
+
+@click.command()
+@click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, type=click.Path(dir_okay=False))
+@click.option("--match", "match_ids", multiple=True, help="Only these matches (repeat); default: all.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def leaderboard(db_path: str, match_ids: tuple[str, ...], as_json: bool) -> None:
+    """Rank the bots of a database: TrueSkill (mu - 3 sigma) beside mbb/hand with 95% CIs."""
+    db = open_db(db_path)
+    unknown = [m for m in match_ids if db.match_row(m) is None]
+    if unknown:
+        raise click.ClickException(f"no match {', '.join(unknown)} in {db_path}")
+    board = build_leaderboard(db, list(match_ids) or None)
+    if as_json:
+        click.echo(json.dumps(leaderboard_json(board), indent=2))
+    else:
+        print_leaderboard(board)
+
+
+COMMANDS = [leaderboard]
