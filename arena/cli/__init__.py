@@ -17,9 +17,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from arena.cli import leaderboard, match, replay
+    from arena.cli import leaderboard, match, replay, tournament
 
-    for module in (replay, match, leaderboard):
+    for module in (replay, match, leaderboard, tournament):
         for command in module.COMMANDS:
             main.add_command(command)
 

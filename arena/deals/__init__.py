@@ -1,12 +1,13 @@
 """Layer 3: deals. A match seed gives every hand's deck; duplicate schedules replay each deck in every seat order."""
 
 from arena.deals.schedule import DealPlan, duplicate_plan, rotations
-from arena.deals.seed import commitment, deck_for_hand, new_seed, verify_commitment
+from arena.deals.seed import commitment, deck_for_hand, derive_seed, new_seed, verify_commitment
 
 __all__ = [
     "DealPlan",
     "commitment",
     "deck_for_hand",
+    "derive_seed",
     "duplicate_plan",
     "new_seed",
     "rotations",

@@ -31,6 +31,11 @@ def verify_commitment(seed: str, published: str) -> bool:
     return hmac.compare_digest(commitment(seed), published.strip().lower())
 
 
+def derive_seed(seed: str, label: str) -> str:
+    """A seed for one part of a larger event (a tournament's match), fixed by the event's seed and the label."""
+    return hmac.new(seed.encode("utf-8"), b"arena-derive-v1:" + label.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
 def _words(seed: str, hand_number: int) -> Iterator[int]:
     """An endless stream of 32-bit words from HMAC-SHA256 in counter mode."""
     key = seed.encode("utf-8")

@@ -21,6 +21,7 @@ from arena.referee.seat import HandStart, InvalidAction, Seat, SeatUnavailable
 log = logging.getLogger("arena.referee")
 
 NOTIFY_TIMEOUT_S = 2.0
+REQUESTS_PER_HAND = 1000  # more decisions than one hand can have (22 seats x 4 streets x a few raises)
 
 
 @dataclass(slots=True)
@@ -71,7 +72,7 @@ class TableRunner:
         self.policy = policy
         self.participants = list(participants)
         self.sinks = list(sinks)
-        self._request_ids = itertools.count(1)
+        self._request_ids = itertools.count(1)  # replaced per hand; see play_hand
 
     async def play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int]) -> HandRecord:
         """Play one hand to the end and return its record (already handed to every sink)."""
@@ -91,6 +92,8 @@ class TableRunner:
             await notify(participant.seat.hand_started(start), f"hand start to {participant.name}")
         decisions: list[DecisionRecord] = []
         timeouts: set[int] = set()
+        # Request ids depend only on the hand, so a resumed match asks exactly what an uninterrupted one did
+        self._request_ids = itertools.count(plan.hand_number * REQUESTS_PER_HAND + 1)
         while hand.to_act is not None:
             seat = hand.to_act
             record = await self._decide(hand, seat, seating[seat], hand_id, plan, names, stacks, frozenset(timeouts))

@@ -25,14 +25,18 @@ except ModuleNotFoundError:  # run from a checkout where the arena package is no
 class RandomBot(Bot):
     """Uniformly one of fold, check, call, raise (those that are legal); a raise goes to a uniform legal amount.
 
-    A noisy sparring partner: with a seed it plays the same way every time it sees the same requests.
+    A noisy sparring partner. With a seed, each decision draws from a generator seeded by the seed, the hand and
+    the request, so the bot plays the same way whenever it sees the same request, even in a resumed match.
     """
 
     def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
         self.rng = random.Random(seed)
 
     def act(self, request: Request) -> Action:
         """A random legal action."""
+        if self.seed is not None:
+            self.rng = random.Random(f"{self.seed}:{request.hand_id}:{request.request_id}")
         legal = request.legal
         choices: list[Action] = []
         if legal.can_fold:

@@ -7,12 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "phh"
 ARENA = [sys.executable, "-m", "arena"]
-
-pytestmark = pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="shared/conformance is not beside the repository")
 
 
 def run_replay(*paths: Path | str) -> tuple[int, list[dict[str, object]], str]:
@@ -20,9 +15,9 @@ def run_replay(*paths: Path | str) -> tuple[int, list[dict[str, object]], str]:
     return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines()], proc.stderr
 
 
-def test_all_real_hands_replay_ok() -> None:
+def test_all_real_hands_replay_ok(conformance: Path) -> None:
     status, results, _ = run_replay(
-        CONFORMANCE / "pluribus", CONFORMANCE / "wsop-2023-43-5", CONFORMANCE / "historical"
+        conformance / "pluribus", conformance / "wsop-2023-43-5", conformance / "historical"
     )
     bad = [r for r in results if not r["ok"]]
     assert bad == []
@@ -31,18 +26,18 @@ def test_all_real_hands_replay_ok() -> None:
     assert all(isinstance(r["finishing_stacks"], list) for r in results)
 
 
-def test_the_invalid_hand_is_refused_naming_the_seat_and_rule() -> None:
-    status, results, _ = run_replay(CONFORMANCE / "invalid")
+def test_the_invalid_hand_is_refused_naming_the_seat_and_rule(conformance: Path) -> None:
+    status, results, _ = run_replay(conformance / "invalid")
     assert status == 1
     assert len(results) == 1 and results[0]["ok"] is False
     error = str(results[0]["error"])
     assert "p8" in error and "R6.3" in error and "'p1 cc'" in error
 
 
-def test_unreadable_files_exit_2_without_a_traceback(tmp_path: Path) -> None:
+def test_unreadable_files_exit_2_without_a_traceback(tmp_path: Path, conformance: Path) -> None:
     broken = tmp_path / "broken.phh"
     broken.write_text("variant = 'NT'\nactions = [\n")
-    status, results, stderr = run_replay(broken, CONFORMANCE / "historical")
+    status, results, stderr = run_replay(broken, conformance / "historical")
     assert status == 2
     assert "not valid TOML" in stderr and "Traceback" not in stderr
     assert [r["ok"] for r in results] == [False, True]

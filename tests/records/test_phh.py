@@ -13,7 +13,6 @@ from arena.engine import ActionKind, AnteMode, EventKind, Hand, Structure, Table
 from arena.records.phh import PhhError, dumps, load, loads, parse_action
 from arena.records.replay import hand_to_phh, replay, replay_result, stacks_agree, table_config
 
-CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "phh"
 
 
 def test_parse_actions() -> None:
@@ -48,8 +47,8 @@ def test_loads_rejects_what_it_cannot_read() -> None:
         loads("variant = 'NT'\nantes = [0]\nstarting_stacks = [100, 100]\nactions = []")
 
 
-def test_round_trip_keeps_every_field() -> None:
-    path = CONFORMANCE / "wsop-2023-43-5" / "1.phh"
+def test_round_trip_keeps_every_field(conformance: Path) -> None:
+    path = conformance / "wsop-2023-43-5" / "1.phh"
     phh = load(path)
     again = loads(dumps(phh))
     assert again == phh
@@ -61,8 +60,8 @@ def test_load_reports_unreadable_files(tmp_path: Path) -> None:
         load(tmp_path / "missing.phh")
 
 
-def test_table_config_from_phh() -> None:
-    config = table_config(load(CONFORMANCE / "wsop-2023-43-5" / "1.phh"))
+def test_table_config_from_phh(conformance: Path) -> None:
+    config = table_config(load(conformance / "wsop-2023-43-5" / "1.phh"))
     assert (config.small_blind, config.big_blind, config.ante, config.ante_mode) == (40000, 80000, 120000,
                                                                                        AnteMode.BIG_BLIND)
 

@@ -1,0 +1,74 @@
+"""``arena tournament``: a resumable round-robin of duplicate matches, ending with the leaderboard."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from arena.cli.leaderboard import DEFAULT_DB, console, print_leaderboard
+from arena.ratings.leaderboard import build_leaderboard
+from arena.records.db import Database
+from arena.referee import HandRecord, MatchResult
+from arena.runner.tournament import (
+    ScheduledMatch,
+    TournamentConfig,
+    TournamentError,
+    TournamentProgress,
+    hands_to_play,
+    matches_of,
+    run_tournament,
+    schedule,
+)
+
+
+def play_tournament(
+    config: TournamentConfig, db: Database, resume: bool, show_progress: bool, log_dir: Path | None
+) -> list[MatchResult]:
+    """Run a tournament with a progress bar for hands and matches (when asked for)."""
+    scheduled = schedule(config)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console(), disable=not show_progress, transient=False,
+    ) as bars:
+        hands = bars.add_task("hands", total=hands_to_play(config, db))
+        matches = bars.add_task("matches", total=len(scheduled))
+
+        def hand_done(record: HandRecord) -> None:
+            bars.advance(hands)
+
+        def match_done(match: ScheduledMatch, result: MatchResult | None) -> None:
+            bars.advance(matches)
+
+        progress = TournamentProgress(hand_done, match_done)
+        return asyncio.run(run_tournament(config, db, resume, progress, log_dir))
+
+
+@click.command()
+@click.argument("config_path", metavar="CONFIG.toml", type=click.Path(dir_okay=False))
+@click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, type=click.Path(dir_okay=False))
+@click.option("--resume", is_flag=True, help="Finish a tournament already started in the database.")
+@click.option("--progress/--no-progress", "show_progress", default=None,
+              help="Progress bars (default: when the output is a terminal).")
+@click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep each bot's output here.")
+def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool | None, log_dir: str | None) -> None:
+    """Play a round-robin of duplicate matches between the bots of CONFIG.toml and print the leaderboard.
+
+    See arena.runner.tournament.TournamentConfig.from_toml for the file's keys.
+    """
+    logging.basicConfig(level=logging.ERROR)
+    try:
+        config = TournamentConfig.from_toml(config_path)
+        db = Database(db_path)
+        play_tournament(config, db, resume, sys.stdout.isatty() if show_progress is None else show_progress,
+                        Path(log_dir) if log_dir else None)
+    except TournamentError as exc:
+        raise click.ClickException(str(exc)) from None
+    print_leaderboard(build_leaderboard(db, list(matches_of(config))), f"tournament {config.name}")
+
+
+COMMANDS = [tournament]
