@@ -17,9 +17,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from arena.cli import leaderboard, match, replay, tournament
+    from arena.cli import demo, leaderboard, match, records, replay, tournament
 
-    for module in (replay, match, leaderboard, tournament):
+    for module in (replay, match, leaderboard, tournament, records, demo):
         for command in module.COMMANDS:
             main.add_command(command)
 
