@@ -1,0 +1,34 @@
+"""Run an SDK bot inside the referee's process: the same ActionRequest a remote bot would get, without the network.
+
+For tests, benchmarks and quick experiments; a bot that may hang or crash belongs in its own process (arena match).
+"""
+
+from __future__ import annotations
+
+from arena.engine import Action as EngineAction
+from arena.referee import Decision, InvalidAction, Seat
+from arena.sdk.actions import Action
+from arena.sdk.bot import Bot
+from arena.sdk.request import Request
+from arena.transport import convert
+from arena.transport.pb import poker_pb2
+
+
+class InProcessSeat(Seat):
+    """A seat whose decisions come from an ``arena.sdk.Bot`` called directly."""
+
+    def __init__(self, name: str, bot: Bot) -> None:
+        self.name = name
+        self.bot = bot
+
+    async def decide(self, decision: Decision, retry: bool) -> EngineAction:
+        request = Request(convert.action_request(decision, decision.timeouts))
+        answer = self.bot.act(request)
+        if not isinstance(answer, Action):
+            raise InvalidAction(f"R6.1: {answer!r} is not an action")
+        message = poker_pb2.Action(kind=int(answer.kind), amount=answer.amount)  # type: ignore[arg-type]
+        try:
+            return convert.action_from_pb(message)
+        except convert.MalformedAction as exc:
+            raise InvalidAction(str(exc)) from None
+

@@ -1,0 +1,170 @@
+"""Duplicate matches, ratings that find the better bot, tournaments that survive SIGKILL, verifiable records."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from pokerkit import HandHistory
+
+from arena.ratings.leaderboard import build_leaderboard
+from arena.records.db import Database
+from arena.records.phh import load
+from arena.records.verify import verify_match
+from arena.referee import ClockPolicy, Match, MatchSpec
+from arena.sdk.inprocess import InProcessSeat
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "sample_bots" / "python"))
+
+from calling_station import CallingStation  # noqa: E402
+from equity_bot import EquityBot  # noqa: E402
+from random_bot import RandomBot  # noqa: E402
+
+
+def play_in_process(db: Database, match_id: str, seats: list[tuple[str, object]], hands: int, seed: str) -> None:
+    spec = MatchSpec(match_id, seed, hands, policy=ClockPolicy(per_action_ms=60000))
+    db.start_match(spec, [(name, "1", "in-process") for name, _ in seats], len(spec.plan(len(seats))))
+    match = Match(spec, [(name, InProcessSeat(name, bot)) for name, bot in seats], [db])  # type: ignore[arg-type]
+    db.finish_match(asyncio.run(match.run()))
+
+
+def test_heads_up_duplicate_hands_mirror_the_cards_with_seats_exchanged(tmp_path: Path) -> None:
+    db = Database(tmp_path / "a.db")
+    play_in_process(db, "mirror", [("equity", EquityBot()), ("caller", CallingStation())], 20, "mirror-seed")
+    records = list(db.hand_records("mirror"))
+    assert len(records) == 20
+    for first, second in zip(records[::2], records[1::2], strict=True):
+        assert first.deal == second.deal and (first.rotation, second.rotation) == (0, 1)
+        assert first.deck == second.deck and first.board == second.board and first.button == second.button
+        assert first.seating == (0, 1) and second.seating == (1, 0)
+        for seat in range(2):  # the same seat gets the same cards, the other bot now holds them
+            assert first.hole[seat] == second.hole[seat]
+    assert verify_match(db, "mirror").ok
+
+
+def test_a_better_bot_beats_a_worse_one_with_a_ci_that_excludes_zero(tmp_path: Path) -> None:
+    db = Database(tmp_path / "a.db")
+    play_in_process(db, "better", [("equity", EquityBot()), ("random", RandomBot(seed=3))], 300, "better-seed")
+    board = build_leaderboard(db)
+    assert [r.bot for r in board.rows] == ["equity@1", "random@1"]
+    equity = board.rows[0]
+    assert equity.win_rate.low > 0 and equity.win_rate.significant
+    assert board.rows[1].win_rate.high < 0
+    assert equity.rating.conservative > board.rows[1].rating.conservative
+    assert board.sessions == 150
+    assert board.crosstable["equity@1"]["random@1"].mean == pytest.approx(equity.win_rate.mean)
+
+
+def test_records_use_wal_and_export_to_phh_that_pokerkit_replays(tmp_path: Path) -> None:
+    db = Database(tmp_path / "a.db")
+    play_in_process(db, "export", [("equity", EquityBot()), ("random", RandomBot(seed=5))], 30, "export-seed")
+    assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    out = tmp_path / "phh"
+    proc = subprocess.run([sys.executable, "-m", "arena", "export", "--db", str(db.path), "--phh", str(out)],
+                          capture_output=True, text=True, check=True)
+    assert "wrote 30 hands" in proc.stdout
+    files = sorted(out.rglob("*.phh"))
+    assert len(files) == 30
+    for path in files:
+        state = list(HandHistory.loads(path.read_text()))[-1]
+        assert list(state.stacks) == load(path).finishing_stacks
+
+
+def test_verify_detects_a_tampered_record(tmp_path: Path) -> None:
+    db = Database(tmp_path / "a.db")
+    play_in_process(db, "tamper", [("equity", EquityBot()), ("caller", CallingStation())], 10, "tamper-seed")
+    assert verify_match(db, "tamper").ok
+    arena = [sys.executable, "-m", "arena", "verify", "--db", str(db.path)]
+    assert subprocess.run(arena, capture_output=True, check=False).returncode == 0
+    tampering = {
+        "a swapped hole card": "UPDATE hand_seats SET hole = 'AsAh' WHERE match_id = 'tamper' AND hand_number = 2"
+                               " AND seat = 0",
+        "a changed payoff": "UPDATE hand_seats SET payoff = payoff + 50 WHERE match_id = 'tamper' AND hand_number = 5"
+                            " AND seat = 1",
+        "another seed": "UPDATE matches SET seed = 'other' WHERE id = 'tamper'",
+    }
+    for what, sql in tampering.items():
+        copy = tmp_path / f"{what.replace(' ', '-')}.db"
+        source = sqlite3.connect(db.path)
+        source.execute(f"VACUUM INTO '{copy}'")
+        source.close()
+        conn = sqlite3.connect(copy)
+        conn.execute(sql)
+        conn.commit()
+        conn.close()
+        result = verify_match(Database(copy), "tamper")
+        assert not result.ok, what
+        proc = subprocess.run([*arena[:-1], str(copy)], capture_output=True, text=True, check=False)
+        assert proc.returncode == 1 and "FAIL" in proc.stdout, what
+
+
+def _config(path: Path, name: str) -> Path:
+    python = sys.executable
+    bots = [("equity", "equity_bot.py"), ("caller", "calling_station.py"), ("random", "random_bot.py --seed 11")]
+    text = f'name = "{name}"\nseed = "kill-test"\nhands = 30\nworkers = 2\n[clock]\nper_action_ms = 10000\n'
+    for bot, script in bots:
+        text += f'[[bots]]\nname = "{bot}"\ncommand = "{python} {REPO}/sample_bots/python/{script}"\n'
+    path.write_text(text)
+    return path
+
+
+def _outcome(db_path: Path) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(db_path)
+    rows = conn.execute(
+        "SELECT s.match_id, s.hand_number, s.seat, s.participant, s.hole, s.payoff, h.board FROM hand_seats s"
+        " JOIN hands h USING (match_id, hand_number) ORDER BY 1, 2, 3"
+    ).fetchall()
+    conn.close()
+    return rows
+
+
+@pytest.mark.timeout(300)
+def test_a_tournament_killed_with_sigkill_resumes_to_the_uninterrupted_result(tmp_path: Path) -> None:
+    config = _config(tmp_path / "cup.toml", "cup")
+    arena = [sys.executable, "-m", "arena", "tournament", str(config), "--no-progress"]
+    subprocess.run([*arena, "--db", str(tmp_path / "whole.db")], check=True, capture_output=True, cwd=tmp_path)
+    whole = _outcome(tmp_path / "whole.db")
+    assert len({(r[0], r[1]) for r in whole}) == 90
+
+    cut = tmp_path / "cut.db"
+    victim = subprocess.Popen([*arena, "--db", str(cut)], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    target = random.Random(os.getpid()).randint(5, 60)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        if cut.exists():
+            try:
+                conn = sqlite3.connect(cut)
+                done = conn.execute("SELECT COUNT(*) FROM hands").fetchone()[0]
+                conn.close()
+            except sqlite3.Error:
+                continue
+            if done >= target:
+                break
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.wait()
+    partial = len({(r[0], r[1]) for r in _outcome(cut)})
+    assert 0 < partial < 90
+
+    refused = subprocess.run([*arena, "--db", str(cut)], capture_output=True, text=True, cwd=tmp_path)
+    assert refused.returncode == 1 and "--resume" in refused.stderr
+    subprocess.run([*arena, "--db", str(cut), "--resume"], check=True, capture_output=True, cwd=tmp_path)
+    assert _outcome(cut) == whole
+    conn = sqlite3.connect(cut)
+    statuses = {row[0] for row in conn.execute("SELECT status FROM matches")}
+    conn.close()
+    assert statuses == {"completed"}
+    board = json.loads(subprocess.run([sys.executable, "-m", "arena", "leaderboard", "--db", str(cut), "--json"],
+                                      check=True, capture_output=True, text=True).stdout)
+    assert {r["bot"] for r in board["rows"]} == {"equity", "caller", "random"}
