@@ -610,3 +610,21 @@ def test_R11_1_every_seat_needs_a_positive_whole_stack() -> None:
         with pytest.raises(ConfigError) as info:
             Hand(NL, [1000, bad], list(range(52)))  # type: ignore[list-item]
         assert info.value.rule == "R11.1"
+
+
+def test_R6_1_all_in_is_the_largest_legal_commitment_in_every_structure() -> None:
+    nl = play(Hand(NL, [1000, 1000], list(range(52)), button=0), "0 allin")
+    assert nl.bets[0] == 1000
+    pl = play(Hand(PL, [5000] * 3, list(range(52)), button=0), "0 allin")
+    assert pl.bets[0] == 350  # the pot limit (R7.5): call 100, pot 250 + 100
+    fl = play(Hand(FL, [5000] * 3, list(range(52)), button=0), "0 allin")
+    assert fl.bets[0] == 200  # one unit (R7.6)
+    closed = Hand(NL, [5000, 5000, 5000, 450], list(range(52)), button=3)
+    play(closed, "2 raise 300", "3 allin", "0 call", "1 call")
+    play(closed, "2 allin")  # raising is closed (R7.4): all-in means call
+    assert closed.committed[2] == 450 and closed.street == Street.FLOP
+    free = Hand(NL, [1000, 1000], list(range(52)), button=0)
+    play(free, "0 call", "1 check", "1 check")
+    assert free.to_act == 0
+    play(free, "0 allin")  # nothing owed and raising open: a bet of the whole stack
+    assert free.bets[0] == 900
