@@ -14,6 +14,7 @@ import click
 
 from arena.cli.leaderboard import console, print_leaderboard
 from arena.cli.tournament import play_tournament
+from arena.publish.site import publish
 from arena.ratings.leaderboard import build_leaderboard
 from arena.records.db import Database
 from arena.records.verify import verify_match
@@ -66,13 +67,8 @@ def demo(hands: int, seed: str, out_dir: str) -> None:
                f"{len(ids) - len(bad)}/{len(ids)} matches re-dealt from their seeds and verified")
     board = build_leaderboard(db, ids)
     print_leaderboard(board, "demo leaderboard")
-    try:
-        from arena.publish.site import publish
-    except ImportError:  # pragma: no cover - the site generator is part of the package
-        publish = None
-    if publish is not None:
-        result = publish(db, out / "site", board=board)
-        console().print(f"published site: {getattr(result, 'index', out / 'site' / 'index.html')}")
+    result = publish(db, out / "site", board=board)
+    console().print(f"published site: {result.index}")
     console().print(f"database: {db.path}  (arena leaderboard --db {db.path}; arena verify --db {db.path})")
     if bad:
         raise SystemExit(1)

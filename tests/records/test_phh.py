@@ -14,7 +14,6 @@ from arena.records.phh import PhhError, dumps, load, loads, parse_action
 from arena.records.replay import hand_to_phh, replay, replay_result, stacks_agree, table_config
 
 
-
 def test_parse_actions() -> None:
     assert parse_action("d dh p1 AcKs").cards == tuple(parse_cards("AcKs"))
     assert parse_action("d dh p2 ????").cards is None

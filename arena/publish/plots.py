@@ -1,0 +1,209 @@
+"""The site's plots, drawn with matplotlib into SVG files: rating over time with its uncertainty band, win rates
+with 95% confidence intervals, and the head-to-head table as a heat map.
+
+Only the object-oriented API is used (a ``Figure`` per plot, never ``pyplot``): no global state, no GUI backend,
+safe on a headless machine and in threads. Text is drawn as paths, so the SVGs need no fonts, and the output is
+deterministic (no dates, a fixed hash salt), so republishing an unchanged database changes no file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+import numpy as np
+from matplotlib.colors import TwoSlopeNorm
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
+from matplotlib.typing import RcKeyType
+
+from arena.ratings.stats import WinRate
+from arena.ratings.trueskill_ratings import RatingPoint
+
+BAND_SIGMAS = 3  # the band is mu ± 3 sigma: its lower edge is the conservative rating the leaderboard sorts by
+_STYLE: dict[RcKeyType, Any] = {
+    "svg.fonttype": "path",
+    "svg.hashsalt": "arena-publish",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
+_LABEL_LENGTH = 28
+
+
+def label(name: str) -> str:
+    """A bot name as plot text: shortened, and with ``$`` escaped so that matplotlib does not read it as maths."""
+    short = name if len(name) <= _LABEL_LENGTH else name[: _LABEL_LENGTH - 1] + "\u2026"
+    return short.replace("\\", "\\\\").replace("$", r"\$")
+
+
+def colors(bots: Sequence[str]) -> dict[str, tuple[float, float, float, float]]:
+    """A stable colour per bot, in leaderboard order (tab10, then tab20 for bigger fields)."""
+    cmap = matplotlib.colormaps["tab10" if len(bots) <= 10 else "tab20"]
+    return {bot: cmap(i % cmap.N) for i, bot in enumerate(bots)}
+
+
+def _save(fig: Figure, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
+
+
+def rating_plot(
+    history: Mapping[str, Sequence[RatingPoint]],
+    bots: Sequence[str],
+    path: Path,
+    palette: Mapping[str, tuple[float, float, float, float]] | None = None,
+) -> bool:
+    """Each bot's TrueSkill mu after every session it played, with the mu ± 3 sigma band; False if nothing to draw."""
+    with matplotlib.rc_context(_STYLE):
+        fig = rating_figure(history, bots, palette)
+        if fig is None:
+            return False
+        _save(fig, path)
+    return True
+
+
+def rating_figure(
+    history: Mapping[str, Sequence[RatingPoint]],
+    bots: Sequence[str],
+    palette: Mapping[str, tuple[float, float, float, float]] | None = None,
+) -> Figure | None:
+    """The figure of ``rating_plot`` (None when no bot has a history)."""
+    drawn = [bot for bot in bots if history.get(bot)]
+    if not drawn:
+        return None
+    palette = palette or colors(drawn)
+    with matplotlib.rc_context(_STYLE):
+        fig = Figure(figsize=(8, 4.2) if len(drawn) == 1 else (10.5, 4.2 if len(drawn) <= 8 else 5.5))
+        ax = fig.add_subplot()
+        handles: list[Line2D] = []
+        for bot in drawn:
+            points = history[bot]
+            # x counts sessions played; the prior (session -1) sits just before the bot's first session.
+            x = np.array([p.session + 1 for p in points], dtype=float)
+            if len(points) > 1 and points[0].session < 0:
+                x[0] = points[1].session
+            mu = np.array([p.mu for p in points])
+            sigma = np.array([p.sigma for p in points])
+            color = palette[bot]
+            ax.fill_between(x, mu - BAND_SIGMAS * sigma, mu + BAND_SIGMAS * sigma, color=color,
+                            alpha=0.12 if len(drawn) > 1 else 0.25, linewidth=0, step=None)
+            (line,) = ax.plot(x, mu, color=color, linewidth=1.6, marker="o" if len(x) <= 40 else None,
+                              markersize=3)
+            handles.append(line)
+        ax.set_xlabel("duplicate sessions played (in order, all matches)")
+        ax.set_ylabel(f"TrueSkill mu (band: mu \u00b1 {BAND_SIGMAS}\u03c3)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if len(drawn) > 1:
+            # Explicit labels: matplotlib would drop a label starting with "_" if it were given to plot().
+            ax.legend(handles, [label(b) for b in drawn], loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                      frameon=False, fontsize=8)
+        else:
+            ax.set_title(label(drawn[0]), loc="left")
+    return fig
+
+
+def winrate_plot(rates: Sequence[tuple[str, WinRate]], path: Path) -> bool:
+    """mbb/hand per bot (in the given order, top to bottom) with 95% CI bars; a bot with one session has an
+    infinite interval, so it gets a hollow marker and no bar. False if there is nothing to draw.
+    """
+    with matplotlib.rc_context(_STYLE):
+        fig = winrate_figure(rates)
+        if fig is None:
+            return False
+        _save(fig, path)
+    return True
+
+
+def winrate_figure(rates: Sequence[tuple[str, WinRate]]) -> Figure | None:
+    """The figure of ``winrate_plot`` (None without bots)."""
+    if not rates:
+        return None
+    with matplotlib.rc_context(_STYLE):
+        fig = Figure(figsize=(6.2, 1.3 + 0.45 * len(rates)))
+        ax = fig.add_subplot()
+        y = np.arange(len(rates))[::-1]
+        spans: list[float] = []
+        for yi, (_, w) in zip(y, rates, strict=True):
+            finite = math.isfinite(w.low) and math.isfinite(w.high)
+            if finite:
+                ax.errorbar(w.mean, yi, xerr=[[w.mean - w.low], [w.high - w.mean]], fmt="o", color="#1f5fa8",
+                            ecolor="#1f5fa8", elinewidth=2, capsize=4, markersize=6)
+                spans += [w.low, w.high]
+            else:
+                ax.plot(w.mean, yi, "o", markerfacecolor="white", markeredgecolor="#1f5fa8", markersize=7)
+                ax.annotate("one session: no interval", (w.mean, yi), xytext=(8, 0), textcoords="offset points",
+                            va="center", fontsize=7, color="#666666")
+            spans.append(w.mean)
+        ax.axvline(0, color="#444444", linewidth=0.8)
+        low, high = min([*spans, 0.0]), max([*spans, 0.0])
+        pad = 0.08 * (high - low) or 1.0
+        ax.set_xlim(low - pad, high + pad * 3)
+        ax.set_yticks(y, [label(bot) for bot, _ in rates])
+        ax.set_ylim(-0.7, len(rates) - 0.3)
+        ax.grid(axis="y", visible=False)
+        ax.set_xlabel("mbb/hand (bars: 95% CI over sessions)")
+    return fig
+
+
+def crosstable_plot(table: Mapping[str, Mapping[str, WinRate]], bots: Sequence[str], path: Path) -> bool:
+    """A heat map of ``table[row][column]`` (the row bot's mbb/hand against the column bot), annotated; a star
+    marks a 95% CI that excludes zero. False when fewer than two bots met.
+    """
+    with matplotlib.rc_context({**_STYLE, "axes.grid": False}):
+        fig = crosstable_figure(table, bots)
+        if fig is None:
+            return False
+        _save(fig, path)
+    return True
+
+
+def crosstable_figure(table: Mapping[str, Mapping[str, WinRate]], bots: Sequence[str]) -> Figure | None:
+    """The figure of ``crosstable_plot`` (None when fewer than two bots met)."""
+    drawn = [bot for bot in bots if table.get(bot)]
+    if len(drawn) < 2:
+        return None
+    n = len(drawn)
+    values = np.full((n, n), np.nan)
+    for i, a in enumerate(drawn):
+        for j, b in enumerate(drawn):
+            w = table.get(a, {}).get(b)
+            if w is not None and i != j:
+                values[i, j] = w.mean
+    finite = values[np.isfinite(values)]
+    limit = float(np.max(np.abs(finite))) if finite.size else 1.0
+    limit = limit or 1.0
+    with matplotlib.rc_context({**_STYLE, "axes.grid": False}):
+        size = max(4.5, min(14.0, 1.6 + 0.75 * n))
+        fig = Figure(figsize=(size + 1.4, size))
+        ax = fig.add_subplot()
+        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#eeeeee")
+        image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=TwoSlopeNorm(0.0, -limit, limit))
+        fontsize = 9 if n <= 6 else (7 if n <= 12 else 5)
+        for i, a in enumerate(drawn):
+            for j, b in enumerate(drawn):
+                if i == j:
+                    continue
+                w = table.get(a, {}).get(b)
+                if w is None:
+                    ax.text(j, i, "\u2013", ha="center", va="center", fontsize=fontsize, color="#888888")
+                    continue
+                strong = abs(w.mean) > 0.55 * limit
+                text = f"{w.mean:+.0f}".replace("-", "\u2212") + ("*" if w.significant else "")
+                ax.text(j, i, text, ha="center", va="center", fontsize=fontsize,
+                        color="white" if strong else "#111111")
+        names = [label(b) for b in drawn]
+        ax.set_xticks(range(n), names, rotation=40, ha="right")
+        ax.set_yticks(range(n), names)
+        ax.set_xlabel("opponent")
+        ax.set_ylabel("bot (row) \u2014 its mbb/hand against the column")
+        ax.spines[:].set_visible(False)
+        bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+        bar.set_label("mbb/hand  (* 95% CI excludes 0)")
+    return fig

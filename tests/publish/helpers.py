@@ -1,0 +1,87 @@
+"""Small real databases for the publish tests: matches played in-process by simple function bots."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from arena.engine import Action, ActionKind, TableConfig
+from arena.records.db import Database
+from arena.referee import Decision, FunctionSeat, Match, MatchSpec
+
+EVIL = "<script>alert(1)</script>"
+
+Strategy = Callable[[Decision], Action]
+
+
+def caller(decision: Decision) -> Action:
+    """Checks when it can, else calls: never folds, never raises."""
+    legal = decision.view.legal
+    assert legal is not None
+    return Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.CALL)
+
+
+def raiser(decision: Decision) -> Action:
+    """Raises the minimum whenever it may, else calls or checks."""
+    legal = decision.view.legal
+    assert legal is not None
+    if legal.can_raise and decision.view.street == 0:
+        return Action(ActionKind.RAISE, legal.min_raise_to)
+    return Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.CALL)
+
+
+def folder(decision: Decision) -> Action:
+    """Checks when it can, folds to any bet."""
+    legal = decision.view.legal
+    assert legal is not None
+    return Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.FOLD)
+
+
+def gambler(seed: int) -> Strategy:
+    """A seeded random mix of the three, so sessions differ and intervals are finite."""
+    rng = random.Random(seed)
+
+    def choose(decision: Decision) -> Action:
+        return rng.choice((caller, raiser, folder))(decision)
+
+    return choose
+
+
+def play(
+    db: Database,
+    match_id: str,
+    bots: Sequence[tuple[str, str, Strategy]],
+    hands: int,
+    finish: bool = True,
+    seed: str | None = None,
+    stop_after: int | None = None,
+) -> None:
+    """Play one duplicate match between ``bots`` (name, version, strategy) and record it in ``db``.
+
+    With ``finish=False`` the match stays ``running`` (as if the referee were still dealing); ``stop_after``
+    ends it after that many hands, possibly in the middle of a deal's rotations.
+    """
+    spec = MatchSpec(match_id, seed or f"seed-{match_id}", hands, TableConfig(small_blind=50, big_blind=100),
+                     starting_stack=10_000)
+    seats = [(name, FunctionSeat(name, strategy)) for name, _, strategy in bots]
+    db.start_match(spec, [(name, version, "") for name, version, _ in bots], len(spec.plan(len(bots))))
+    match = Match(spec, seats, sinks=[db], versions=[version for _, version, _ in bots])
+    if stop_after is not None:
+        match.on_hand = lambda _: match.stop() if match.hands_played >= stop_after else None
+    result = asyncio.run(match.run())
+    if finish:
+        db.finish_match(result)
+
+
+def sample_database(path: Path) -> Database:
+    """Three bots (one named like an XSS attack, one with a version) over three matches, plus a match still
+    running; enough sessions for finite confidence intervals.
+    """
+    db = Database(path)
+    play(db, "heads-up-1", [("caller", "", caller), ("raiser", "1.0", raiser)], hands=24)
+    play(db, "three-way", [("caller", "", caller), ("raiser", "1.0", raiser), (EVIL, "", gambler(1))], hands=18)
+    play(db, "evil-vs-caller", [(EVIL, "", gambler(2)), ("caller", "", caller)], hands=20)
+    play(db, "still running", [("raiser", "1.0", raiser), (EVIL, "", folder)], hands=10, finish=False, stop_after=5)
+    return db

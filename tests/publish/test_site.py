@@ -1,0 +1,284 @@
+"""The published site: its files, its links, its escaping, its JSON, and the degenerate databases."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from click.testing import CliRunner
+from matplotlib.container import ErrorbarContainer
+
+from arena.cli.publish import publish as publish_command
+from arena.publish import formatting, plots, publish
+from arena.publish.site import MANIFEST
+from arena.publish.slugs import slugify, unique_slugs
+from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
+from arena.ratings.stats import WinRate
+from arena.ratings.trueskill_ratings import RatingPoint
+from arena.records.db import Database
+from tests.publish.conftest import Site
+from tests.publish.helpers import EVIL, caller, play, raiser
+
+ESCAPED_EVIL = "&lt;script&gt;alert(1)&lt;/script&gt;"
+
+
+class Links(HTMLParser):
+    """Every href and src of a page, and every id it defines."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("href", "src") and value is not None:
+                self.urls.append(value)
+            if name == "id" and value:
+                self.ids.add(value)
+
+
+def parse(page: Path) -> Links:
+    links = Links()
+    links.feed(page.read_text(encoding="utf-8"))
+    return links
+
+
+def check_links(out: Path) -> int:
+    """Assert that every relative link of every page resolves to a file of the site (and its #fragment to an id);
+    return how many links were checked.
+    """
+    checked = 0
+    for page in out.rglob("*.html"):
+        for url in parse(page).urls:
+            parts = urlsplit(url)
+            assert not parts.scheme and not parts.netloc, f"{page.name}: absolute link {url}"
+            assert not parts.path.startswith("/"), f"{page.name}: root-relative link {url}"
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page.resolve()
+            assert target.is_file(), f"{page.relative_to(out)}: {url} does not resolve"
+            assert out.resolve() in target.parents, f"{page.name}: {url} leaves the site"
+            if parts.fragment and target.suffix == ".html":
+                assert parts.fragment in parse(target).ids, f"{page.name}: no #{parts.fragment} in {target.name}"
+            checked += 1
+    return checked
+
+
+def test_files(site: Site) -> None:
+    out = site.out
+    board = site.result.board
+    assert site.result.index == out / "index.html"
+    for name in ("index.html", "leaderboard.json", "style.css", "plots/rating.svg", "plots/winrate.svg",
+                 "plots/crosstable.svg"):
+        assert (out / name).is_file(), name
+    assert len(board.rows) == 3
+    bots = sorted(p.name for p in (out / "bots").iterdir())
+    assert bots == ["caller.html", "raiser-1.0.html", "script-alert-1-script.html"]
+    assert len(list((out / "plots" / "bots").glob("*.svg"))) == 3
+    matches = sorted(p.name for p in (out / "matches").iterdir())
+    assert matches == ["evil-vs-caller.html", "heads-up-1.html", "still-running.html", "three-way.html"]
+    assert sorted(json.loads((out / MANIFEST).read_text())) == sorted(site.result.files)
+    for svg in out.rglob("*.svg"):
+        ET.parse(svg)  # well-formed XML
+        assert "<script" not in svg.read_text(encoding="utf-8").lower()
+
+
+def test_links_resolve(site: Site) -> None:
+    assert check_links(site.out) > 50
+
+
+def test_json_is_leaderboard_json(site: Site) -> None:
+    data = json.loads((site.out / "leaderboard.json").read_text(encoding="utf-8"))
+    assert data == json.loads(json.dumps(leaderboard_json(site.result.board)))
+    fresh = leaderboard_json(build_leaderboard(site.db))
+    assert [r["bot"] for r in data["rows"]] == [r["bot"] for r in fresh["rows"]]
+
+
+def test_user_input_is_escaped(site: Site) -> None:
+    pages = list(site.out.rglob("*.html"))
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert "<script" not in text.lower(), f"{page.name} has a script element"
+        assert EVIL not in text
+        assert "Test arena <&>" not in text
+    index = (site.out / "index.html").read_text(encoding="utf-8")
+    assert index.count(ESCAPED_EVIL) >= 2  # the leaderboard row and the matches list
+    assert "<title>Test arena &lt;&amp;&gt; leaderboard</title>" in index
+    bot_page = (site.out / "bots" / "script-alert-1-script.html").read_text(encoding="utf-8")
+    assert f'<h1 class="bot-name">{ESCAPED_EVIL}</h1>' in bot_page
+    match_page = (site.out / "matches" / "evil-vs-caller.html").read_text(encoding="utf-8")
+    assert ESCAPED_EVIL in match_page
+
+
+def test_index_content(site: Site) -> None:
+    index = (site.out / "index.html").read_text(encoding="utf-8")
+    board = site.result.board
+    positions = [index.index(f"bots/{slug}.html") for slug in ("caller", "raiser-1.0", "script-alert-1-script")]
+    order = {row.bot: row.rank for row in board.rows}
+    ranked = [b for _, b in sorted(zip(positions, ("caller", "raiser@1.0", EVIL), strict=True))]
+    assert [order[b] for b in ranked] == [1, 2, 3]
+    for row in board.rows:
+        assert formatting.fixed(row.rating.conservative) in index
+        assert formatting.signed(row.win_rate.mean) in index
+        assert formatting.ci(row.win_rate) in index
+    assert "mu − 3σ" in index and "95% CI" in index and "duplicate" in index
+    for svg in ("plots/rating.svg", "plots/winrate.svg", "plots/crosstable.svg"):
+        assert f'src="{svg}"' in index
+    for slug in ("heads-up-1", "three-way", "evil-vs-caller", "still-running"):
+        assert f'href="matches/{slug}.html"' in index
+
+
+def test_bot_page(site: Site) -> None:
+    page = (site.out / "bots" / "caller.html").read_text(encoding="utf-8")
+    row = next(r for r in site.result.board.rows if r.bot == "caller")
+    assert formatting.fixed(row.rating.mu) in page
+    assert 'src="../plots/bots/caller.svg"' in page
+    assert 'href="../bots/raiser-1.0.html"' in page and ESCAPED_EVIL in page  # head to head
+    for vs in site.result.board.crosstable["caller"].values():
+        assert formatting.signed(vs.mean) in page
+    for slug in ("heads-up-1", "three-way", "evil-vs-caller"):
+        assert f'href="../matches/{slug}.html"' in page
+    assert "still-running" not in page
+    assert 'href="../index.html"' in page
+
+
+def test_match_pages(site: Site) -> None:
+    finished = (site.out / "matches" / "heads-up-1.html").read_text(encoding="utf-8")
+    row = site.db.match_row("heads-up-1")
+    assert row is not None
+    assert row["commitment"] in finished and row["seed"] in finished
+    assert finished.count('<tr>\n  <td class="num">') >= 24  # a row per hand (plus the bots table)
+    assert 'class="card' in finished
+    assert 'href="../index.html#matches"' in finished
+    running = (site.out / "matches" / "still-running.html").read_text(encoding="utf-8")
+    row = site.db.match_row("still running")
+    assert row is not None
+    assert row["commitment"] in running
+    assert row["seed"] not in running and "withheld until the match is over" in running
+    assert "1 hand of the deal in play is withheld" in running
+
+
+def test_empty_database(tmp_path: Path) -> None:
+    db = Database(tmp_path / "empty.db")
+    result = publish(db, tmp_path / "site")
+    index = result.index.read_text(encoding="utf-8")
+    assert "Nothing has been recorded yet" in index
+    assert "<table" not in index
+    assert not (tmp_path / "site" / "plots").exists()
+    data = json.loads((tmp_path / "site" / "leaderboard.json").read_text(encoding="utf-8"))
+    assert data == json.loads(json.dumps(leaderboard_json(result.board)))
+    assert data["rows"] == [] and data["matches"] == []
+    check_links(tmp_path / "site")
+
+
+def test_one_session(tmp_path: Path) -> None:
+    db = Database(tmp_path / "one.db")
+    play(db, "only", [("a", "", caller), ("b", "", raiser)], hands=2)
+    result = publish(db, tmp_path / "site")
+    assert all(r.win_rate.sessions == 1 and math.isinf(r.win_rate.high) for r in result.board.rows)
+    index = result.index.read_text(encoding="utf-8")
+    assert f'<td class="num ci">{formatting.DASH}</td>' in index
+    assert (tmp_path / "site" / "plots" / "winrate.svg").is_file()
+    data = json.loads((tmp_path / "site" / "leaderboard.json").read_text(encoding="utf-8"))
+    assert data["rows"][0]["ci95"] == [None, None]
+    check_links(tmp_path / "site")
+
+
+def test_running_match_without_session(tmp_path: Path) -> None:
+    db = Database(tmp_path / "partial.db")
+    play(db, "half", [("a", "", caller), ("b", "", raiser)], hands=4, finish=False, stop_after=1)
+    result = publish(db, tmp_path / "site")
+    assert result.board.rows == ()
+    index = result.index.read_text(encoding="utf-8")
+    assert "No complete duplicate session yet" in index and "matches/half.html" in index
+    assert (tmp_path / "site" / "bots" / "a.html").is_file()  # unrated bots still get a page
+    match = (tmp_path / "site" / "matches" / "half.html").read_text(encoding="utf-8")
+    assert "No hand to show yet" in match and "1 hand of the deal in play is withheld" in match
+    check_links(tmp_path / "site")
+
+
+def test_republish_removes_only_its_stale_files(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    first = Database(tmp_path / "first.db")
+    play(first, "m1", [("old-bot", "", caller), ("b", "", raiser)], hands=4)
+    publish(first, out)
+    (out / "notes.txt").write_text("mine")
+    assert (out / "bots" / "old-bot.html").is_file()
+    second = Database(tmp_path / "second.db")
+    play(second, "m2", [("new-bot", "", caller), ("b", "", raiser)], hands=4)
+    publish(second, out)
+    assert not (out / "bots" / "old-bot.html").exists()
+    assert not (out / "matches" / "m1.html").exists()
+    assert (out / "bots" / "new-bot.html").is_file() and (out / "notes.txt").read_text() == "mine"
+    check_links(out)
+
+
+def test_slugs() -> None:
+    names = ["Bot", "bot", "", "../../etc/passwd", "con", "a/b\\c", "日本語", ".hidden", "x" * 300, EVIL, "v@1.0"]
+    slugs = unique_slugs(names)
+    assert len(set(slugs.values())) == len(names)
+    for slug in slugs.values():
+        assert re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,70}", slug), slug
+        assert slug.split(".")[0] not in ("con", "")
+    assert slugs["v@1.0"] == "v-1.0"
+    assert slugify(EVIL) == "script-alert-1-script"
+    assert unique_slugs(reversed(names)) == slugs  # independent of order
+
+
+def test_formatting() -> None:
+    assert formatting.signed(-4) == "−4.0"
+    assert formatting.signed(1234.56) == "+1,234.6"
+    assert formatting.fixed(-0.5, 2) == "−0.50"
+    assert formatting.chips(-1500) == "−1,500" and formatting.chips(0) == "0" and formatting.chips(7) == "+7"
+    assert formatting.percent(0.2345) == "23.4%" or formatting.percent(0.2345) == "23.5%"
+    assert formatting.ci(WinRate(1.0, -2.0, 4.0, 3, 6, 1.0)) == "[−2.0, +4.0]"
+    assert formatting.ci(WinRate(1.0, -math.inf, math.inf, 1, 2, 0.0)) == formatting.DASH
+    assert [str(c) for c in formatting.cards("AsTd2c")] == ["A♠", "T♦", "2♣"]
+    assert formatting.timestamp(0) == "1970-01-01 00:00 UTC"
+
+
+def test_plots_degenerate_cases(tmp_path: Path) -> None:
+    infinite = WinRate(50.0, -math.inf, math.inf, 1, 2, 0.0)
+    finite = WinRate(-20.0, -60.0, 20.0, 5, 10, 30.0)
+    fig = plots.winrate_figure([("$weird_name$", infinite), ("_hidden", finite)])
+    assert fig is not None
+    bars = [c for c in fig.axes[0].containers if isinstance(c, ErrorbarContainer)]
+    assert len(bars) == 1  # one session: no bar
+    assert plots.winrate_plot([("solo", infinite)], tmp_path / "w.svg")
+    history = {"solo": [RatingPoint(-1, 25.0, 8.333), RatingPoint(0, 27.0, 7.0)]}
+    assert plots.rating_plot(history, ["solo"], tmp_path / "r.svg")
+    assert not plots.rating_plot({}, ["solo"], tmp_path / "none.svg")
+    assert not plots.crosstable_plot({"solo": {}}, ["solo"], tmp_path / "c.svg")
+    assert plots.crosstable_plot({"a$": {"b_": finite}, "b_": {"a$": infinite}}, ["a$", "b_"], tmp_path / "c.svg")
+    assert not plots.winrate_plot([], tmp_path / "none.svg")
+    for svg in tmp_path.glob("*.svg"):
+        ET.parse(svg)
+    assert not (tmp_path / "none.svg").exists()
+
+
+def test_cli(site: Site, tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(publish_command, ["--db", str(site.db.path), "--out", str(tmp_path / "s"),
+                                             "--title", "CLI arena"])
+    assert result.exit_code == 0, result.output
+    index = (tmp_path / "s" / "index.html").resolve()
+    assert str(index) in result.output
+    assert "<title>CLI arena</title>" in index.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("make", ["missing", "garbage"])
+def test_cli_bad_database(tmp_path: Path, make: str) -> None:
+    path = tmp_path / "nope.db"
+    if make == "garbage":
+        path.write_bytes(b"this is not sqlite at all" * 100)
+    result = CliRunner().invoke(publish_command, ["--db", str(path), "--out", str(tmp_path / "s")])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit)  # click's clean exit, not an error escaping
+    assert ("no database at" if make == "missing" else "is not an arena database") in result.output
+    assert not path.exists() or make == "garbage"  # a missing database is not created
