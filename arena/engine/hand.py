@@ -250,17 +250,24 @@ class Hand:
         return low, all_in
 
     def _anyone_else_can_bet(self, seat: int) -> bool:
-        """Whether another player still in the hand has chips, so a raise could be answered (R5.6)."""
+        """Whether another player still in the hand could put in more than the current bet, so that a raise could
+        be answered at all (R5.6); otherwise every chip of a raise would come straight back uncalled (R10.2).
+        """
         stacks = self.stacks
         folded = self.folded
-        return any(other != seat and stacks[other] > 0 and not folded[other] for other in range(self.num_seats))
+        bets = self.bets
+        current = self._current_bet
+        return any(
+            other != seat and stacks[other] > 0 and not folded[other] and bets[other] + stacks[other] > current
+            for other in range(self.num_seats)
+        )
 
     def _why_no_raise(self, seat: int, owed: int, stack: int) -> tuple[str, str]:
         """Rule and reason why ``seat`` may not raise now."""
         if stack <= owed:
             return "R7.3", f"only {stack} chips behind, not more than the {owed} owed: call (all-in) or fold"
         if not self._anyone_else_can_bet(seat):
-            return "R5.6", "every other player is all-in or folded: nobody could answer a raise; call or fold"
+            return "R5.6", "no other player could put in more than the current bet, so nobody could answer a raise"
         if self._fixed and self._bet_count >= self.config.raise_cap:
             return "R7.6", f"the street is capped at {self.config.raise_cap} bets: call or fold"
         return "R7.4", (

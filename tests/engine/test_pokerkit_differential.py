@@ -70,7 +70,6 @@ AUTOMATIONS = (
     Automation.CHIPS_PULLING,
 )
 KNOWN = {
-    "A": "PokerKit refuses a raise no opponent could answer (engine: R5.6 closes raising only when nobody has chips)",
     "B": "re-opening by short all-ins differs (engine follows R7.4)",
     "C": "PokerKit counts a short all-in toward the fixed-limit cap (engine counts full bets only, R7.6)",
 }
@@ -218,8 +217,6 @@ def classify(hand: Hand, seat: int, ours: Bounds, theirs: Bounds) -> str | None:
     """Which known difference explains raise bounds that differ, or None when none does (then it is a bug)."""
     model = street_model(hand, seat)
     if ours is not None and theirs is None:
-        if nobody_can_answer_a_raise(hand, seat):
-            return "A"
         cap = hand.config.raise_cap
         if hand.config.structure is Structure.FIXED_LIMIT and model.full_bets < cap <= model.all_bets:
             return "C"
@@ -430,15 +427,15 @@ def _both(hand: Hand, state: State, *moves: tuple[int, ActionKind, int]) -> None
         deal_pokerkit(state, hand, deck)
 
 
-def test_known_difference_a_raise_nobody_can_answer() -> None:
-    """Seat 2 is all-in for 1000; the blinds have chips but cannot cover 1000. PokerKit lets seat 3 only call
-    or fold; the engine offers a raise (R5.6 closes raising only when nobody else has chips)."""
+def test_agreement_no_raise_that_nobody_can_answer() -> None:
+    """Seat 2 is all-in for 1000; the blinds have chips but cannot cover 1000. Both engines let seat 3 only call
+    or fold: a raise could never be answered (R5.6), every chip of it would come back uncalled (R10.2)."""
     hand, state = _start(TableConfig(50, 100), [400, 600, 1000, 5000])
     _both(hand, state, (2, ActionKind.RAISE, 1000))
     legal = hand.legal_actions()
-    assert (legal.seat, legal.min_raise_to, legal.max_raise_to) == (3, 1900, 5000)
+    assert (legal.seat, legal.call_amount, legal.max_raise_to) == (3, 1000, 0)
     assert pokerkit_bounds(state) is None
-    assert classify(hand, 3, (1900, 5000), None) == "A"
+    assert nobody_can_answer_a_raise(hand, 3)
 
 
 def test_known_difference_b_short_all_in_below_a_big_blind() -> None:
@@ -480,4 +477,4 @@ def test_known_difference_c_short_all_in_and_the_fixed_limit_cap() -> None:
     assert (legal.seat, legal.min_raise_to, legal.max_raise_to) == (1, 450, 450)
     assert pokerkit_bounds(state) is None
     assert classify(hand, 1, (450, 450), None) == "C"
-    assert set(KNOWN) == {"A", "B", "C"}
+    assert set(KNOWN) == {"B", "C"}

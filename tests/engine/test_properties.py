@@ -270,7 +270,7 @@ def test_random_play_conserves_chips_and_ends(table: Table, data: st.DataObject)
     play(table, data)
 
 
-@settings(BASE, max_examples=300)
+@settings(BASE, max_examples=200)
 @given(table=tables(), data=st.data())
 def test_every_offered_action_is_accepted(table: Table, data: st.DataObject) -> None:
     """Each choice in ``legal_actions()`` (fold, check, call, raise to min, max and between) and ALL_IN are
