@@ -17,9 +17,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from arena.cli import demo, leaderboard, match, publish, records, replay, tournament
+    from arena.cli import compare, demo, leaderboard, match, publish, records, replay, tournament
 
-    for module in (replay, match, leaderboard, tournament, records, publish, demo):
+    for module in (replay, match, leaderboard, tournament, records, publish, compare, demo):
         for command in module.COMMANDS:
             main.add_command(command)
 

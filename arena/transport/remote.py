@@ -165,6 +165,11 @@ class RemoteSeat(Seat):
 
     # ------------------------------------------------------------------ answers from the bot
 
+    def is_open(self, request_id: int) -> bool:
+        """Whether ``request_id`` is the request the referee is waiting for an answer to."""
+        pending = self._pending
+        return pending is not None and pending[0] == request_id and not pending[1].done()
+
     def deliver(self, message: poker_pb2.Action) -> None:
         """An Action arrived on the stream: resolve the open request, or tell the bot why it was ignored."""
         pending = self._pending

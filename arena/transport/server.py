@@ -32,11 +32,13 @@ Context = grpc.aio.ServicerContext[Any, Any]
 
 @dataclass(frozen=True, slots=True)
 class ServerLimits:
-    """Limits on what one bot connection may send: message size, and a rate (token bucket)."""
+    """Limits on what one bot connection may send: message size, and a rate (token bucket) for every message that
+    is not the answer to the request the referee is waiting for (answers are never limited: a fast bot is welcome).
+    """
 
     max_message_bytes: int = 64 * 1024
-    messages_per_second: float = 200.0
-    burst: int = 400
+    messages_per_second: float = 50.0
+    burst: int = 200
 
 
 class _Bucket:
@@ -214,7 +216,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         bucket = _Bucket(self.limits.messages_per_second, self.limits.burst)
         try:
             async for message in requests:
-                if not bucket.take():
+                # The answer to the open request is always welcome, however fast the bot is; the limit is for the rest
+                answer = message.WhichOneof("msg") == "action" and seat.is_open(message.action.request_id)
+                if not answer and not bucket.take():
                     conn.send(error_message(
                         bot_pb2.ERROR_CODE_RATE_LIMITED,
                         f"more than {self.limits.messages_per_second:g} messages per second: stream closed; "

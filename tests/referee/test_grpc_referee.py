@@ -226,3 +226,9 @@ def test_the_javascript_bot_plays_a_full_match_against_a_python_bot(tmp_path: Pa
     assert result.reason == "completed" and result.hands_played == 20
     assert db.hands_recorded("js") == 20
     assert all(r.violations == 0 and r.decisions > 0 for r in result.results), result.results
+
+
+def test_a_fast_bot_is_never_rate_limited_for_answering(tmp_path: Path) -> None:
+    played = run(tmp_path, "good", hands=300)  # thousands of answers, far beyond the rate limit's burst
+    assert played.evil.violations == 0 and played.evil.absent == 0
+    assert not any(e["code"] == "ERROR_CODE_RATE_LIMITED" for e in errors(played.bad))

@@ -1,0 +1,530 @@
+"""``arena compare``: is the candidate better than the baseline? Duplicate heads-up sessions between the two (and,
+optionally, both against reference bots), judged by a sequential probability ratio test after every session and
+stopped as soon as it decides (arena.ratings.sprt explains the statistics, arena.runner.compare the matches).
+
+Exit status: 0 H1 accepted (the candidate is better), 1 H0 accepted (it is not), 3 inconclusive at the hand
+limit, 2 on errors (bad arguments, a bot that crashed, forfeited or never connected, a failed verification).
+``--json PATH`` writes everything for a CI job to read. Every hand is recorded in the database (``--db``), the
+matches as kind ``compare`` with the comparison id as their tournament, and ``--verify ID`` recomputes a recorded
+comparison's verdict from its hands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+from click.core import ParameterSource
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
+from arena.deals import commitment, new_seed
+from arena.engine import RuleError, TableConfig
+from arena.ratings.sessions import bot_key
+from arena.ratings.sprt import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_MBB0,
+    DEFAULT_MBB1,
+    Sprt,
+    SprtParams,
+    Verdict,
+    fixed_sessions,
+    recorded_comparison,
+    replay_comparison,
+)
+from arena.records.db import Database
+from arena.referee import ClockPolicy, MatchResult
+from arena.runner.bots import BotSpec, BotSpecError
+from arena.runner.compare import (
+    ComparisonPlan,
+    ComparisonRun,
+    DealRound,
+    RoundCollector,
+    plan_comparison,
+    run_local_comparison,
+)
+from arena.transport.server import ServerLimits
+
+DEFAULT_DB = "arena.db"
+DEFAULT_MAX_HANDS = 20000
+EXIT_H1, EXIT_H0, EXIT_ERROR, EXIT_INCONCLUSIVE = 0, 1, 2, 3
+PLAIN_PROGRESS_EVERY_S = 5.0
+META_PREFIX = "compare:"
+# The bots are local commands the user started, and fast ones (a calling station answers in microseconds) send far
+# more than the default 200 actions a second that guards a public referee against floods; so a local comparison
+# allows 100 times as many.
+LOCAL_LIMITS = ServerLimits(messages_per_second=20000.0, burst=40000)
+
+
+class CompareError(click.ClickException):
+    """An error that ends ``arena compare`` with status 2 (click's own usage errors already do)."""
+
+    exit_code = EXIT_ERROR
+
+
+# ---------------------------------------------------------------------------------------------- the live line
+
+
+def _fmt(x: float) -> str:
+    return f"{x:+,.1f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+
+
+def status_line(test: Sprt, hands_played: int) -> str:
+    """hands played, mbb/hand with its 95% CI, the LLR and its bounds."""
+    state = test.state()
+    est = state.estimate
+    ci = f"[{_fmt(est.low)}, {_fmt(est.high)}]" if state.sessions > 1 else "[n/a]"
+    return (
+        f"hands {hands_played:,} | sessions {state.sessions:,} | candidate {_fmt(est.mean)} mbb/hand, 95% CI {ci} "
+        f"| LLR {state.llr:+.2f} in ({state.lower:+.2f}, {state.upper:+.2f})"
+    )
+
+
+class Progress:
+    """The live line on stderr: redrawn in place on a terminal, else one line every few seconds (CI logs keep
+    every line; carriage returns would pile up into one)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.console = Console(stderr=True)
+        self.tty = self.console.is_terminal
+        self._live: Live | None = None
+        self._last = 0.0
+        self._line = ""
+
+    def __enter__(self) -> Progress:
+        if self.enabled and self.tty:
+            self._live = Live(Text(""), console=self.console, refresh_per_second=8, transient=False)
+            self._live.__enter__()
+        return self
+
+    def update(self, line: str) -> None:
+        """Show the current state."""
+        self._line = line
+        if not self.enabled:
+            return
+        if self._live is not None:
+            self._live.update(Text(line))
+        elif time.monotonic() - self._last >= PLAIN_PROGRESS_EVERY_S:
+            self._last = time.monotonic()
+            click.echo(line, err=True)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.__exit__(None, None, None)
+        elif self.enabled and self._line:
+            click.echo(self._line, err=True)
+
+
+# ---------------------------------------------------------------------------------------------- the report
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _verdict_text(verdict: str, candidate: str, baseline: str, params: SprtParams) -> str:
+    if verdict == Verdict.H1:
+        return (f"H1 accepted: {candidate} is better than {baseline} "
+                f"(mean >= {params.mbb1:g} mbb/hand is more likely than mean <= {params.mbb0:g})")
+    if verdict == Verdict.H0:
+        return (f"H0 accepted: {candidate} is not better than {baseline} "
+                f"(mean <= {params.mbb0:g} mbb/hand is more likely than mean >= {params.mbb1:g})")
+    if verdict == "inconclusive":
+        return (f"inconclusive: the hand limit came before a decision between mean <= {params.mbb0:g} and "
+                f">= {params.mbb1:g} mbb/hand; allow more --hands, or widen --mbb0/--mbb1")
+    return "error: the comparison did not run as it should (see errors)"
+
+
+def _exit_code(verdict: str) -> int:
+    return {Verdict.H1.value: EXIT_H1, Verdict.H0.value: EXIT_H0, "inconclusive": EXIT_INCONCLUSIVE}.get(
+        verdict, EXIT_ERROR
+    )
+
+
+def build_report(
+    test: Sprt,
+    *,
+    comparison_id: str,
+    bots: Sequence[dict[str, str]],
+    hands_per_round: int,
+    hands_played: int,
+    max_hands: int,
+    seed: str,
+    errors: Sequence[str] = (),
+    matches: Sequence[dict[str, Any]] = (),
+    seconds: float = 0.0,
+    db_path: str | None = None,
+    verified: bool | None = None,
+) -> dict[str, Any]:
+    """Everything ``--json`` writes: the verdict and exit code, the estimate with its 95% CI, the LLR and its
+    bounds, the hands used, the bots, the matches and their records."""
+    state = test.state()
+    params = test.params
+    if errors:
+        verdict = "error"
+    elif test.decided:
+        verdict = test.verdict.value
+    else:
+        verdict = "inconclusive"
+    est = state.estimate
+    spread = max(est.sd, params.sd_floor)
+    fixed = fixed_sessions(params, spread) * hands_per_round if state.sessions > 1 else None
+    return {
+        "comparison_id": comparison_id,
+        "verdict": verdict,
+        "exit_code": _exit_code(verdict),
+        "summary": _verdict_text(verdict, bots[0]["key"], bots[1]["key"], params),
+        "test_verdict": test.verdict.value,
+        "candidate": bots[0],
+        "baseline": bots[1],
+        "references": list(bots[2:]),
+        "test": {
+            "h0": f"mean <= {params.mbb0:g} mbb/hand",
+            "h1": f"mean >= {params.mbb1:g} mbb/hand",
+            "mbb0": params.mbb0,
+            "mbb1": params.mbb1,
+            "alpha": params.alpha,
+            "beta": params.beta,
+            "lower_bound": params.lower,
+            "upper_bound": params.upper,
+            "sd_floor": params.sd_floor,
+            "min_sessions": params.min_sessions,
+            "llr": "n (M1 - M0)(2 mean - M0 - M1) / (2 s^2), s^2 the sample variance (floored)",
+        },
+        "llr": state.llr,
+        "sessions": state.sessions,
+        "decided_after_sessions": test.decided_at or None,
+        "estimate": {
+            "mbb_per_hand": est.mean,
+            "ci95": [_finite(est.low), _finite(est.high)],
+            "sd": est.sd,
+        },
+        "hands": {"used": state.hands, "played": hands_played, "max": max_hands, "per_session": hands_per_round},
+        "fixed_length_hands": None if fixed is None else math.ceil(fixed),
+        "seed": seed,
+        "commitment": commitment(seed),
+        "seconds": round(seconds, 3),
+        "db": db_path,
+        "verified": verified,
+        "matches": list(matches),
+        "errors": list(errors),
+    }
+
+
+def print_report(report: dict[str, Any], err: bool) -> None:
+    """The human summary: the verdict, the estimate with its CI, the hands used."""
+    est = report["estimate"]
+    low, high = est["ci95"]
+    ci = f"[{_fmt(low)}, {_fmt(high)}]" if low is not None and high is not None else "[n/a]"
+    hands = report["hands"]
+    lines = [
+        report["summary"],
+        f"estimate: {_fmt(est['mbb_per_hand'])} mbb/hand, 95% CI {ci}, over {report['sessions']:,} duplicate "
+        f"sessions",
+        f"hands: {hands['used']:,} used ({hands['played']:,} played, limit {hands['max']:,}); LLR "
+        f"{report['llr']:+.2f}, bounds ({report['test']['lower_bound']:+.2f}, {report['test']['upper_bound']:+.2f})",
+    ]
+    if report["fixed_length_hands"] is not None and report["verdict"] in ("H0", "H1"):
+        lines.append(f"a fixed-length test with the same alpha and beta would need about "
+                     f"{report['fixed_length_hands']:,} hands at this spread")
+    for error in report["errors"]:
+        lines.append(f"error: {error}")
+    if report["verified"] is not None:
+        lines.append(f"verified from the hands in {report['db']}: "
+                     + ("the same verdict as recorded" if report["verified"] else "NOT the verdict recorded"))
+    elif report["db"]:
+        lines.append(f"recorded in {report['db']} as comparison {report['comparison_id']} "
+                     f"(seed {report['seed']}); {report['seconds']:.1f} s")
+    for line in lines:
+        click.echo(line, err=err)
+
+
+def _write_json(report: dict[str, Any], path: str | None) -> None:
+    if path is None:
+        return
+    text = json.dumps(report, indent=2)
+    if path == "-":
+        click.echo(text)
+    else:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text + "\n")
+
+
+def _finish(report: dict[str, Any], json_path: str | None) -> NoReturn:
+    _write_json(report, json_path)
+    print_report(report, err=json_path == "-")
+    sys.exit(report["exit_code"])
+
+
+def _fail(message: str, json_path: str | None) -> NoReturn:
+    """An error before any result: a short JSON for the CI job, the message, status 2."""
+    if json_path is not None:
+        _write_json({"verdict": "error", "exit_code": EXIT_ERROR, "errors": [message]}, json_path)
+    raise CompareError(message)
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def _parse_bot(text: str, option: str) -> BotSpec:
+    try:
+        return BotSpec.parse(text)
+    except BotSpecError as exc:
+        raise click.BadParameter(str(exc).replace("--bot", option), param_hint=option) from None
+
+
+def _table(stakes: str, stack: int | None) -> tuple[TableConfig, int]:
+    small, sep, big = stakes.partition("/")
+    try:
+        if not sep:
+            raise ValueError
+        config = TableConfig(int(small), int(big))
+    except (ValueError, RuleError) as exc:
+        raise click.BadParameter(f"{stakes!r}: expected SMALL/BIG, e.g. 50/100 ({exc})",
+                                 param_hint="--stakes") from None
+    return config, stack or 200 * config.big_blind
+
+
+def _unused_id(db: Database, wanted: str | None) -> str:
+    def taken(cid: str) -> bool:
+        return db.conn.execute("SELECT 1 FROM matches WHERE id LIKE ? OR tournament = ?",
+                               (f"{cid}-%", cid)).fetchone() is not None
+
+    if wanted is not None:
+        if taken(wanted):
+            raise click.UsageError(f"comparison {wanted!r} is already recorded in {db.path}; choose another --id")
+        return wanted
+    base = time.strftime("c%Y%m%d-%H%M%S")
+    cid, n = base, 1
+    while taken(cid):
+        n += 1
+        cid = f"{base}-{n}"
+    return cid
+
+
+def _save_meta(db: Database, comparison_id: str, data: dict[str, Any]) -> None:
+    """The test's parameters and verdict, kept beside the hands (the ``meta`` table) for ``--verify``."""
+    with db.transaction():
+        db.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                        (META_PREFIX + comparison_id, json.dumps(data, sort_keys=True)))
+
+
+def _load_meta(db: Database, comparison_id: str) -> dict[str, Any] | None:
+    row = db.conn.execute("SELECT value FROM meta WHERE key = ?", (META_PREFIX + comparison_id,)).fetchone()
+    return json.loads(row["value"]) if row is not None else None
+
+
+def _participant_errors(result: MatchResult) -> list[str]:
+    errors = []
+    for r in result.results:
+        if r.forfeited:
+            errors.append(f"{r.name} forfeited match {result.match_id} after {r.violations} violations")
+        elif r.absent:
+            what = "never connected" if r.decisions == 0 else "dropped its connection"
+            errors.append(f"{r.name} {what} in match {result.match_id} ({r.absent} decisions made for it)")
+    return errors
+
+
+def _match_json(result: MatchResult, status: str) -> dict[str, Any]:
+    keep = ("name", "version", "net", "hands", "mbb_per_hand", "decisions", "mean_think_ms", "violations",
+            "timeouts", "illegal", "absent", "forfeited")
+    return {
+        "match_id": result.match_id, "status": status, "hands_played": result.hands_played,
+        "results": [{k: v for k, v in dataclasses.asdict(r).items() if k in keep} for r in result.results],
+    }
+
+
+def _logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity == 0 else (logging.INFO if verbosity == 1 else logging.DEBUG)
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+
+# ---------------------------------------------------------------------------------------------- the command
+
+
+@click.command()
+@click.option("--candidate", metavar="NAME=COMMAND", help="The new version (NAME@VERSION=COMMAND to record a version).")
+@click.option("--baseline", metavar="NAME=COMMAND", help="The version to beat.")
+@click.option("--reference", "references", multiple=True, metavar="NAME=COMMAND",
+              help="A fixed reference bot both also play against, on the same cards (repeat).")
+@click.option("--hands", "max_hands", type=click.IntRange(min=2), default=DEFAULT_MAX_HANDS, show_default=True,
+              help="Most hands to play, over all matches; inconclusive (status 3) if the test has not decided.")
+@click.option("--seed", default=None, help="Match seed (default: a fresh secret seed, reported at the end).")
+@click.option("--mbb0", type=float, default=DEFAULT_MBB0, show_default=True,
+              help="H0: the candidate's mean is at most this many mbb/hand.")
+@click.option("--mbb1", type=float, default=DEFAULT_MBB1, show_default=True,
+              help="H1: its mean is at least this many mbb/hand (the edge worth detecting).")
+@click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True,
+              help="Highest acceptable chance of declaring a candidate better when it is not.")
+@click.option("--beta", type=float, default=DEFAULT_BETA, show_default=True,
+              help="Highest acceptable chance of missing a candidate better by M1 or more.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              metavar="PATH", help="Write the outcome as JSON to PATH ('-': standard output).")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
+              help="SQLite file every hand is recorded in.")
+@click.option("--id", "comparison_id", default=None,
+              help="Name of the comparison (default: from the time); its matches are ID-h2h, ID-ref1-candidate...")
+@click.option("--verify", "verify_id", default=None, metavar="ID",
+              help="Play nothing: recompute the verdict of recorded comparison ID from its hands in --db.")
+@click.option("--stakes", default="50/100", show_default=True, help="Small/big blind (no-limit).")
+@click.option("--stack", type=click.IntRange(min=1), default=None,
+              help="Starting stack, reset every hand (default: 200 big blinds).")
+@click.option("--per-action-ms", type=click.IntRange(min=1), default=2000, show_default=True)
+@click.option("--time-bank-ms", type=click.IntRange(min=0), default=30000, show_default=True)
+@click.option("--connect-timeout-s", type=click.IntRange(min=1), default=10, show_default=True,
+              help="How long to wait for the bots to connect.")
+@click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep each bot's output here.")
+@click.option("-q", "--quiet", is_flag=True, help="No live line.")
+@click.option("-v", "--verbose", count=True, help="Log the referee's work to stderr.")
+@click.pass_context
+def compare(ctx: click.Context, candidate: str | None, baseline: str | None, references: tuple[str, ...],
+            max_hands: int, seed: str | None, mbb0: float, mbb1: float, alpha: float, beta: float,
+            json_path: str | None, db_path: str, comparison_id: str | None, verify_id: str | None, stakes: str,
+            stack: int | None, per_action_ms: int, time_bank_ms: int, connect_timeout_s: int,
+            log_dir: str | None, quiet: bool, verbose: int) -> None:
+    """Is the candidate better than the baseline? Plays duplicate heads-up sessions and stops as soon as a
+    sequential probability ratio test (H0: mean <= M0 against H1: mean >= M1, in mbb/hand) decides.
+
+    Exit status: 0 H1 accepted (better), 1 H0 accepted (not better), 3 inconclusive at the hand limit, 2 errors.
+
+    Example: arena compare --candidate new='python my_bot.py' --baseline old='python old_bot.py'
+    --hands 20000 --json compare.json
+    """
+    _logging(verbose)
+    try:
+        params = SprtParams(mbb0, mbb1, alpha, beta)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    if verify_id is not None:
+        explicit = {name for name in ("mbb0", "mbb1", "alpha", "beta")
+                    if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT}
+        _verify(verify_id, db_path, params, explicit, json_path)
+    if candidate is None or baseline is None:
+        raise click.UsageError("give --candidate NAME=COMMAND and --baseline NAME=COMMAND (or --verify ID)")
+    bots = [_parse_bot(candidate, "--candidate"), _parse_bot(baseline, "--baseline")]
+    bots += [_parse_bot(text, "--reference") for text in references]
+    keys = [bot_key(b.name, b.version) for b in bots]
+    if len(set(keys)) != len(keys):
+        raise click.UsageError(f"the bots need different names (or versions): {', '.join(keys)}")
+    config, starting_stack = _table(stakes, stack)
+    policy = ClockPolicy(per_action_ms, time_bank_ms, connect_timeout_ms=connect_timeout_s * 1000)
+    db = Database(db_path)
+    try:
+        cid = _unused_id(db, comparison_id)
+        plan = plan_comparison(cid, seed or new_seed(), max_hands, len(references), config, starting_stack, policy)
+        report = _play(plan, bots, keys, params, db, db_path, Path(log_dir) if log_dir else None, quiet)
+    except click.ClickException:
+        raise
+    except Exception as exc:  # anything that stops the comparison itself is an error for the CI job, not a crash
+        logging.getLogger("arena.compare").debug("comparison failed", exc_info=True)
+        _fail(f"the comparison failed: {exc!r}", json_path)
+    finally:
+        db.close()
+    _finish(report, json_path)
+
+
+def _play(plan: ComparisonPlan, bots: list[BotSpec], keys: list[str], params: SprtParams, db: Database,
+          db_path: str, log_dir: Path | None, quiet: bool) -> dict[str, Any]:
+    for pairing, spec in zip(plan.pairings, plan.specs, strict=True):
+        pair = [bots[pairing.first], bots[pairing.second]]
+        db.start_match(spec, [(b.name, b.version, b.command) for b in pair], len(spec.plan(2)), kind="compare",
+                       tournament=plan.comparison_id)
+    bot_info = [{"key": k, "name": b.name, "version": b.version, "command": b.command} for k, b in zip(
+        keys, bots, strict=True)]
+    meta: dict[str, Any] = {"params": dataclasses.asdict(params), "bots": bot_info, "max_hands": plan.max_hands}
+    _save_meta(db, plan.comparison_id, meta)
+    test = Sprt(params)
+    with Progress(not quiet) as progress:
+        collector: RoundCollector
+
+        def on_round(completed: DealRound) -> bool:
+            test.add_round(completed.head_to_head, completed.references, completed.hands)
+            progress.update(status_line(test, collector.hands_played))
+            return test.decided
+
+        collector = RoundCollector(plan, on_round)
+        run: ComparisonRun = asyncio.run(
+            run_local_comparison(plan, bots, collector, [db], log_dir, limits=LOCAL_LIMITS)
+        )
+        progress.update(status_line(test, collector.hands_played))
+    errors = list(run.failures)
+    for result in run.results:
+        errors.extend(_participant_errors(result))
+    if errors and log_dir is None:
+        errors.append("run again with --log-dir DIR to keep each bot's output")
+    statuses = []
+    for result in run.results:
+        status = result.reason
+        if errors:
+            status = "aborted"
+        elif collector.decided and result.reason == "aborted":
+            status = "decided"
+        db.finish_match(dataclasses.replace(result, reason=status))
+        statuses.append(status)
+    report = build_report(
+        test, comparison_id=plan.comparison_id, bots=bot_info, hands_per_round=plan.hands_per_round,
+        hands_played=run.hands_played, max_hands=plan.max_hands, seed=plan.seed, errors=errors,
+        matches=[_match_json(r, s) for r, s in zip(run.results, statuses, strict=True)], seconds=run.seconds,
+        db_path=db_path,
+    )
+    meta.update(verdict=report["verdict"], test_verdict=test.verdict.value, sessions=test.sessions, llr=test.llr)
+    _save_meta(db, plan.comparison_id, meta)
+    return report
+
+
+def _verify(comparison_id: str, db_path: str, params: SprtParams, explicit: set[str],
+            json_path: str | None) -> NoReturn:
+    """Recompute a recorded comparison's test from its hands; status 2 if it disagrees with what was recorded."""
+    if not Path(db_path).is_file():
+        _fail(f"no database at {db_path}", json_path)
+    db = Database(db_path)
+    try:
+        try:
+            recorded = recorded_comparison(db, comparison_id)
+        except (KeyError, ValueError) as exc:
+            _fail(str(exc.args[0]) if exc.args else repr(exc), json_path)
+        meta = _load_meta(db, comparison_id) or {}
+        stored = meta.get("params", {})
+        given = dataclasses.asdict(params)
+        merged = {k: (given[k] if k in explicit or k not in stored else stored[k]) for k in given}
+        params = SprtParams(**merged)
+        test = replay_comparison(recorded, params)
+        bots = meta.get("bots") or [{"key": k} for k in (recorded.candidate, recorded.baseline, *recorded.references)]
+        seed_row = db.match_row(recorded.match_ids[0])
+        played = sum(db.hands_recorded(m) for m in recorded.match_ids)
+        statuses = {m: str(row["status"]) for m in recorded.match_ids if (row := db.match_row(m)) is not None}
+    finally:
+        db.close()
+    errors = []
+    if "test_verdict" in meta and not explicit:
+        if meta["test_verdict"] != test.verdict.value or meta.get("sessions") != test.sessions:
+            errors.append(f"the recorded hands give {test.verdict.value} after {test.sessions} sessions, but "
+                          f"{meta['test_verdict']} after {meta.get('sessions')} was reported")
+        elif meta.get("verdict") == "error":
+            errors.append("the comparison was recorded with errors (a bot crashed, forfeited or never connected)")
+    hands_per_round = 2 * len(recorded.match_ids)
+    report = build_report(
+        test, comparison_id=comparison_id, bots=bots, hands_per_round=hands_per_round, hands_played=played,
+        max_hands=int(meta.get("max_hands", played)), seed=str(seed_row["seed"]) if seed_row else "",
+        errors=errors, matches=[{"match_id": m, "status": s} for m, s in statuses.items()], db_path=db_path,
+        verified=not errors,
+    )
+    _finish(report, json_path)
+
+
+COMMANDS = [compare]
+
+if __name__ == "__main__":  # ``python -m arena.cli.compare``, the same command as ``arena compare``
+    compare()

@@ -1,0 +1,283 @@
+"""Comparing two bots, a candidate and a baseline: heads-up duplicate matches played side by side and read one deal
+at a time, so that a sequential test can stop them all as soon as it has decided.
+
+The matches of a comparison (``plan_comparison``) all use the same seed, so deal d has the same cards in each:
+
+* ``<id>-h2h``: the candidate (participant 0) against the baseline (participant 1);
+* for each reference bot R_k, optionally: ``<id>-ref<k>-candidate`` (the candidate against R_k) and
+  ``<id>-ref<k>-baseline`` (the baseline against R_k), the reference bot being participant 1.
+
+A *round* is deal d played as a complete duplicate session (both seatings) in every one of these matches. The
+``RoundCollector`` is every match's ``on_hand`` callback: it adds up each session's chips and, as soon as round d
+is complete everywhere, hands the caller a ``DealRound`` with each session's win rate in mbb/hand (the first
+participant's chips over the session / hands / big blind * 1000, as ``arena.ratings.sessions`` computes it from
+the database). The caller's function answers whether to stop; if it does, every match is stopped after its hand
+in play, and the hands of an unfinished round stay recorded but are not counted.
+
+This module knows nothing of statistics (``arena.ratings.sprt`` does) nor of the database (the sinks passed in
+do): it plays, counts and stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.engine import TableConfig
+from arena.referee import ClockPolicy, HandRecord, HandSink, Match, MatchResult, MatchSpec
+from arena.runner.bots import BotProcess, BotSpec
+from arena.runner.remote_match import MatchSetup, play, prepare_match
+from arena.transport.server import RefereeServer, ServerLimits
+
+CANDIDATE = 0
+BASELINE = 1
+ROTATIONS = 2  # a heads-up duplicate session: the deal played with the seats one way, then swapped
+EXIT_GRACE_S = 5.0  # how long a bot that exited may wait for its match to end before its exit counts as a failure
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """One heads-up match of a comparison: indexes into the comparison's bots (0 candidate, 1 baseline, 2...
+    references), ``first`` being participant 0 of the match, whose win rate the rounds report."""
+
+    match_id: str
+    first: int
+    second: int
+
+    @property
+    def head_to_head(self) -> bool:
+        """Whether this is the candidate-against-baseline match."""
+        return self.first == CANDIDATE and self.second == BASELINE
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonPlan:
+    """Every match of a comparison, and how many rounds (deals) it may take at most."""
+
+    comparison_id: str
+    seed: str
+    pairings: tuple[Pairing, ...]
+    specs: tuple[MatchSpec, ...]
+    rounds: int
+
+    @property
+    def references(self) -> int:
+        """How many reference bots take part."""
+        return (len(self.pairings) - 1) // 2
+
+    @property
+    def hands_per_round(self) -> int:
+        """Hands one round takes: one duplicate session per match."""
+        return ROTATIONS * len(self.pairings)
+
+    @property
+    def max_hands(self) -> int:
+        """Hands the comparison plays at most (whole rounds)."""
+        return self.rounds * self.hands_per_round
+
+    @property
+    def big_blind(self) -> int:
+        """The big blind of every match (they share one table config)."""
+        return self.specs[0].config.big_blind
+
+
+def plan_comparison(
+    comparison_id: str,
+    seed: str,
+    max_hands: int,
+    references: int = 0,
+    config: TableConfig | None = None,
+    starting_stack: int = 20000,
+    policy: ClockPolicy | None = None,
+) -> ComparisonPlan:
+    """The matches of a comparison with ``references`` reference bots, sharing ``seed``; ``max_hands`` (over all the
+    matches) is rounded down to whole rounds, but at least one round is played."""
+    if references < 0:
+        raise ValueError(f"the number of reference bots cannot be negative, got {references}")
+    pairings = [Pairing(f"{comparison_id}-h2h", CANDIDATE, BASELINE)]
+    for k in range(references):
+        pairings.append(Pairing(f"{comparison_id}-ref{k + 1}-candidate", CANDIDATE, 2 + k))
+        pairings.append(Pairing(f"{comparison_id}-ref{k + 1}-baseline", BASELINE, 2 + k))
+    rounds = max(1, max_hands // (ROTATIONS * len(pairings)))
+    specs = tuple(
+        MatchSpec(
+            match_id=p.match_id, seed=seed, hands=ROTATIONS * rounds, config=config or TableConfig(),
+            starting_stack=starting_stack, policy=policy or ClockPolicy(), duplicate=True,
+        )
+        for p in pairings
+    )
+    return ComparisonPlan(comparison_id, seed, tuple(pairings), specs, rounds)
+
+
+@dataclass(frozen=True, slots=True)
+class DealRound:
+    """One deal played as a duplicate session in every match of the comparison, in mbb/hand.
+
+    ``head_to_head`` is the candidate's win rate against the baseline; ``references[k]`` is (candidate against
+    R_k, baseline against R_k). ``hands`` is how many hands the round took.
+    """
+
+    deal: int
+    head_to_head: float
+    references: tuple[tuple[float, float], ...]
+    hands: int
+
+
+class RoundCollector:
+    """Turns the finished hands of a comparison's matches into rounds, in deal order, and stops the matches when
+    ``on_round`` returns True. Pass ``hand_finished`` as every match's ``on_hand``, then ``attach`` the matches."""
+
+    def __init__(self, plan: ComparisonPlan, on_round: Callable[[DealRound], bool]) -> None:
+        self.plan = plan
+        self.on_round = on_round
+        self.rounds: list[DealRound] = []
+        self.hands_played = 0
+        self.stopped = False
+        self.decided = False
+        self._index = {p.match_id: i for i, p in enumerate(plan.pairings)}
+        self._open: list[dict[int, list[int]]] = [{} for _ in plan.pairings]  # deal -> [chips, hands]
+        self._next_deal = 0
+        self._matches: list[Match] = []
+
+    def attach(self, matches: Sequence[Match]) -> None:
+        """The matches to stop when the test decides."""
+        self._matches = list(matches)
+
+    def stop(self) -> None:
+        """Stop every match after its hand in play, and count no more rounds."""
+        self.stopped = True
+        for match in self._matches:
+            match.stop()
+
+    def hand_finished(self, record: HandRecord) -> None:
+        """A hand of one of the matches is over (the ``on_hand`` callback)."""
+        index = self._index.get(record.match_id)
+        if index is None:
+            raise KeyError(f"hand of match {record.match_id!r}, which is not part of {self.plan.comparison_id}")
+        self.hands_played += 1
+        seat = record.seating.index(0)  # where participant 0 (the pairing's first bot) sat in this hand
+        entry = self._open[index].setdefault(record.deal, [0, 0])
+        entry[0] += record.payoffs[seat]
+        entry[1] += 1
+        self._complete_rounds()
+
+    def _session_mbb(self, index: int, deal: int) -> tuple[float, int]:
+        chips, hands = self._open[index].pop(deal)
+        return 1000.0 * chips / self.plan.big_blind / hands, hands
+
+    def _complete_rounds(self) -> None:
+        deal = self._next_deal
+        while not self.stopped and all(
+            self._open[i].get(deal, (0, 0))[1] >= ROTATIONS for i in range(len(self.plan.pairings))
+        ):
+            sessions = [self._session_mbb(i, deal) for i in range(len(self.plan.pairings))]
+            rates = [rate for rate, _ in sessions]
+            references = tuple((rates[1 + 2 * k], rates[2 + 2 * k]) for k in range(self.plan.references))
+            completed = DealRound(deal, rates[0], references, sum(hands for _, hands in sessions))
+            self.rounds.append(completed)
+            deal = self._next_deal = deal + 1
+            if self.on_round(completed):
+                self.decided = True
+                self.stop()
+
+    @property
+    def hands_counted(self) -> int:
+        """Hands in the rounds counted so far."""
+        return sum(r.hands for r in self.rounds)
+
+
+@dataclass(slots=True)
+class ComparisonRun:
+    """How the matches of a comparison ended: their results, the rounds counted, and any bot failures (a bot
+    that exited before its match ended)."""
+
+    results: list[MatchResult]
+    rounds: list[DealRound]
+    hands_played: int
+    seconds: float
+    failures: list[str] = field(default_factory=list)
+
+
+async def run_matches(matches: Sequence[Match], collector: RoundCollector) -> ComparisonRun:
+    """Play already built matches side by side (for example with in-process seats) until the collector stops them
+    or they end; every match must have been built with ``collector.hand_finished`` as its ``on_hand``."""
+    started = time.monotonic()
+    collector.attach(matches)
+    results = await asyncio.gather(*(m.run() for m in matches))
+    return ComparisonRun(list(results), collector.rounds, collector.hands_played, time.monotonic() - started)
+
+
+async def run_local_comparison(
+    plan: ComparisonPlan,
+    bots: Sequence[BotSpec],
+    collector: RoundCollector,
+    sinks: Sequence[HandSink] = (),
+    log_dir: Path | None = None,
+    cwd: Path | None = None,
+    limits: ServerLimits | None = None,
+) -> ComparisonRun:
+    """Start one referee on a free local port, launch a process of each bot command for each of its matches, and
+    play the comparison. ``bots`` are the candidate, the baseline, then the reference bots, as in the plan."""
+    if len(bots) != 2 + plan.references:
+        raise ValueError(f"the plan has {plan.references} reference bots but {len(bots) - 2} were given")
+    started = time.monotonic()
+    server = RefereeServer(limits=limits)
+    await server.start()
+    setups: list[tuple[MatchSetup, tuple[BotSpec, BotSpec]]] = []
+    failures: list[str] = []
+    try:
+        for pairing, spec in zip(plan.pairings, plan.specs, strict=True):
+            pair = (bots[pairing.first], bots[pairing.second])
+            setup = await prepare_match(
+                spec, [b.name for b in pair], sinks, [b.version for b in pair], server=server,
+                on_hand=collector.hand_finished,
+            )
+            setups.append((setup, pair))
+        collector.attach([setup.match for setup, _ in setups])
+        for setup, pair in setups:
+            for bot, seat in zip(pair, setup.seats, strict=True):
+                log_path = log_dir / f"{setup.match.spec.match_id}-{bot.name}.log" if log_dir is not None else None
+                process = BotProcess(bot, log_path)
+                setup.processes.append(process)
+                await process.start(server.address, seat.token, cwd)
+        results = await asyncio.gather(*(_play_watched(setup, collector, failures) for setup, _ in setups))
+    finally:
+        await asyncio.gather(*(p.stop() for setup, _ in setups for p in setup.processes))
+        await server.stop()
+    return ComparisonRun(list(results), collector.rounds, collector.hands_played, time.monotonic() - started,
+                         failures)
+
+
+async def _play_watched(setup: MatchSetup, collector: RoundCollector, failures: list[str]) -> MatchResult:
+    """Play one match; a bot process that ends while its match still runs stops the whole comparison."""
+    playing = asyncio.ensure_future(play(setup))
+    exits = [(asyncio.ensure_future(p.process.wait()), p) for p in setup.processes if p.process is not None]
+    try:
+        watching = list(exits)
+        while True:
+            waiting: list[asyncio.Future[int] | asyncio.Future[MatchResult]] = [playing, *(f for f, _ in watching)]
+            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if playing in done:
+                return playing.result()
+            for future, process in [(f, p) for f, p in watching if f in done]:
+                watching.remove((future, process))
+                # a bot leaves on its own once told the match is over; give that a moment before calling it a crash
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(playing), EXIT_GRACE_S)
+                if playing.done():
+                    return playing.result()
+                failures.append(
+                    f"{process.spec.name} exited (status {process.returncode}) during match "
+                    f"{setup.match.spec.match_id}"
+                )
+                collector.stop()
+    except BaseException:
+        collector.stop()
+        raise
+    finally:
+        for future, _ in exits:
+            future.cancel()

@@ -1,0 +1,128 @@
+"""``arena compare`` as a CI job runs it: a subprocess with real bot processes over gRPC, read by its exit status
+and its JSON file. The equity bot clearly beats the calling station (about +2,000 mbb/hand), so each run decides
+within a couple of hundred hands."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.records.db import Database
+
+REPO = Path(__file__).resolve().parents[2]
+BOTS = REPO / "sample_bots" / "python"
+
+
+def _bot(name: str, script: str) -> str:
+    return f"{name}={shlex.quote(sys.executable)} {shlex.quote(str(BOTS / script))}"
+
+
+EQUITY = _bot("equity", "equity_bot.py")
+CALLER = _bot("caller", "calling_station.py")
+
+
+def _command() -> list[str]:
+    """``arena compare`` (through ``python -m arena`` once the command is registered, else its own module)."""
+    from arena.cli import main
+
+    if "compare" in main.commands:
+        return [sys.executable, "-m", "arena", "compare"]
+    return [sys.executable, "-m", "arena.cli.compare"]
+
+
+def _run(tmp: Path, *args: str, json_name: str | None = "out.json") -> tuple[int, dict[str, Any] | None, str]:
+    extra = ["--json", str(tmp / json_name)] if json_name else []
+    proc = subprocess.run(
+        [*_command(), "--db", str(tmp / "arena.db"), "-q", *extra, *args],
+        capture_output=True, text=True, timeout=120, cwd=tmp,
+    )
+    data = None
+    if json_name and (tmp / json_name).exists():
+        data = json.loads((tmp / json_name).read_text())
+    return proc.returncode, data, proc.stdout + proc.stderr
+
+
+def test_better_candidate_exits_0_and_reports_everything(tmp_path: Path) -> None:
+    code, data, output = _run(tmp_path, "--candidate", EQUITY, "--baseline", CALLER, "--seed", "ci-1",
+                              "--id", "ci1")
+    assert code == 0, output
+    assert data is not None
+    assert data["verdict"] == "H1" and data["exit_code"] == 0 and data["errors"] == []
+    assert data["summary"].startswith("H1 accepted: equity is better than caller")
+    assert data["candidate"]["name"] == "equity" and data["baseline"]["name"] == "caller"
+    test = data["test"]
+    assert (test["mbb0"], test["mbb1"], test["alpha"], test["beta"]) == (0.0, 500.0, 0.05, 0.05)
+    assert data["llr"] >= test["upper_bound"] > 0 > test["lower_bound"]
+    low, high = data["estimate"]["ci95"]
+    assert 0 < low < data["estimate"]["mbb_per_hand"] < high
+    hands = data["hands"]
+    assert hands["used"] == 2 * data["sessions"] == 2 * data["decided_after_sessions"]
+    assert hands["used"] <= hands["played"] <= hands["max"] == 20000
+    assert data["fixed_length_hands"] > 3 * hands["used"]
+    assert data["seed"] == "ci-1" and len(data["commitment"]) == 64
+    [match] = data["matches"]
+    assert match["match_id"] == "ci1-h2h" and match["status"] == "decided"
+    assert "H1 accepted" in output and "95% CI" in output
+    # recorded like any match: every hand, the match's status, the bots
+    db = Database(tmp_path / "arena.db")
+    assert db.hands_recorded("ci1-h2h") == hands["played"]
+    row = db.match_row("ci1-h2h")
+    assert row is not None and row["status"] == "decided" and row["kind"] == "compare" and row["tournament"] == "ci1"
+    assert db.participants("ci1-h2h") == [("equity", ""), ("caller", "")]
+    db.close()
+    # ... and re-verifiable from those hands alone
+    code, verified, output = _run(tmp_path, "--verify", "ci1", json_name="verify.json")
+    assert code == 0, output
+    assert verified is not None and verified["verified"] is True
+    assert (verified["verdict"], verified["llr"], verified["sessions"]) == ("H1", data["llr"], data["sessions"])
+
+
+def test_worse_candidate_exits_1(tmp_path: Path) -> None:
+    code, data, output = _run(tmp_path, "--candidate", CALLER, "--baseline", EQUITY, "--seed", "ci-2")
+    assert code == 1, output
+    assert data is not None and data["verdict"] == "H0" and data["exit_code"] == 1
+    assert data["llr"] <= data["test"]["lower_bound"]
+    assert data["estimate"]["ci95"][1] < 0
+
+
+def test_hand_limit_exits_3_and_json_to_stdout(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*_command(), "--db", str(tmp_path / "a.db"), "-q", "--json", "-", "--candidate", EQUITY, "--baseline",
+         CALLER, "--hands", "20", "--seed", "ci-3"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert proc.returncode == 3, proc.stderr
+    data = json.loads(proc.stdout)  # nothing but the JSON on standard output
+    assert data["verdict"] == "inconclusive" and data["exit_code"] == 3 and data["test_verdict"] == "continue"
+    assert data["hands"]["played"] == data["hands"]["used"] == data["hands"]["max"] == 20
+    assert data["matches"][0]["status"] == "completed"
+    assert "inconclusive" in proc.stderr
+
+
+def test_errors_exit_2(tmp_path: Path) -> None:
+    # arguments
+    code, _, output = _run(tmp_path, "--candidate", "no-command", "--baseline", CALLER, json_name=None)
+    assert code == 2 and "NAME=COMMAND" in output
+    code, _, output = _run(tmp_path, "--candidate", EQUITY, "--baseline", CALLER, "--mbb0", "10", "--mbb1", "5",
+                           json_name=None)
+    assert code == 2 and "M0 < M1" in output
+    code, _, output = _run(tmp_path, "--candidate", EQUITY, json_name=None)
+    assert code == 2
+    code, _, output = _run(tmp_path, "--candidate", EQUITY, "--baseline", EQUITY, json_name=None)
+    assert code == 2 and "different names" in output
+    code, data, output = _run(tmp_path, "--verify", "no-such-comparison")
+    assert code == 2 and data is not None and data["verdict"] == "error"
+    # a candidate that dies at once: reported as an error, not as "not better"
+    crash = f"broken={shlex.quote(sys.executable)} -c 'raise SystemExit(3)'"
+    code, data, output = _run(tmp_path, "--candidate", crash, "--baseline", CALLER, "--connect-timeout-s", "1",
+                              "--seed", "ci-4", "--id", "crash")
+    assert code == 2, output
+    assert data is not None and data["verdict"] == "error" and data["exit_code"] == 2
+    assert any("broken" in e for e in data["errors"]), data["errors"]
+    assert data["matches"][0]["status"] == "aborted"
+    code, verified, output = _run(tmp_path, "--verify", "crash", json_name="verify.json")
+    assert code == 2 and verified is not None and verified["verified"] is False
