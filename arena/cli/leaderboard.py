@@ -47,7 +47,8 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
             f"{row.rating.sigma:.2f}", f"{row.win_rate.mean:+.1f}", _ci(row.win_rate.low, row.win_rate.high),
             str(row.win_rate.hands),
             f"{stats.vpip:.0%}" if stats else "", f"{stats.pfr:.0%}" if stats else "",
-            f"{stats.aggression:.2f}" if stats else "", str(stats.violations) if stats else "",
+            f"{stats.aggression:.2f}" if stats and stats.aggression is not None else "–",
+            str(stats.violations) if stats else "",
         )
     console().print(table)
 

@@ -17,9 +17,9 @@ def _minus(text: str) -> str:
     return text.replace("-", MINUS)
 
 
-def fixed(x: float, digits: int = 2) -> str:
-    """``x`` with ``digits`` decimals (``25.00``, ``−3.14``)."""
-    return _minus(f"{x:,.{digits}f}")
+def fixed(x: float | None, digits: int = 2) -> str:
+    """``x`` with ``digits`` decimals (``25.00``, ``−3.14``); a dash for an undefined value."""
+    return "–" if x is None else _minus(f"{x:,.{digits}f}")
 
 
 def signed(x: float, digits: int = 1) -> str:

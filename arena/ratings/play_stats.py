@@ -15,13 +15,14 @@ class PlayStats:
 
     ``vpip``: share of hands with chips put in voluntarily pre-flop (a call, bet or raise, not a blind);
     ``pfr``: share of hands with a pre-flop bet or raise; ``aggression``: bets and raises per call after the
-    flop; ``showdown``: share of hands that reached a showdown; ``think_ms``: mean time per decision.
+    flop (None when the bot never called after the flop: the ratio is undefined); ``showdown``: share of hands
+    that reached a showdown; ``think_ms``: mean time per decision.
     """
 
     hands: int
     vpip: float
     pfr: float
-    aggression: float
+    aggression: float | None
     showdown: float
     think_ms: float
     decisions: int
@@ -83,7 +84,7 @@ def play_stats(db: Database, match_ids: list[str] | None = None) -> dict[str, Pl
             hands=n,
             vpip=len(vpip[bot]) / n,
             pfr=len(pfr[bot]) / n,
-            aggression=aggressive[bot] / calls[bot] if calls[bot] else float(aggressive[bot]),
+            aggression=aggressive[bot] / calls[bot] if calls[bot] else None,
             showdown=len(showdown[bot]) / n,
             think_ms=think[bot] / decisions[bot] if decisions[bot] else 0.0,
             decisions=decisions[bot],
