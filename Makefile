@@ -8,7 +8,7 @@ JS_STAMP := $(JS)/node_modules/.installed
 
 .PHONY: install test lint demo bench proto clean
 
-$(STAMP): pyproject.toml setup.py
+$(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
