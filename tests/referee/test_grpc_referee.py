@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -232,3 +234,52 @@ def test_a_fast_bot_is_never_rate_limited_for_answering(tmp_path: Path) -> None:
     played = run(tmp_path, "good", hands=300)  # thousands of answers, far beyond the rate limit's burst
     assert played.evil.violations == 0 and played.evil.absent == 0
     assert not any(e["code"] == "ERROR_CODE_RATE_LIMITED" for e in errors(played.bad))
+
+
+def test_same_seed_and_deterministic_bots_give_identical_hands_and_results(tmp_path: Path) -> None:
+    outcomes = []
+    for run_dir in ("first", "second"):
+        folder = tmp_path / run_dir
+        folder.mkdir()
+        db_path = folder / "arena.db"
+        proc = subprocess.run(
+            [sys.executable, "-m", "arena", "match", "--hands", "20", "--seed", "same", "--match-id", "m", "--json",
+             "--db", str(db_path), "--bot", f"equity={sys.executable} {REPO}/sample_bots/python/equity_bot.py",
+             "--bot", f"random={sys.executable} {REPO}/sample_bots/python/random_bot.py --seed 4"],
+            capture_output=True, text=True, check=True, cwd=folder,
+        )
+        result = json.loads(proc.stdout)
+        db = Database(db_path)
+        hands = [(r.hand_number, r.deck, r.events, r.payoffs) for r in db.hand_records("m")]
+        outcomes.append(([(r["name"], r["net"]) for r in result["results"]], hands))
+    assert outcomes[0] == outcomes[1]
+    assert len(outcomes[0][1]) == 20
+
+
+def test_a_slow_bot_does_not_hold_up_other_tables(tmp_path: Path) -> None:
+    async def scenario() -> tuple[float, float]:
+        slow_policy = ClockPolicy(per_action_ms=1000, time_bank_ms=0, max_violations=0, connect_timeout_ms=8000)
+        slow = await prepare_match(MatchSpec("slow", "s", 6, policy=slow_policy), ["good", "slow"])
+        fast = await prepare_match(MatchSpec("fast", "s", 20, policy=slow_policy), ["a", "b"], server=slow.server)
+        processes: list[BotProcess] = []
+        for setup, modes in ((slow, ("good", "timeout")), (fast, ("good", "good"))):
+            for seat, mode in zip(setup.seats, modes, strict=True):
+                process = BotProcess(BotSpec(seat.name, evil(mode, tmp_path / f"{setup.match.spec.match_id}.jsonl")))
+                await process.start(setup.server.address, seat.token, REPO)
+                processes.append(process)
+
+        async def timed(setup: Any) -> float:
+            await play(setup)
+            return time.monotonic()
+
+        start = time.monotonic()
+        slow_done, fast_done = await asyncio.gather(timed(slow), timed(fast))
+        await asyncio.gather(*(p.stop() for p in processes))
+        await slow.server.stop()
+        return slow_done - start, fast_done - start
+
+    slow_s, fast_s = asyncio.run(scenario())
+    # the slow bot takes 0.6 s an action, several a hand: its 6 hands take 6 s or more, while 20 quick hands at the
+    # same referee finish in a fraction of that; a referee that blocked on it would hold both tables up
+    assert slow_s > 6.0
+    assert fast_s < slow_s / 2
