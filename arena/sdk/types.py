@@ -7,11 +7,12 @@ must keep working when it does (proto/README.md, "Compatibility").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TypeVar
 
-from arena.cards import format_cards, parse_card
+from arena.cards import format_card, format_cards, parse_card
 from arena.transport.pb import poker_pb2
 
 __all__ = [
@@ -100,9 +101,33 @@ class EventKind(_ProtoEnum):
     WIN_POT = 16
 
 
+_E = TypeVar("_E", bound=_ProtoEnum)
+
+
+def _converter(cls: type[_E]) -> Callable[[int], _E]:
+    """``cls(n)`` as a dict lookup (a tenth of the cost of calling the enum class), unknown numbers UNSPECIFIED."""
+    members = {int(member): member for member in cls}
+    unknown = cls(0)
+    get = members.get
+
+    def convert(value: int) -> _E:
+        return get(value, unknown)
+
+    return convert
+
+
+_street_of = _converter(Street)
+_seat_status_of = _converter(SeatStatus)
+_structure_of = _converter(Structure)
+_event_kind_of = _converter(EventKind)
+
+_CARD_BY_TEXT = {format_card(card): card for card in range(52)}  # the referee sends canonical text: "As", "Td"
+
+
 def parse_card_list(texts: Iterable[str]) -> tuple[int, ...]:
     """Cards sent as text (``["As", "Kd"]``) as card ints 0..51 (see ``arena.cards``)."""
-    return tuple(parse_card(t) for t in texts)
+    by_text = _CARD_BY_TEXT  # anything else ("as", "10d", not a card) goes to the full parser, which says what it is
+    return tuple([by_text[t] if t in by_text else parse_card(t) for t in texts])
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +206,7 @@ class TableConfig:
         """Read the protocol message."""
         return cls(
             num_seats=pb.num_seats,
-            structure=Structure(pb.structure),
+            structure=_structure_of(pb.structure),
             small_blind=int(pb.small_blind),
             big_blind=int(pb.big_blind),
             ante=int(pb.ante),
@@ -222,9 +247,9 @@ class Event:
     def from_pb(cls, pb: poker_pb2.PublicEvent) -> Event:
         """Read the protocol message."""
         return cls(
-            kind=EventKind(pb.kind),
+            kind=_event_kind_of(pb.kind),
             seat=pb.seat,
-            street=Street(pb.street),
+            street=_street_of(pb.street),
             amount=int(pb.amount),
             cards=parse_card_list(pb.cards),
             by_timeout=pb.by_timeout,
