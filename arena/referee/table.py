@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from arena.deals import DealPlan
 from arena.engine import Action, ActionKind, Hand, IllegalActionError, TableConfig
-from arena.engine.view import seat_view
+from arena.engine.view import PublicHistories, seat_view
 from arena.referee.clock import BotClock, ClockPolicy
 from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
 from arena.referee.seat import HandStart, InvalidAction, Seat, SeatUnavailable
@@ -49,7 +49,9 @@ class Participant:
 async def notify(call: Awaitable[None], what: str) -> None:
     """Deliver a notification to a seat without letting a slow or broken bot hold up the table."""
     try:
-        await asyncio.wait_for(call, NOTIFY_TIMEOUT_S)
+        # The call runs in this task (no task of its own, as wait_for would make): most seats only queue a message
+        async with asyncio.timeout(NOTIFY_TIMEOUT_S):
+            await call
     except Exception as exc:  # a seat's failure to listen must never stop the match
         log.warning("notification %s failed: %r", what, exc)
 
@@ -91,15 +93,16 @@ class TableRunner:
             )
             await notify(participant.seat.hand_started(start), f"hand start to {participant.name}")
         decisions: list[DecisionRecord] = []
-        timeouts: set[int] = set()
+        timeouts: frozenset[int] = frozenset()
+        histories = PublicHistories()
         # Request ids depend only on the hand, so a resumed match asks exactly what an uninterrupted one did
         self._request_ids = itertools.count(plan.hand_number * REQUESTS_PER_HAND + 1)
         while hand.to_act is not None:
             seat = hand.to_act
-            record = await self._decide(hand, seat, seating[seat], hand_id, plan, names, stacks, frozenset(timeouts))
+            record = await self._decide(hand, seat, seating[seat], hand_id, plan, names, stacks, timeouts, histories)
             decisions.append(record)
             if record.how != "ok":
-                timeouts.add(record.event_index)
+                timeouts = timeouts | {record.event_index}
         assert hand.payoffs is not None
         result = HandRecord(
             match_id=self.match_id,
@@ -166,6 +169,7 @@ class TableRunner:
         names: tuple[str, ...],
         stacks: Sequence[int],
         timeouts: frozenset[int],
+        histories: PublicHistories,
     ) -> DecisionRecord:
         """Get one action from the seat to act, or make the time-out policy's action for it."""
         participant = self.participants[index]
@@ -186,11 +190,12 @@ class TableRunner:
             hand_id=hand_id,
             hand_number=plan.hand_number,
             request_id=request_id,
-            view=seat_view(hand, seat),
+            view=seat_view(hand, seat, histories.of(hand.events, seat), legal),
             names=names,
             starting_stack=stacks[seat],
             action_ms_left=int(min(allowance * 1000, self.policy.per_action_ms)),
             bank_ms_left=int(clock.bank_ms),
+            timeouts=timeouts,
         )
         start = time.monotonic()
         rejected: list[str] = []
@@ -203,7 +208,10 @@ class TableRunner:
             try:
                 if remaining <= 0:
                     raise TimeoutError
-                action = await asyncio.wait_for(participant.seat.decide(decision, retry), remaining)
+                # A TimeoutError out of this block is the bot's clock running out; the seat's call runs in this
+                # task (wait_for would give it a task of its own, and a loop turn more for every answer)
+                async with asyncio.timeout(remaining):
+                    action = await participant.seat.decide(decision, retry)
                 if not isinstance(action, Action):
                     raise InvalidAction(f"R6.1: {action!r} is not an action")
                 event_index = len(hand.events)  # the action's own event; dealing and showdown may follow it

@@ -29,11 +29,15 @@ _ACTION_FROM_PB = {
 _ACTION_TO_PB = {kind: pb for pb, kind in _ACTION_FROM_PB.items()}
 _WAGERS = (EventKind.BET, EventKind.RAISE, EventKind.CALL)
 _ADDS_TO_BET = (EventKind.POST_SMALL_BLIND, EventKind.POST_BIG_BLIND, EventKind.POST_ENTRY_BLIND, EventKind.CALL)
+_SETS_BET = (EventKind.BET, EventKind.RAISE)
 
 
 def street(value: int) -> poker_pb2.Street.ValueType:
     """An engine street (0 pre-flop .. 4 showdown) as the protocol's enum (which starts with UNSPECIFIED)."""
     return poker_pb2.Street.ValueType(value + 1)
+
+
+_STREETS = tuple(street(value) for value in range(5))  # street(), for the engine's streets (Street)
 
 
 class MalformedAction(ValueError):
@@ -65,37 +69,76 @@ def table_config(config: TableConfig, num_seats: int, starting_stack: int) -> po
     )
 
 
+def public_event(event: Event, by_timeout: bool, bets: dict[int, int]) -> poker_pb2.PublicEvent:
+    """One event of a sequence as a protocol message; ``bets`` holds each seat's bet on the street so far, as
+    the events before it left it (updated here). Events that are no wager (deals, shows, wins) do not use it.
+    """
+    kind = event.kind
+    amount = event.amount
+    if kind is EventKind.DEAL_BOARD:
+        bets.clear()
+    elif kind in _ADDS_TO_BET:
+        bets[event.seat] = bets.get(event.seat, 0) + amount
+    elif kind in _SETS_BET:
+        bets[event.seat] = amount
+    pb_kind = _EVENT[kind]
+    if event.all_in and kind in _WAGERS:
+        pb_kind = poker_pb2.EVENT_KIND_ALL_IN
+        amount = bets[event.seat]
+    # Only the fields that usually have a value are passed: each keyword costs about as much as a field set later
+    message = poker_pb2.PublicEvent(kind=pb_kind, seat=event.seat, street=_STREETS[event.street], amount=amount)
+    if event.cards:
+        message.cards.extend(cards(event.cards))
+    if by_timeout:
+        message.by_timeout = True
+    if event.pot > 0:
+        message.pot_index = event.pot
+    return message
+
+
 def public_events(events: Sequence[Event], timeouts: frozenset[int] = frozenset()) -> list[poker_pb2.PublicEvent]:
     """Events (already filtered for one seat) as protocol messages; ``timeouts`` are indexes of actions the
     referee made for a seat. A wager that puts a seat all-in is ALL_IN with the seat's raise-to total.
     """
-    out = []
     bets: dict[int, int] = {}
-    for index, event in enumerate(events):
-        kind = event.kind
-        amount = event.amount
-        if kind is EventKind.DEAL_BOARD:
-            bets.clear()
-        elif kind in _ADDS_TO_BET:
-            bets[event.seat] = bets.get(event.seat, 0) + amount
-        elif kind in (EventKind.BET, EventKind.RAISE):
-            bets[event.seat] = amount
-        pb_kind = _EVENT[kind]
-        if event.all_in and kind in _WAGERS:
-            pb_kind = poker_pb2.EVENT_KIND_ALL_IN
-            amount = bets[event.seat]
-        out.append(
-            poker_pb2.PublicEvent(
-                kind=pb_kind,
-                seat=event.seat,
-                street=street(event.street),
-                amount=amount,
-                cards=cards(event.cards),
-                by_timeout=index in timeouts,
-                pot_index=max(event.pot, 0),
-            )
-        )
-    return out
+    return [public_event(event, index in timeouts, bets) for index, event in enumerate(events)]
+
+
+class PublicEvents:
+    """``public_events`` for one viewer, remembered: a hand's events only grow, so each call converts just the
+    events added since the last one (and fixes ``by_timeout`` of earlier ones if ``timeouts`` changed). Events
+    that do not extend the last ones (a new hand) start it afresh, so the result always equals ``public_events``.
+    The returned list is this object's own: copy it into a message, do not keep or change it.
+    """
+
+    __slots__ = ("_bets", "_out", "_source", "_timeouts")
+
+    def __init__(self) -> None:
+        self._source: tuple[Event, ...] = ()
+        self._out: list[poker_pb2.PublicEvent] = []
+        self._bets: dict[int, int] = {}
+        self._timeouts: frozenset[int] = frozenset()
+
+    def convert(self, events: Sequence[Event], timeouts: frozenset[int] = frozenset()) -> list[poker_pb2.PublicEvent]:
+        """``public_events(events, timeouts)``."""
+        events = tuple(events)
+        done = len(self._source)
+        if done > len(events) or events[:done] != self._source:
+            self._out = []
+            self._bets = {}
+            self._timeouts = frozenset()
+            done = 0
+        out = self._out
+        if timeouts != self._timeouts:
+            for index in timeouts ^ self._timeouts:
+                if index < done:
+                    out[index].by_timeout = index in timeouts
+            self._timeouts = timeouts
+        bets = self._bets
+        for index in range(done, len(events)):
+            out.append(public_event(events[index], index in timeouts, bets))
+        self._source = events
+        return out
 
 
 def seat_states(view: SeatView, names: Sequence[str]) -> list[poker_pb2.SeatState]:
@@ -154,6 +197,75 @@ def action_request(decision: Decision, timeouts: frozenset[int] = frozenset()) -
         history=public_events(view.history, timeouts),
         config=table_config(view.config, view.num_seats, decision.starting_stack),
     )
+
+
+class RequestBuilder:
+    """Builds one seat's requests as ``RefereeMessage(action_request=action_request(decision, timeouts))``, but
+    cheaper: the hand's history is converted only as far as it grew since the seat's last request (see
+    ``PublicEvents``), the table's config message is kept while the config stays the same, and the request is
+    filled in place inside its RefereeMessage rather than built and then copied into it.
+    """
+
+    __slots__ = ("_config", "_config_key", "_history")
+
+    def __init__(self) -> None:
+        self._history = PublicEvents()
+        self._config_key: tuple[TableConfig, int, int] | None = None
+        self._config = poker_pb2.TableConfig()
+
+    def config(self, config: TableConfig, num_seats: int, starting_stack: int) -> poker_pb2.TableConfig:
+        """``table_config(config, num_seats, starting_stack)``, built again only when one of them changes."""
+        key = (config, num_seats, starting_stack)
+        if key != self._config_key:
+            self._config = table_config(config, num_seats, starting_stack)
+            self._config_key = key
+        return self._config
+
+    def message(self, decision: Decision, timeouts: frozenset[int] = frozenset()) -> bot_pb2.RefereeMessage:
+        """The RefereeMessage that asks for ``decision``."""
+        view = decision.view
+        legal = view.legal
+        assert legal is not None, "a request is only built for the seat to act"
+        message = bot_pb2.RefereeMessage()
+        request = message.action_request
+        request.table_id = decision.table_id
+        request.hand_id = decision.hand_id
+        request.request_id = decision.request_id
+        request.seat = view.seat
+        request.hole_cards.extend(cards(view.hole_cards))
+        request.board.extend(cards(view.board))
+        request.button = view.button
+        request.street = street(view.street)
+        add_seat = request.seats.add
+        names = decision.names
+        for seat in range(view.num_seats):
+            if view.folded[seat]:
+                status = poker_pb2.SEAT_STATUS_FOLDED
+            elif view.stacks[seat] == 0:
+                status = poker_pb2.SEAT_STATUS_ALL_IN
+            else:
+                status = poker_pb2.SEAT_STATUS_ACTIVE
+            add_seat(seat=seat, name=names[seat], stack=view.stacks[seat], bet=view.bets[seat],
+                     committed=view.committed[seat], status=status)
+        add_pot = request.pots.add
+        for pot in view.pots:
+            add_pot(amount=pot.amount, eligible_seats=pot.eligible)
+        pb_legal = request.legal
+        pb_legal.SetInParent()
+        pb_legal.can_fold = legal.can_fold
+        pb_legal.can_check = legal.can_check
+        pb_legal.can_call = legal.can_call
+        pb_legal.call_amount = legal.call_amount
+        pb_legal.can_raise = legal.can_raise
+        pb_legal.min_raise_to = legal.min_raise_to
+        pb_legal.max_raise_to = legal.max_raise_to
+        clock = request.clock
+        clock.SetInParent()
+        clock.action_ms_left = decision.action_ms_left
+        clock.bank_ms_left = decision.bank_ms_left
+        request.history.extend(self._history.convert(view.history, timeouts))
+        request.config.CopyFrom(self.config(view.config, view.num_seats, decision.starting_stack))
+        return message
 
 
 def action_from_pb(message: poker_pb2.Action) -> Action:

@@ -104,6 +104,7 @@ class RemoteSeat(Seat):
         self._waiting_for_next_hand = False
         self._seat = 0
         self._pending: tuple[int, asyncio.Future[Action]] | None = None
+        self._requests = convert.RequestBuilder()
 
     # ------------------------------------------------------------------ connection life
 
@@ -202,8 +203,7 @@ class RemoteSeat(Seat):
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._pending = (decision.request_id, future)
         if not retry:
-            request = convert.action_request(decision, decision.timeouts)
-            self._send(bot_pb2.RefereeMessage(action_request=request))
+            self._send(self._requests.message(decision, decision.timeouts))
         try:
             return await future
         finally:
@@ -239,7 +239,9 @@ class RemoteSeat(Seat):
 
     async def hand_finished(self, record: HandRecord, seat: int) -> None:
         self._in_hand = False
-        self._send(bot_pb2.RefereeMessage(hand_end=hand_end(record, seat)))
+        message = bot_pb2.RefereeMessage()
+        fill_hand_end(message.hand_end, record, seat)
+        self._send(message)
 
     async def match_finished(self, result: object, participant: int) -> None:
         self.finished = True
@@ -257,20 +259,71 @@ def shown_at_showdown(record: HandRecord) -> dict[int, tuple[int, ...]]:
     return {e.seat: e.cards for e in record.events if e.kind is EventKind.SHOW}
 
 
-def hand_end(record: HandRecord, seat: int) -> bot_pb2.HandEnd:
-    """The end of a hand as ``seat`` may see it (spectators pass -1: no hole cards but those shown)."""
+@dataclass(frozen=True, slots=True)
+class HandEndParts:
+    """What the HandEnd of every seat and the spectators' summary of one hand have in common, converted once:
+    all but the seat's own hole cards, which only its DEAL_HOLE events (``own_deals``) show.
+    """
+
+    board: list[str]
+    shown: list[poker_pb2.ShownHand]
+    payoffs: list[poker_pb2.SeatPayoff]
+    history: list[poker_pb2.PublicEvent]  # as a spectator sees it: no hole cards but those shown (R8.4)
+    own_deals: dict[int, list[tuple[int, poker_pb2.PublicEvent]]]  # seat: (index in history, event with cards)
+
+
+_PARTS: dict[int, tuple[HandRecord, HandEndParts]] = {}  # id(record): its parts, for the last few records
+_PARTS_KEPT = 64  # a hand's HandEnds are built one after the other; more than enough for many tables at once
+
+
+def hand_end_parts(record: HandRecord) -> HandEndParts:
+    """The parts of ``record``'s HandEnds that do not depend on the seat. They are remembered for the last few
+    records (the table builds one HandEnd per seat and the spectators' summary in a row), so a record must not
+    change once they are built.
+    """
+    cached = _PARTS.get(id(record))
+    if cached is not None and cached[0] is record:
+        return cached[1]
     timeouts = frozenset(d.event_index for d in record.decisions if d.how != "ok")
-    return bot_pb2.HandEnd(
-        table_id=record.table_id,
-        hand_id=record.hand_id,
+    own_deals: dict[int, list[tuple[int, poker_pb2.PublicEvent]]] = {}
+    for index, event in enumerate(record.events):
+        if event.kind is EventKind.DEAL_HOLE and event.cards:
+            own_deals.setdefault(event.seat, []).append((index, convert.public_event(event, index in timeouts, {})))
+    parts = HandEndParts(
         board=convert.cards(record.board),
         shown=convert.shown_hands(shown_at_showdown(record), record.board),
         payoffs=[
             poker_pb2.SeatPayoff(seat=s, net=record.payoffs[s], final_stack=record.final_stacks[s])
             for s in range(len(record.payoffs))
         ],
-        history=convert.public_events(public_history(list(record.events), seat), timeouts),
+        history=convert.public_events(public_history(list(record.events), -1), timeouts),
+        own_deals=own_deals,
     )
+    _PARTS[id(record)] = (record, parts)
+    while len(_PARTS) > _PARTS_KEPT:
+        del _PARTS[next(iter(_PARTS))]
+    return parts
+
+
+def fill_hand_end(end: bot_pb2.HandEnd, record: HandRecord, seat: int) -> None:
+    """Fill an empty HandEnd (e.g. a RefereeMessage's, in place) as ``hand_end`` builds it."""
+    parts = hand_end_parts(record)
+    end.table_id = record.table_id
+    end.hand_id = record.hand_id
+    end.board.extend(parts.board)
+    end.shown.extend(parts.shown)
+    end.payoffs.extend(parts.payoffs)
+    history = end.history
+    history.extend(parts.history)
+    for index, event in parts.own_deals.get(seat, ()):
+        history[index].CopyFrom(event)
+
+
+def hand_end(record: HandRecord, seat: int) -> bot_pb2.HandEnd:
+    """The end of a hand as ``seat`` may see it (spectators pass -1: no hole cards but those shown)."""
+    end = bot_pb2.HandEnd()
+    fill_hand_end(end, record, seat)
+    return end
 
 
 def match_end(result: MatchResult, participant: int) -> bot_pb2.MatchEnd:

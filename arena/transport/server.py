@@ -3,6 +3,9 @@ and reflection services (so ``grpcurl`` can list and call everything).
 
 Every way a bot can misbehave on the wire ends in a clear Error message and, when fatal, a gRPC status; none of
 them reaches the referee's tables, which only ever see seats that answer, or don't, within their clock.
+
+``WatchMatch`` with ``from_start`` replays what this process still holds of the match: the events of its last
+``HISTORY_KEPT`` finished hands and status changes, not every hand of a long match (the records keep those).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,11 +26,12 @@ from arena.referee import HandRecord
 from arena.referee.match import Match, MatchSpec
 from arena.transport import convert
 from arena.transport.pb import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
-from arena.transport.remote import Connection, RemoteSeat, error_message, hand_end
+from arena.transport.remote import Connection, RemoteSeat, error_message, hand_end_parts
 
 log = logging.getLogger("arena.transport")
 
 JOIN_TIMEOUT_S = 10.0
+HISTORY_KEPT = 1000  # match events a match keeps for watchers that ask for them from the start
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
@@ -62,7 +67,7 @@ class _Bucket:
 
 @dataclass(slots=True)
 class MatchEntry:
-    """A match this referee runs, for the spectator service."""
+    """A match this referee runs, for the spectator service; ``history`` keeps its last ``HISTORY_KEPT`` events."""
 
     match: Match
     spec: MatchSpec
@@ -70,7 +75,7 @@ class MatchEntry:
     status: int = arena_pb2.MATCH_STATUS_PENDING
     created: float = field(default_factory=time.time)
     watchers: list[asyncio.Queue[arena_pb2.MatchEvent | None]] = field(default_factory=list)
-    history: list[arena_pb2.MatchEvent] = field(default_factory=list)
+    history: deque[arena_pb2.MatchEvent] = field(default_factory=lambda: deque(maxlen=HISTORY_KEPT))
 
 
 class MatchDirectory:
@@ -135,12 +140,20 @@ class SpectatorSink:
         entry = self.directory.matches.get(self.match_id)
         if entry is None:
             return
-        end = hand_end(record, -1)
-        summary = arena_pb2.HandSummary(
-            table_id=record.table_id, hand_id=record.hand_id, hand_number=record.hand_number, button=record.button,
-            board=end.board, shown=end.shown, payoffs=end.payoffs, history=end.history, seat_names=record.names,
-        )
-        self.directory.publish(entry, arena_pb2.MatchEvent(match_id=self.match_id, hand_finished=summary))
+        parts = hand_end_parts(record)  # shared with the HandEnds the bots get next
+        event = arena_pb2.MatchEvent(match_id=self.match_id)
+        summary = event.hand_finished
+        summary.SetInParent()
+        summary.table_id = record.table_id
+        summary.hand_id = record.hand_id
+        summary.hand_number = record.hand_number
+        summary.button = record.button
+        summary.board.extend(parts.board)
+        summary.shown.extend(parts.shown)
+        summary.payoffs.extend(parts.payoffs)
+        summary.history.extend(parts.history)
+        summary.seat_names.extend(record.names)
+        self.directory.publish(entry, event)
 
 
 class BotServicer(bot_pb2_grpc.BotServiceServicer):

@@ -242,7 +242,9 @@ class WatchMatchRequest(_message.Message):
     match_id: _builtins.str
     """Identifier of the match."""
     from_start: _builtins.bool
-    """If true, first replay a HandSummary for every hand already finished, then continue live."""
+    """If true, first replay a HandSummary for the hands already finished (the last 1,000 of a long match), then
+    continue live.
+    """
     def __init__(
         self,
         *,
