@@ -17,7 +17,7 @@ from rich.table import Table
 from arena.cli.leaderboard import console
 from arena.deals import new_seed
 from arena.engine import AnteMode, RuleError, Structure, TableConfig
-from arena.records.db import Database
+from arena.records.db import Database, config_from_json
 from arena.records.phh_sink import PhhDirSink
 from arena.referee import ClockPolicy, HandSink, MatchResult, MatchSpec
 from arena.runner.bots import BotSpec, BotSpecError
@@ -138,8 +138,10 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool) -> None:
               help="A bot to launch (repeat; at least two). It gets ARENA_ADDRESS and ARENA_TOKEN in its environment.")
 @click.option("--seats", type=click.IntRange(2, 22), default=None, help="Seats at the table (default: one per bot).")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep each bot's output here.")
+@click.option("--resume", is_flag=True,
+              help="Finish a match cut short (crash, Ctrl-C): same --db and --match-id; seed and table come from it.")
 @match_options
-def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, **kw: Any) -> None:
+def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume: bool, **kw: Any) -> None:
     """Play a duplicate match between local bot commands over gRPC and print the result.
 
     Example: arena match --bot caller='python sample_bots/python/calling_station.py'
@@ -158,12 +160,36 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, **kw: A
         raise click.UsageError("bot names must be different")
     spec = _match_spec(kw, len(specs))
     sinks, db = _sinks(kw)
+    start = 0
+    if resume:
+        if db is None or not kw["match_id"]:
+            raise click.UsageError("--resume needs --db and the --match-id of the match to finish")
+        spec, start = _resumed(db, spec, specs)
+    elif db is not None and db.match_row(spec.match_id) is not None:
+        raise click.ClickException(f"match {spec.match_id} is already in {db.path}: use --resume to finish it")
     if db is not None:
         db.start_match(spec, [(s.name, s.version, s.command) for s in specs], len(spec.plan(len(specs))))
-    result = asyncio.run(run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None))
+    result = asyncio.run(
+        run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None, start_hand=start)
+    )
     if db is not None:
         db.finish_match(result)
     print_result(result, spec.config.big_blind, kw["json_out"])
+
+
+def _resumed(db: Database, spec: MatchSpec, bots: list[BotSpec]) -> tuple[MatchSpec, int]:
+    """The recorded match's spec (seed, table, length; the clock may change) and the first hand still to play."""
+    row = db.match_row(spec.match_id)
+    if row is None:
+        raise click.ClickException(f"no match {spec.match_id} in {db.path} to resume")
+    recorded = [name for name, _ in db.participants(spec.match_id)]
+    if recorded != [b.name for b in bots]:
+        raise click.ClickException(f"match {spec.match_id} was played by {recorded}: give those --bot names in order")
+    resumed = dataclasses.replace(
+        spec, seed=row["seed"], hands=row["hands_total"], config=config_from_json(row["config"]),
+        starting_stack=row["starting_stack"], duplicate=bool(row["duplicate"]), all_orders=bool(row["all_orders"]),
+    )
+    return resumed, db.hands_recorded(spec.match_id)
 
 
 @click.command()

@@ -168,3 +168,26 @@ def test_a_tournament_killed_with_sigkill_resumes_to_the_uninterrupted_result(tm
     board = json.loads(subprocess.run([sys.executable, "-m", "arena", "leaderboard", "--db", str(cut), "--json"],
                                       check=True, capture_output=True, text=True).stdout)
     assert {r["bot"] for r in board["rows"]} == {"equity", "caller", "random"}
+
+
+def test_a_match_cut_short_resumes_to_the_uninterrupted_result(tmp_path: Path) -> None:
+    bots = ["--bot", f"equity={sys.executable} {REPO}/sample_bots/python/equity_bot.py",
+            "--bot", f"random={sys.executable} {REPO}/sample_bots/python/random_bot.py --seed 9"]
+    arena = [sys.executable, "-m", "arena", "match", *bots, "--match-id", "m", "--json"]
+    whole = tmp_path / "whole.db"
+    subprocess.run([*arena, "--hands", "16", "--seed", "resume", "--db", str(whole)], check=True, capture_output=True)
+    cut = tmp_path / "cut.db"
+    conn = sqlite3.connect(whole)
+    conn.execute(f"VACUUM INTO '{cut}'")
+    conn.close()
+    conn = sqlite3.connect(cut)  # as if the referee had died after hand 6: later hands never reached the database
+    for table in ("actions", "hand_seats", "violations", "hands"):
+        conn.execute(f"DELETE FROM {table} WHERE match_id = 'm' AND hand_number > 6")
+    conn.execute("UPDATE matches SET status = 'running'")
+    conn.commit()
+    conn.close()
+    again = subprocess.run([*arena, "--hands", "16", "--db", str(cut)], capture_output=True, text=True)
+    assert again.returncode == 1 and "--resume" in again.stderr
+    subprocess.run([*arena, "--db", str(cut), "--resume"], check=True, capture_output=True)
+    assert _outcome(cut) == _outcome(whole)
+    assert verify_match(Database(cut), "m").ok
