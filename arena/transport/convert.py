@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from arena.cards import format_card
 from arena.cards.evaluator import describe
-from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, LegalActions, Structure, TableConfig
+from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
 from arena.engine.view import SeatView
 from arena.referee.records import Decision
 from arena.transport.pb import bot_pb2, poker_pb2
@@ -141,69 +141,25 @@ class PublicEvents:
         return out
 
 
-def seat_states(view: SeatView, names: Sequence[str]) -> list[poker_pb2.SeatState]:
-    """Every seat's public state, indexed by seat number."""
-    states = []
-    for seat in range(view.num_seats):
-        if view.folded[seat]:
-            status = poker_pb2.SEAT_STATUS_FOLDED
-        elif view.stacks[seat] == 0:
-            status = poker_pb2.SEAT_STATUS_ALL_IN
-        else:
-            status = poker_pb2.SEAT_STATUS_ACTIVE
-        states.append(
-            poker_pb2.SeatState(
-                seat=seat,
-                name=names[seat],
-                stack=view.stacks[seat],
-                bet=view.bets[seat],
-                committed=view.committed[seat],
-                status=status,
-            )
-        )
-    return states
-
-
-def legal_actions(legal: LegalActions) -> poker_pb2.LegalActions:
-    """The exact choices of the seat to act."""
-    return poker_pb2.LegalActions(
-        can_fold=legal.can_fold,
-        can_check=legal.can_check,
-        can_call=legal.can_call,
-        call_amount=legal.call_amount,
-        can_raise=legal.can_raise,
-        min_raise_to=legal.min_raise_to,
-        max_raise_to=legal.max_raise_to,
-    )
+def seat_status(view: SeatView, seat: int) -> poker_pb2.SeatStatus.ValueType:
+    """A seat's status as the protocol states it: folded, all-in or active."""
+    if view.folded[seat]:
+        return poker_pb2.SEAT_STATUS_FOLDED
+    if view.stacks[seat] == 0:
+        return poker_pb2.SEAT_STATUS_ALL_IN
+    return poker_pb2.SEAT_STATUS_ACTIVE
 
 
 def action_request(decision: Decision, timeouts: frozenset[int] = frozenset()) -> bot_pb2.ActionRequest:
-    """The self-contained request a bot answers (see proto ActionRequest)."""
-    view = decision.view
-    assert view.legal is not None, "a request is only built for the seat to act"
-    return bot_pb2.ActionRequest(
-        table_id=decision.table_id,
-        hand_id=decision.hand_id,
-        request_id=decision.request_id,
-        seat=view.seat,
-        hole_cards=cards(view.hole_cards),
-        board=cards(view.board),
-        button=view.button,
-        street=street(view.street),
-        seats=seat_states(view, decision.names),
-        pots=[poker_pb2.Pot(amount=p.amount, eligible_seats=p.eligible) for p in view.pots],
-        legal=legal_actions(view.legal),
-        clock=poker_pb2.Clock(action_ms_left=decision.action_ms_left, bank_ms_left=decision.bank_ms_left),
-        history=public_events(view.history, timeouts),
-        config=table_config(view.config, view.num_seats, decision.starting_stack),
-    )
+    """The self-contained request a bot answers (see proto ActionRequest), built from scratch."""
+    return RequestBuilder().message(decision, timeouts).action_request
 
 
 class RequestBuilder:
-    """Builds one seat's requests as ``RefereeMessage(action_request=action_request(decision, timeouts))``, but
-    cheaper: the hand's history is converted only as far as it grew since the seat's last request (see
-    ``PublicEvents``), the table's config message is kept while the config stays the same, and the request is
-    filled in place inside its RefereeMessage rather than built and then copied into it.
+    """Builds one seat's requests, the one place an ActionRequest is made. Kept per seat, it is cheap: the hand's
+    history is converted only as far as it grew since the seat's last request (see ``PublicEvents``), the table's
+    config message is kept while the config stays the same, and the request is filled in place inside its
+    RefereeMessage rather than built and then copied into it.
     """
 
     __slots__ = ("_config", "_config_key", "_history")
@@ -239,14 +195,8 @@ class RequestBuilder:
         add_seat = request.seats.add
         names = decision.names
         for seat in range(view.num_seats):
-            if view.folded[seat]:
-                status = poker_pb2.SEAT_STATUS_FOLDED
-            elif view.stacks[seat] == 0:
-                status = poker_pb2.SEAT_STATUS_ALL_IN
-            else:
-                status = poker_pb2.SEAT_STATUS_ACTIVE
             add_seat(seat=seat, name=names[seat], stack=view.stacks[seat], bet=view.bets[seat],
-                     committed=view.committed[seat], status=status)
+                     committed=view.committed[seat], status=seat_status(view, seat))
         add_pot = request.pots.add
         for pot in view.pots:
             add_pot(amount=pot.amount, eligible_seats=pot.eligible)
