@@ -26,7 +26,6 @@ _ACTION_FROM_PB = {
     poker_pb2.ACTION_KIND_RAISE: ActionKind.RAISE,
     poker_pb2.ACTION_KIND_ALL_IN: ActionKind.ALL_IN,
 }
-_ACTION_TO_PB = {kind: pb for pb, kind in _ACTION_FROM_PB.items()}
 _WAGERS = (EventKind.BET, EventKind.RAISE, EventKind.CALL)
 _ADDS_TO_BET = (EventKind.POST_SMALL_BLIND, EventKind.POST_BIG_BLIND, EventKind.POST_ENTRY_BLIND, EventKind.CALL)
 _SETS_BET = (EventKind.BET, EventKind.RAISE)
@@ -224,13 +223,6 @@ def action_from_pb(message: poker_pb2.Action) -> Action:
     if kind is None:
         raise MalformedAction(f"R6.1: action kind {message.kind} is not one of FOLD, CHECK, CALL, RAISE, ALL_IN")
     return Action(kind, int(message.amount) if kind is ActionKind.RAISE else 0)
-
-
-def action_to_pb(action: Action, table_id: str, hand_id: str, request_id: int) -> poker_pb2.Action:
-    """An engine action as the Action message a bot sends."""
-    return poker_pb2.Action(
-        table_id=table_id, hand_id=hand_id, request_id=request_id, kind=_ACTION_TO_PB[action.kind], amount=action.amount
-    )
 
 
 def shown_hands(shown: dict[int, tuple[int, ...]], board: Sequence[int]) -> list[poker_pb2.ShownHand]:
