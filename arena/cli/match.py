@@ -22,6 +22,7 @@ from arena.records.phh_sink import PhhDirSink
 from arena.referee import ClockPolicy, HandSink, MatchResult, MatchSpec
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.remote_match import play, prepare_match, run_local_match
+from arena.transport.server import ServerError
 
 # ---------------------------------------------------------------------------------------------- matches
 
@@ -227,7 +228,10 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         finally:
             await setup.server.stop()
 
-    result = asyncio.run(serve_match())
+    try:
+        result = asyncio.run(serve_match())
+    except ServerError as exc:
+        raise click.ClickException(str(exc)) from None
     if db is not None:
         db.finish_match(result)
     print_result(result, spec.config.big_blind, kw["json_out"])

@@ -46,6 +46,10 @@ class ServerLimits:
     burst: int = 200
 
 
+class ServerError(RuntimeError):
+    """The referee cannot start serving: the address is taken or the TLS material is unusable."""
+
+
 class _Bucket:
     """Token bucket: ``rate`` messages per second on average, ``burst`` at once."""
 
@@ -354,12 +358,16 @@ class RefereeServer:
         ]
         reflection.enable_server_reflection(names, server)
         target = f"{self.host}:{self.requested_port}"
-        if self.tls is not None:
-            key, cert = self.tls
-            self.port = server.add_secure_port(target, grpc.ssl_server_credentials([(key, cert)]))
-        else:
-            self.port = server.add_insecure_port(target)
-        await server.start()
+        try:
+            if self.tls is not None:
+                key, cert = self.tls
+                self.port = server.add_secure_port(target, grpc.ssl_server_credentials([(key, cert)]))
+            else:
+                self.port = server.add_insecure_port(target)
+            await server.start()
+        except RuntimeError as exc:
+            reason = "port in use, or a bad TLS key/certificate?"
+            raise ServerError(f"cannot listen on {target} ({reason}): {exc}") from None
         for name in [*names[:2], ""]:
             await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         self._server = server
