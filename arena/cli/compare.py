@@ -28,7 +28,8 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from arena.deals import commitment, new_seed
+from arena.cli.options import resolve_seed, sandbox_options, sandbox_policy, seed_options
+from arena.deals import commitment
 from arena.engine import RuleError, TableConfig
 from arena.ratings.sessions import bot_key
 from arena.ratings.sprt import (
@@ -44,7 +45,7 @@ from arena.ratings.sprt import (
     replay_comparison,
 )
 from arena.records.db import Database
-from arena.referee import ClockPolicy, MatchResult
+from arena.referee import ClockPolicy, MatchResult, MatchStatus
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.compare import (
     ComparisonPlan,
@@ -54,6 +55,7 @@ from arena.runner.compare import (
     plan_comparison,
     run_local_comparison,
 )
+from arena.runner.sandbox import SandboxPolicy
 from arena.transport.server import ServerLimits
 
 DEFAULT_DB = "arena.db"
@@ -326,17 +328,6 @@ def _load_meta(db: Database, comparison_id: str) -> dict[str, Any] | None:
     return json.loads(row["value"]) if row is not None else None
 
 
-def _participant_errors(result: MatchResult) -> list[str]:
-    errors = []
-    for r in result.results:
-        if r.forfeited:
-            errors.append(f"{r.name} forfeited match {result.match_id} after {r.violations} violations")
-        elif r.absent:
-            what = "never connected" if r.decisions == 0 else "dropped its connection"
-            errors.append(f"{r.name} {what} in match {result.match_id} ({r.absent} decisions made for it)")
-    return errors
-
-
 def _match_json(result: MatchResult, status: str) -> dict[str, Any]:
     keep = ("name", "version", "net", "hands", "mbb_per_hand", "decisions", "mean_think_ms", "violations",
             "timeouts", "illegal", "absent", "forfeited")
@@ -361,7 +352,6 @@ def _logging(verbosity: int) -> None:
               help="A fixed reference bot both also play against, on the same cards (repeat).")
 @click.option("--hands", "max_hands", type=click.IntRange(min=2), default=DEFAULT_MAX_HANDS, show_default=True,
               help="Most hands to play, over all matches; inconclusive (status 3) if the test has not decided.")
-@click.option("--seed", default=None, help="Match seed (default: a fresh secret seed, reported at the end).")
 @click.option("--mbb0", type=float, default=DEFAULT_MBB0, show_default=True,
               help="H0: the candidate's mean is at most this many mbb/hand.")
 @click.option("--mbb1", type=float, default=DEFAULT_MBB1, show_default=True,
@@ -388,12 +378,14 @@ def _logging(verbosity: int) -> None:
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep each bot's output here.")
 @click.option("-q", "--quiet", is_flag=True, help="No live line.")
 @click.option("-v", "--verbose", count=True, help="Log the referee's work to stderr.")
+@seed_options
+@sandbox_options
 @click.pass_context
-def compare(ctx: click.Context, candidate: str | None, baseline: str | None, references: tuple[str, ...],
-            max_hands: int, seed: str | None, mbb0: float, mbb1: float, alpha: float, beta: float,
+def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, references: tuple[str, ...],
+            max_hands: int, seed_file: Path | None, mbb0: float, mbb1: float, alpha: float, beta: float,
             json_path: str | None, db_path: str, comparison_id: str | None, verify_id: str | None, stakes: str,
             stack: int | None, per_action_ms: int, time_bank_ms: int, connect_timeout_s: int,
-            log_dir: str | None, quiet: bool, verbose: int) -> None:
+            log_dir: str | None, quiet: bool, verbose: int, **kw: Any) -> None:
     """Is the candidate better than the baseline? Plays duplicate heads-up sessions and stops as soon as a
     sequential probability ratio test (H0: mean <= M0 against H1: mean >= M1, in mbb/hand) decides.
 
@@ -418,13 +410,16 @@ def compare(ctx: click.Context, candidate: str | None, baseline: str | None, ref
     keys = [bot_key(b.name, b.version) for b in bots]
     if len(set(keys)) != len(keys):
         raise click.UsageError(f"the bots need different names (or versions): {', '.join(keys)}")
+    sandbox = sandbox_policy(kw)
     config, starting_stack = _table(stakes, stack)
     policy = ClockPolicy(per_action_ms, time_bank_ms, connect_timeout_ms=connect_timeout_s * 1000)
     db = Database(db_path)
     try:
         cid = _unused_id(db, comparison_id)
-        plan = plan_comparison(cid, seed or new_seed(), max_hands, len(references), config, starting_stack, policy)
-        report = _play(plan, bots, keys, params, db, db_path, Path(log_dir) if log_dir else None, quiet)
+        plan = plan_comparison(cid, resolve_seed(seed_file), max_hands, len(references), config, starting_stack,
+                               policy)
+        sandbox = sandbox.hiding(db.path, db.vault.path, seed_file, log_dir)
+        report = _play(plan, bots, keys, params, db, db_path, Path(log_dir) if log_dir else None, quiet, sandbox)
     except click.ClickException:
         raise
     except Exception as exc:  # anything that stops the comparison itself is an error for the CI job, not a crash
@@ -436,7 +431,7 @@ def compare(ctx: click.Context, candidate: str | None, baseline: str | None, ref
 
 
 def _play(plan: ComparisonPlan, bots: list[BotSpec], keys: list[str], params: SprtParams, db: Database,
-          db_path: str, log_dir: Path | None, quiet: bool) -> dict[str, Any]:
+          db_path: str, log_dir: Path | None, quiet: bool, sandbox: SandboxPolicy) -> dict[str, Any]:
     for pairing, spec in zip(plan.pairings, plan.specs, strict=True):
         pair = [bots[pairing.first], bots[pairing.second]]
         db.start_match(spec, [(b.name, b.version, b.command) for b in pair], len(spec.plan(2)), kind="compare",
@@ -456,21 +451,16 @@ def _play(plan: ComparisonPlan, bots: list[BotSpec], keys: list[str], params: Sp
 
         collector = RoundCollector(plan, on_round)
         run: ComparisonRun = asyncio.run(
-            run_local_comparison(plan, bots, collector, [db], log_dir, limits=LOCAL_LIMITS)
+            run_local_comparison(plan, bots, collector, [db], log_dir, limits=LOCAL_LIMITS, sandbox=sandbox)
         )
         progress.update(status_line(test, collector.hands_played))
     errors = list(run.failures)
-    for result in run.results:
-        errors.extend(_participant_errors(result))
     if errors and log_dir is None:
         errors.append("run again with --log-dir DIR to keep each bot's output")
     statuses = []
     for result in run.results:
-        status = result.reason
-        if errors:
-            status = "aborted"
-        elif collector.decided and result.reason == "aborted":
-            status = "decided"
+        # a comparison is never resumed: stopped by its verdict or by an error, its matches are over for good
+        status = MatchStatus.STOPPED if errors and not result.reason.over else result.reason
         db.finish_match(dataclasses.replace(result, reason=status))
         statuses.append(status)
     report = build_report(

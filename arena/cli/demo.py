@@ -4,16 +4,20 @@ in SQLite, verified against its seed, ranked, and published as a static site.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
 from arena.cli.leaderboard import console, print_leaderboard
+from arena.cli.options import sandbox_options, sandbox_policy, seed_options
 from arena.cli.tournament import play_tournament
+from arena.deals import commitment
 from arena.publish.site import publish
 from arena.ratings.leaderboard import build_leaderboard
 from arena.records.db import Database
@@ -23,9 +27,24 @@ from arena.runner.bots import BotSpec
 from arena.runner.tournament import TournamentConfig, matches_of
 
 REPO = Path(__file__).resolve().parents[2]
+DEMO_DB = "demo.db"
+DEMO_FILES = (DEMO_DB, f"{DEMO_DB}-wal", f"{DEMO_DB}-shm", f"{DEMO_DB}-journal", f"{DEMO_DB}.seeds")
+DEMO_FOLDERS = ("logs", "site")
 
 
-def demo_config(hands: int, seed: str) -> TournamentConfig:
+def clear_demo(out: Path) -> None:
+    """Remove what an earlier demo wrote in ``out`` (its database, logs and site), and nothing else."""
+    if out.exists() and not out.is_dir():
+        raise click.UsageError(f"--out {out} is a file, not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in DEMO_FILES:
+        (out / name).unlink(missing_ok=True)
+    for name in DEMO_FOLDERS:
+        if (out / name).is_dir():
+            shutil.rmtree(out / name)
+
+
+def demo_config(hands: int, seed_file: Path | None = None) -> TournamentConfig:
     """The sample bots of both languages, heads-up round-robin, no-limit 50/100 with 200 big blinds."""
     python = sys.executable
     bots = [
@@ -36,27 +55,30 @@ def demo_config(hands: int, seed: str) -> TournamentConfig:
     if shutil.which("node") and (REPO / "sample_bots" / "javascript" / "node_modules").is_dir():
         bots.append(BotSpec("js-caller", "node sample_bots/javascript/bot.js", "0.1.0"))
     return TournamentConfig(
-        name="demo", bots=tuple(bots), seed=seed, hands=hands, seats=2, workers=2, cwd=REPO,
+        name="demo", bots=tuple(bots), hands=hands, seats=2, workers=2, cwd=REPO, seed_file=seed_file,
         policy=ClockPolicy(per_action_ms=5000, time_bank_ms=60000, connect_timeout_ms=30000),
     )
 
 
 @click.command()
 @click.option("--hands", type=click.IntRange(min=2), default=300, show_default=True, help="Hands per pairing.")
-@click.option("--seed", default="arena-demo", show_default=True, help="Tournament seed (published with the results).")
+@seed_options
 @click.option("--out", "out_dir", default="out/demo", show_default=True, type=click.Path(file_okay=False),
-              help="Where the database, the bots' logs and the site go (replaced on every run).")
-def demo(hands: int, seed: str, out_dir: str) -> None:
+              help="Where the database, the bots' logs and the site go (what an earlier demo wrote there is replaced; "
+                   "nothing else is touched).")
+@sandbox_options
+def demo(hands: int, seed_file: Path | None, out_dir: str, **kw: Any) -> None:
     """Run a duplicate round-robin of the sample bots, then print and publish the leaderboard."""
     logging.basicConfig(level=logging.ERROR)
+    sandbox = sandbox_policy(kw)
     out = Path(out_dir)
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    config = demo_config(hands, seed)
-    db = Database(out / "demo.db")
+    clear_demo(out)
+    config = dataclasses.replace(demo_config(hands, seed_file), sandbox=sandbox)
+    db = Database(out / DEMO_DB)
+    config = config.with_seed(db)
     names = ", ".join(b.name for b in config.bots)
-    click.echo(f"demo: heads-up duplicate round-robin of {names}; {hands} hands per pairing; seed {seed!r}")
+    click.echo(f"demo: heads-up duplicate round-robin of {names}; {hands} hands per pairing; "
+               f"commitment {commitment(config.seed)} (the seed is published when it is over)")
     started = time.monotonic()
     play_tournament(config, db, resume=False, show_progress=sys.stdout.isatty(), log_dir=out / "logs")
     elapsed = time.monotonic() - started

@@ -15,14 +15,14 @@ import click
 from rich.table import Table
 
 from arena.cli.leaderboard import console
-from arena.deals import new_seed
+from arena.cli.options import resolve_seed, sandbox_options, sandbox_policy, seed_options
 from arena.engine import AnteMode, RuleError, Structure, TableConfig
 from arena.records.db import Database, config_from_json
 from arena.records.phh_sink import PhhDirSink
-from arena.referee import ClockPolicy, HandSink, MatchResult, MatchSpec
+from arena.referee import ClockPolicy, HandSink, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.remote_match import play, prepare_match, run_local_match
-from arena.transport.server import ServerError
+from arena.transport.server import ServerError, ServerLimits
 
 # ---------------------------------------------------------------------------------------------- matches
 
@@ -52,7 +52,6 @@ def match_options(func: Callable[..., None]) -> Callable[..., None]:
     options = [
         click.option("--hands", type=click.IntRange(min=1), default=1000, show_default=True,
                      help="Hands to play (rounded up to whole duplicate sets)."),
-        click.option("--seed", default=None, help="Match seed (default: a fresh secret seed, printed at the end)."),
         click.option("--structure", type=click.Choice(["nl", "pl", "fl"]), default="nl", show_default=True,
                      help="No-limit, pot-limit or fixed-limit (R7)."),
         click.option("--stakes", default="50/100", show_default=True, help="Small/big blind (R3.1)."),
@@ -80,16 +79,16 @@ def match_options(func: Callable[..., None]) -> Callable[..., None]:
     ]
     for option in reversed(options):
         func = option(func)
-    return func
+    return seed_options(func)
 
 
-def _match_spec(kw: dict[str, Any], num_bots: int) -> MatchSpec:
+def _match_spec(kw: dict[str, Any], num_bots: int, seed: str | None = None) -> MatchSpec:
     config = _table_config(kw["structure"], kw["stakes"], kw["ante"], kw["bb_ante"], not kw["muck"])
     policy = ClockPolicy(kw["per_action_ms"], kw["time_bank_ms"], kw["max_retries"], kw["max_violations"],
                          kw.get("connect_timeout_ms", 10000))
     return MatchSpec(
         match_id=kw["match_id"] or time.strftime("m%Y%m%d-%H%M%S"),
-        seed=kw["seed"] or new_seed(),
+        seed=seed or resolve_seed(kw["seed_file"]),
         hands=kw["hands"],
         config=config,
         starting_stack=kw["stack"] or 200 * config.big_blind,
@@ -142,6 +141,7 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool) -> None:
 @click.option("--resume", is_flag=True,
               help="Finish a match cut short (crash, Ctrl-C): same --db and --match-id; seed and table come from it.")
 @match_options
+@sandbox_options
 def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume: bool, **kw: Any) -> None:
     """Play a duplicate match between local bot commands over gRPC and print the result.
 
@@ -159,38 +159,47 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
         raise click.UsageError(f"--seats {seats} but {len(specs)} bots: give one --bot per seat")
     if len({s.name for s in specs}) != len(specs):
         raise click.UsageError("bot names must be different")
-    spec = _match_spec(kw, len(specs))
+    sandbox = sandbox_policy(kw)
     sinks, db = _sinks(kw)
-    start = 0
+    recorded: set[int] = set()
     if resume:
         if db is None or not kw["match_id"]:
             raise click.UsageError("--resume needs --db and the --match-id of the match to finish")
-        spec, start = _resumed(db, spec, specs)
-    elif db is not None and db.match_row(spec.match_id) is not None:
-        raise click.ClickException(f"match {spec.match_id} is already in {db.path}: use --resume to finish it")
+        spec, recorded = _resumed(db, _match_spec(kw, len(specs), seed="resumed"), specs)
+    else:
+        spec = _match_spec(kw, len(specs))
+        if db is not None and db.match_row(spec.match_id) is not None:
+            raise click.ClickException(f"match {spec.match_id} is already in {db.path}: use --resume to finish it")
     if db is not None:
         db.start_match(spec, [(s.name, s.version, s.command) for s in specs], len(spec.plan(len(specs))))
+        sandbox = sandbox.hiding(db.path, db.vault.path)
+    sandbox = sandbox.hiding(kw["seed_file"], kw["phh_dir"], log_dir)
     result = asyncio.run(
-        run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None, start_hand=start)
+        run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None, recorded=recorded, sandbox=sandbox)
     )
     if db is not None:
         db.finish_match(result)
     print_result(result, spec.config.big_blind, kw["json_out"])
 
 
-def _resumed(db: Database, spec: MatchSpec, bots: list[BotSpec]) -> tuple[MatchSpec, int]:
-    """The recorded match's spec (seed, table, length; the clock may change) and the first hand still to play."""
+def _resumed(db: Database, spec: MatchSpec, bots: list[BotSpec]) -> tuple[MatchSpec, set[int]]:
+    """The recorded match's spec (seed, table, length; the clock may change) and the hands already played."""
     row = db.match_row(spec.match_id)
     if row is None:
         raise click.ClickException(f"no match {spec.match_id} in {db.path} to resume")
-    recorded = [name for name, _ in db.participants(spec.match_id)]
-    if recorded != [b.name for b in bots]:
-        raise click.ClickException(f"match {spec.match_id} was played by {recorded}: give those --bot names in order")
+    if MatchStatus(row["status"]).over:
+        raise click.ClickException(f"match {spec.match_id} in {db.path} is over ({row['status']}): nothing to resume")
+    players = [name for name, _ in db.participants(spec.match_id)]
+    if players != [b.name for b in bots]:
+        raise click.ClickException(f"match {spec.match_id} was played by {players}: give those --bot names in order")
+    seed = db.match_seed(spec.match_id)
+    if seed is None:
+        raise click.ClickException(f"the seed of match {spec.match_id} is not in {db.vault.path}: cannot resume")
     resumed = dataclasses.replace(
-        spec, seed=row["seed"], hands=row["hands_total"], config=config_from_json(row["config"]),
+        spec, seed=seed, hands=row["hands_total"], config=config_from_json(row["config"]),
         starting_stack=row["starting_stack"], duplicate=bool(row["duplicate"]), all_orders=bool(row["all_orders"]),
     )
-    return resumed, db.hands_recorded(spec.match_id)
+    return resumed, db.recorded_hands(spec.match_id)
 
 
 @click.command()
@@ -202,16 +211,30 @@ def _resumed(db: Database, spec: MatchSpec, bots: list[BotSpec]) -> tuple[MatchS
 @click.option("--tls-key", type=click.Path(exists=True, dir_okay=False), default=None, help="PEM private key.")
 @click.option("--connect-timeout-s", type=click.IntRange(min=1), default=300, show_default=True,
               help="How long to wait for every bot to connect before dealing.")
+@click.option("--remote-duplicate", is_flag=True,
+              help="Deal every deck once per seat rotation although remote bots can remember the cards (only for "
+                   "bots you trust not to).")
+@click.option("--watch-token", default=None, envvar="ARENA_WATCH_TOKEN",
+              help="Spectators must send this token as metadata 'authorization: Bearer TOKEN' "
+                   "(default: $ARENA_WATCH_TOKEN, else none).")
 @match_options
 def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tls_key: str | None,
-          connect_timeout_s: int, **kw: Any) -> None:
-    """Wait for remote bots to connect with the printed tokens, then play the match."""
+          connect_timeout_s: int, remote_duplicate: bool, watch_token: str | None, **kw: Any) -> None:
+    """Wait for remote bots to connect with the printed tokens, then play the match.
+
+    Remote bots are dealt fresh decks: a remote process can remember every card it saw, so replaying a deck with
+    the seats rotated (duplicate) would show it the other seat's cards in advance (--remote-duplicate overrides).
+    """
     _logging(kw["verbose"])
     if len(names) < 2 or len(set(names)) != len(names):
         raise click.UsageError("give at least two different --bot names")
     if bool(tls_cert) != bool(tls_key):
         raise click.UsageError("--tls-cert and --tls-key go together")
     kw["connect_timeout_ms"] = connect_timeout_s * 1000
+    if not kw["no_duplicate"] and not remote_duplicate:
+        click.echo("remote bots get fresh decks, not duplicate ones: a remote bot can remember a deal and would know "
+                   "the other seats' cards when it is replayed (--remote-duplicate to deal duplicate anyway)", err=True)
+        kw["no_duplicate"] = True
     spec = _match_spec(kw, len(names))
     tls = (Path(tls_key).read_bytes(), Path(tls_cert).read_bytes()) if tls_cert and tls_key else None
     sinks, db = _sinks(kw)
@@ -219,7 +242,8 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         db.start_match(spec, [(n, "", "") for n in names], len(spec.plan(len(names))))
 
     async def serve_match() -> MatchResult:
-        setup = await prepare_match(spec, names, sinks, host=host, port=port, tls=tls)
+        limits = ServerLimits(watch_token=watch_token)
+        setup = await prepare_match(spec, names, sinks, host=host, port=port, tls=tls, limits=limits)
         click.echo(f"referee listening on {setup.server.address}; commitment {spec.commitment}")
         for seat in setup.seats:
             click.echo(f"  {seat.name}: ARENA_ADDRESS={setup.server.address} ARENA_TOKEN={seat.token}")

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from arena.cli.leaderboard import DEFAULT_DB, console, print_leaderboard
+from arena.cli.options import sandbox_options, sandbox_policy
 from arena.ratings.leaderboard import build_leaderboard
 from arena.records.db import Database
 from arena.referee import HandRecord, MatchResult
@@ -55,15 +58,21 @@ def play_tournament(
 @click.option("--progress/--no-progress", "show_progress", default=None,
               help="Progress bars (default: when the output is a terminal).")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep each bot's output here.")
-def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool | None, log_dir: str | None) -> None:
+@sandbox_options
+def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool | None, log_dir: str | None,
+               **kw: Any) -> None:
     """Play a round-robin of duplicate matches between the bots of CONFIG.toml and print the leaderboard.
 
     See arena.runner.tournament.TournamentConfig.from_toml for the file's keys.
     """
     logging.basicConfig(level=logging.ERROR)
+    sandbox = sandbox_policy(kw)
     try:
         config = TournamentConfig.from_toml(config_path)
+        config = dataclasses.replace(config, sandbox=dataclasses.replace(
+            sandbox, binds=(*sandbox.binds, *config.sandbox.binds)))
         db = Database(db_path)
+        config = config.with_seed(db)
         play_tournament(config, db, resume, sys.stdout.isatty() if show_progress is None else show_progress,
                         Path(log_dir) if log_dir else None)
     except TournamentError as exc:

@@ -9,7 +9,9 @@ bot, hole cards, payoff), ``actions`` (every event of the hand, with how the ref
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -19,8 +21,10 @@ from typing import Any
 
 from arena.cards import format_cards, parse_cards
 from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
+from arena.records.vault import SeedVault
 from arena.referee import DecisionRecord, HandRecord
 from arena.referee.match import MatchResult, MatchSpec
+from arena.referee.status import MatchStatus
 
 SCHEMA_VERSION = 1
 
@@ -127,11 +131,19 @@ def config_from_json(text: str) -> TableConfig:
 
 
 class Database:
-    """A connection to an arena database file (created on first use)."""
+    """A connection to an arena database file (created on first use, readable by its owner only).
+
+    A match's seed is not stored here until the match is over: before, the database holds its commitment and the
+    seed waits in the ``SeedVault`` beside it (``<file>.seeds``), from which ``--resume`` takes it.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        self.vault = SeedVault(self.path)
         self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
         self.conn.row_factory = sqlite3.Row
         self.conn.execute("PRAGMA journal_mode=WAL")
@@ -181,17 +193,18 @@ class Database:
         """Record a match before its first hand; ``bots`` are (name, version, command) in participant order.
         Starting a match id that exists already (a resume) keeps it and its hands.
         """
+        self.vault.put(spec.match_id, spec.seed)  # secret until the match is over
         with self.transaction():
             exists = self.conn.execute("SELECT 1 FROM matches WHERE id = ?", (spec.match_id,)).fetchone()
             if exists:
-                self.conn.execute("UPDATE matches SET status = 'running' WHERE id = ?", (spec.match_id,))
+                self.conn.execute("UPDATE matches SET status = ? WHERE id = ?", (MatchStatus.RUNNING, spec.match_id))
                 return
             self.conn.execute(
                 "INSERT INTO matches(id, kind, tournament, created_at, status, seed, commitment, config,"
                 " starting_stack, hands_total, duplicate, all_orders, policy)"
-                " VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    spec.match_id, kind, tournament, time.time(), spec.seed, spec.commitment,
+                    spec.match_id, kind, tournament, time.time(), MatchStatus.RUNNING, spec.commitment,
                     config_to_json(spec.config), spec.starting_stack, hands_total, int(spec.duplicate),
                     int(spec.all_orders), json.dumps(asdict(spec.policy)),
                 ),
@@ -252,12 +265,24 @@ class Database:
             )
 
     def finish_match(self, result: MatchResult) -> None:
-        """Mark a match completed or aborted."""
+        """Record how a match ended; once it is over for good (``MatchStatus.over``) its seed is published here."""
+        status = MatchStatus(result.reason)
         with self.transaction():
             self.conn.execute(
                 "UPDATE matches SET status = ?, finished_at = ? WHERE id = ?",
-                (result.reason, time.time(), result.match_id),
+                (status, time.time(), result.match_id),
             )
+            if status.over:
+                self.conn.execute("UPDATE matches SET seed = ? WHERE id = ?", (result.seed, result.match_id))
+        if status.over:
+            self.vault.pop(result.match_id)
+
+    def match_seed(self, match_id: str) -> str | None:
+        """A match's seed: published once it is over, else kept in the vault (for a resume), else unknown."""
+        row = self.match_row(match_id)
+        if row is not None and row["seed"]:
+            return str(row["seed"])
+        return self.vault.get(match_id)
 
     # ------------------------------------------------------------------ reading
 
@@ -265,6 +290,11 @@ class Database:
         """How many hands of a match are stored (they are always the first ones: hands are stored in order)."""
         row = self.conn.execute("SELECT COUNT(*) AS n FROM hands WHERE match_id = ?", (match_id,)).fetchone()
         return int(row["n"])
+
+    def recorded_hands(self, match_id: str) -> set[int]:
+        """The hand numbers of a match already stored (a resumed match plays the others)."""
+        rows = self.conn.execute("SELECT hand_number FROM hands WHERE match_id = ?", (match_id,))
+        return {int(r["hand_number"]) for r in rows}
 
     def match_row(self, match_id: str) -> sqlite3.Row | None:
         """The ``matches`` row of a match."""

@@ -2,11 +2,12 @@
 time-outs, disconnects and what each seat may see. It knows nothing of gRPC: remote bots are one kind of seat.
 """
 
-from arena.referee.clock import BotClock, ClockPolicy
+from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.match import Match, MatchResult, MatchSpec, ParticipantResult
 from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
 from arena.referee.seat import FunctionSeat, HandStart, InvalidAction, Seat, SeatUnavailable
-from arena.referee.table import Participant, TableRunner
+from arena.referee.status import MatchStatus
+from arena.referee.table import Participant, Player, TableRunner
 
 __all__ = [
     "BotClock",
@@ -21,9 +22,12 @@ __all__ = [
     "Match",
     "MatchResult",
     "MatchSpec",
+    "MatchStatus",
     "Participant",
     "ParticipantResult",
+    "Player",
     "Seat",
     "SeatUnavailable",
     "TableRunner",
+    "TurnTimer",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass
 
 
@@ -47,3 +49,43 @@ class BotClock:
         over = elapsed_s * 1000.0 - self.policy.per_action_ms
         if over > 0:
             self.bank_ms = max(0.0, self.bank_ms - over)
+
+
+class TurnTimer:
+    """The clock of one request. It starts when the request leaves the referee: a remote seat calls ``sent`` as
+    its stream hands the request to the network, so time the referee itself spends (building, queueing, a busy
+    loop) is never charged to the bot; a seat that never calls it is timed from the moment it was asked."""
+
+    __slots__ = ("_deadline", "allowance_s", "is_sent", "started")
+
+    def __init__(self, allowance_s: float) -> None:
+        self.allowance_s = allowance_s
+        self.started = time.monotonic()
+        self.is_sent = False
+        self._deadline: asyncio.Timeout | None = None
+
+    def watch(self, timeout: asyncio.Timeout) -> None:
+        """Let ``sent`` move the deadline of ``timeout`` (an ``asyncio.timeout`` block around the wait)."""
+        self._deadline = timeout
+        self._reschedule()
+
+    def sent(self) -> None:
+        """The request has just been handed to the network: the bot's time starts now (once per request)."""
+        if self.is_sent:
+            return
+        self.is_sent = True
+        self.started = time.monotonic()
+        self._reschedule()
+
+    def _reschedule(self) -> None:
+        if self._deadline is not None and not self._deadline.expired():
+            loop = asyncio.get_running_loop()
+            self._deadline.reschedule(loop.time() + self.remaining())
+
+    def elapsed(self) -> float:
+        """Seconds the bot has had so far."""
+        return time.monotonic() - self.started
+
+    def remaining(self) -> float:
+        """Seconds the bot has left (negative once it is over time)."""
+        return self.allowance_s - self.elapsed()

@@ -1,20 +1,28 @@
-"""A match: one table, a fixed set of bots, a number of hands dealt from a seed in duplicate rotations."""
+"""A match: a fixed set of bots, a number of hands dealt from a seed in duplicate rotations.
+
+A match is played at one table, or at one table per rotation ("lanes") played side by side: with one seat object
+per bot for each rotation (for local bots, one process each), no seat ever sees the same deal twice, so a bot that
+remembers hands gains nothing from it (RULES.md R11.5; the Annual Computer Poker Competition resets memory between
+the halves of a duplicate match for the same reason). Hand numbers, decks and seats are those of the duplicate
+schedule whichever way the match is played.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
-from arena.deals import DealPlan, commitment, deck_for_hand, duplicate_plan
+from arena.deals import DealPlan, commitment, deck_for_hand, duplicate_plan, rotations
 from arena.engine import ConfigError, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee.clock import BotClock, ClockPolicy
 from arena.referee.records import HandRecord, HandSink
 from arena.referee.seat import Seat
-from arena.referee.table import Participant, TableRunner, notify
+from arena.referee.status import MatchStatus
+from arena.referee.table import Participant, Player, TableRunner, notify
 
 log = logging.getLogger("arena.referee")
 
@@ -48,6 +56,10 @@ class MatchSpec:
         """Every hand of the match in order (rounded up to whole duplicate sets)."""
         return list(duplicate_plan(num_seats, self.hands, self.all_orders, self.duplicate, start))
 
+    def rotations(self, num_seats: int) -> list[tuple[int, ...]]:
+        """The seat orders each deal is played in (one without duplicate)."""
+        return rotations(num_seats, self.all_orders) if self.duplicate else [tuple(range(num_seats))]
+
 
 @dataclass(frozen=True, slots=True)
 class ParticipantResult:
@@ -66,6 +78,21 @@ class ParticipantResult:
     absent: int
     forfeited: bool
     notes: tuple[str, ...]
+    connected: bool = True  # whether the bot ever joined
+    crashed: str | None = None  # how its process ended while the match ran, if it did
+
+    @property
+    def failure(self) -> str | None:
+        """What went wrong with this bot, if anything: it never connected, crashed, forfeited or dropped out."""
+        if not self.connected:
+            return "never connected"
+        if self.crashed:
+            return f"crashed ({self.crashed})"
+        if self.forfeited:
+            return f"forfeited after {self.violations} violations"
+        if self.absent:
+            return f"was disconnected for {self.absent} of its decisions"
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +100,7 @@ class MatchResult:
     """How a match ended and each bot's result, in participant order."""
 
     match_id: str
-    reason: str
+    reason: MatchStatus
     hands_played: int
     hands_total: int
     seconds: float
@@ -81,64 +108,115 @@ class MatchResult:
     commitment: str
     seed: str
 
+    def failures(self) -> list[str]:
+        """One line per bot that never connected, crashed, forfeited or dropped out."""
+        return [f"{r.name} {r.failure} in match {self.match_id}" for r in self.results if r.failure]
+
 
 class Match:
-    """Runs a match to the end: every scheduled hand is played, whatever the bots do."""
+    """Runs a match to the end: every scheduled hand is played, whatever the bots do.
+
+    ``seats`` gives each bot's name and either one seat, which then plays every rotation at one table, or one seat
+    per rotation, each playing its rotation at a table of its own, all at once. ``recorded`` are hand numbers
+    already played (a resumed match skips them).
+    """
 
     def __init__(
         self,
         spec: MatchSpec,
-        seats: Sequence[tuple[str, Seat]],
+        seats: Sequence[tuple[str, Seat | Sequence[Seat]]],
         sinks: Sequence[HandSink] = (),
         versions: Sequence[str] | None = None,
-        start_hand: int = 0,
+        recorded: Collection[int] = (),
         on_hand: Callable[[HandRecord], None] | None = None,
     ) -> None:
         if not MIN_SEATS <= len(seats) <= MAX_SEATS:
             raise ConfigError("R2.1", f"a table has 2 to 22 seats, got {len(seats)} bots")
         self.spec = spec
+        lanes = [[s] if isinstance(s, Seat) else list(s) for _, s in seats]
+        count = len(lanes[0])
+        rotations = len(spec.rotations(len(seats)))
+        if any(len(lane) != count for lane in lanes) or count not in (1, rotations):
+            raise ValueError(f"give every bot one seat, or one seat per rotation ({rotations}); got {count}")
         self.participants = [
-            Participant(name, seat, BotClock(spec.policy), version=(versions[i] if versions else ""))
-            for i, (name, seat) in enumerate(seats)
+            Participant(name, version=(versions[i] if versions else ""), seats=lanes[i])
+            for i, (name, _) in enumerate(seats)
         ]
-        self.table = TableRunner(spec.match_id, spec.table_id, spec.config, spec.policy, self.participants, sinks)
-        self.start_hand = start_hand
+        self.lanes = count
+        self.tables = [
+            TableRunner(
+                spec.match_id, spec.table_id if count == 1 else f"{spec.table_id}-r{lane}", spec.config, spec.policy,
+                [Player(p, p.seats[lane], BotClock(spec.policy)) for p in self.participants], sinks,
+            )
+            for lane in range(count)
+        ]
+        self.recorded = frozenset(recorded)
         self.hands_played = 0
         self.on_hand = on_hand
         self._stop = asyncio.Event()
-        self.plan = spec.plan(len(seats), start_hand)
+        self._stop_reason = MatchStatus.ABORTED
+        self.plan = [p for p in spec.plan(len(seats)) if p.hand_number not in self.recorded]
 
     @property
     def hands_total(self) -> int:
-        """Hands the match will play (whole duplicate sets)."""
-        return self.start_hand + len(self.plan)
+        """Hands the match plays in all (whole duplicate sets), including those recorded before a resume."""
+        return len(self.recorded) + len(self.plan)
 
-    def stop(self) -> None:
-        """Finish the hand in play, then end the match as aborted."""
+    def connected(self, participant: int) -> bool:
+        """Whether every seat of a participant is connected now."""
+        return all(seat.connected for seat in self.participants[participant].seats)
+
+    def crashed(self, participant: int, why: str) -> None:
+        """A bot's process ended while the match still runs: note it (its seats are played by the time-out policy
+        from now on, as for any absent bot)."""
+        p = self.participants[participant]
+        p.crashed = why if p.crashed is None else p.crashed
+        p.notes.append(f"crashed: {why}")
+
+    def stop(self, reason: MatchStatus = MatchStatus.ABORTED) -> None:
+        """Finish the hands in play, then end the match with ``reason`` (STOPPED when a comparison has decided)."""
+        self._stop_reason = reason
         self._stop.set()
 
     async def run(self) -> MatchResult:
-        """Wait for the bots to connect (up to the policy's limit), then play every hand and tell the bots."""
+        """Wait for the bots to connect (up to the policy's limit), then play every hand and tell the bots. A match
+        whose bots do not all connect deals nothing (NO_SHOW); one stopped early ends as ``stopped``."""
         started = time.monotonic()
         timeout = self.spec.policy.connect_timeout_ms / 1000
-        await asyncio.gather(*(p.seat.wait_connected(timeout) for p in self.participants))
-        reason = "completed"
+        seats = [seat for p in self.participants for seat in p.seats]
+        await asyncio.gather(*(seat.wait_connected(timeout) for seat in seats))
+        for participant in self.participants:
+            participant.ever_connected = all(seat.has_joined for seat in participant.seats)
+            if not participant.ever_connected:
+                participant.notes.append("never connected")
+        if not all(p.ever_connected for p in self.participants):
+            reason = MatchStatus.NO_SHOW
+        else:
+            await asyncio.gather(*(self._play_lane(lane) for lane in range(self.lanes)))
+            cut = self._stop.is_set() and self.hands_played < len(self.plan)
+            reason = self._stop_reason if cut else MatchStatus.COMPLETED
+        result = self.result(reason, time.monotonic() - started)
+        for index, participant in enumerate(self.participants):
+            for seat in participant.seats:
+                await notify(seat.match_finished(result, index), f"match end to {participant.name}")
+        return result
+
+    async def _play_lane(self, lane: int) -> None:
+        """Play this lane's hands in order: every hand of its rotation (or every hand, with one lane)."""
+        table = self.tables[lane]
         for plan in self.plan:
+            if self.lanes > 1 and plan.rotation != lane:
+                continue
             if self._stop.is_set():
-                reason = "aborted"
-                break
+                return
             deck = deck_for_hand(self.spec.seed, plan.deal)
             stacks = [self.spec.starting_stack] * len(self.participants)
-            record = await self.table.play_hand(plan, deck, stacks)
+            record = await table.play_hand(plan, deck, stacks)
             self.hands_played += 1
             if self.on_hand is not None:
                 self.on_hand(record)
-        result = self.result(reason, time.monotonic() - started)
-        for index, participant in enumerate(self.participants):
-            await notify(participant.seat.match_finished(result, index), f"match end to {participant.name}")
-        return result
 
-    def result(self, reason: str, seconds: float) -> MatchResult:
+    def result(self, reason: MatchStatus, seconds: float) -> MatchResult:
         """The match's results so far."""
         big_blind = self.spec.config.big_blind
         results = tuple(
@@ -156,10 +234,12 @@ class Match:
                 absent=p.absent,
                 forfeited=p.forfeited,
                 notes=tuple(p.notes),
+                connected=p.ever_connected,
+                crashed=p.crashed,
             )
             for p in self.participants
         )
         return MatchResult(
-            self.spec.match_id, reason, self.hands_played, self.hands_total, seconds, results,
+            self.spec.match_id, reason, len(self.recorded) + self.hands_played, self.hands_total, seconds, results,
             self.spec.commitment, self.spec.seed,
         )

@@ -7,6 +7,7 @@ from typing import Protocol
 
 from arena.engine import Action, Event, TableConfig
 from arena.engine.view import SeatView
+from arena.referee.clock import TurnTimer
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,7 @@ class Decision:
     action_ms_left: int
     bank_ms_left: int
     timeouts: frozenset[int] = frozenset()  # indexes into the history of actions the referee made for a seat
+    timer: TurnTimer = field(default_factory=lambda: TurnTimer(float("inf")))  # the request's clock (see TurnTimer)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,11 @@ class Seat(abc.ABC):
         """Whether the seat can answer right now."""
         return True
 
+    @property
+    def has_joined(self) -> bool:
+        """Whether the seat's bot ever joined (a bot that joined and dropped is absent, not a no-show)."""
+        return self.connected
+
     async def wait_connected(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` for the seat to be able to answer; return whether it can."""
         return self.connected

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from arena.deals import DealPlan
 from arena.engine import Action, ActionKind, Hand, IllegalActionError, TableConfig
 from arena.engine.view import PublicHistories, seat_view
-from arena.referee.clock import BotClock, ClockPolicy
+from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
 from arena.referee.seat import HandStart, InvalidAction, Seat, SeatUnavailable
 
@@ -26,11 +26,9 @@ REQUESTS_PER_HAND = 1000  # more decisions than one hand can have (22 seats x 4 
 
 @dataclass(slots=True)
 class Participant:
-    """A bot in a match: its seat object, its clock and what happened to it so far."""
+    """A bot in a match, over all the tables (lanes) it plays at: what happened to it so far."""
 
     name: str
-    seat: Seat
-    clock: BotClock
     version: str = ""
     net: int = 0
     hands: int = 0
@@ -41,9 +39,25 @@ class Participant:
     illegal: int = 0
     absent: int = 0
     forfeited: bool = False
+    ever_connected: bool = False
+    crashed: str | None = None
+    notes: list[str] = field(default_factory=list)
+    seats: list[Seat] = field(default_factory=list)  # its seat at every table, to tell each of a forfeit
+
+
+@dataclass(slots=True)
+class Player:
+    """A participant's seat at one table: the seat object that answers there, and its clock."""
+
+    participant: Participant
+    seat: Seat
+    clock: BotClock
     was_connected: bool = True
     awaiting_reconnect: bool = False
-    notes: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.participant.name
 
 
 async def notify(call: Awaitable[None], what: str) -> None:
@@ -57,7 +71,8 @@ async def notify(call: Awaitable[None], what: str) -> None:
 
 
 class TableRunner:
-    """Plays hands at one table for a fixed list of participants, whose seats rotate from hand to hand."""
+    """Plays hands at one table for a fixed list of players (one per participant, in participant order), whose
+    seats rotate from hand to hand."""
 
     def __init__(
         self,
@@ -65,14 +80,14 @@ class TableRunner:
         table_id: str,
         config: TableConfig,
         policy: ClockPolicy,
-        participants: Sequence[Participant],
+        players: Sequence[Player],
         sinks: Sequence[HandSink] = (),
     ) -> None:
         self.match_id = match_id
         self.table_id = table_id
         self.config = config
         self.policy = policy
-        self.participants = list(participants)
+        self.players = list(players)
         self.sinks = list(sinks)
         self._request_ids = itertools.count(1)  # replaced per hand; see play_hand
 
@@ -80,18 +95,18 @@ class TableRunner:
         """Play one hand to the end and return its record (already handed to every sink)."""
         hand_id = f"{self.match_id}-{plan.hand_number}"
         seating = plan.seating
-        names = tuple(self.participants[p].name for p in seating)
+        names = tuple(self.players[p].name for p in seating)
         started = time.time()
-        await self._check_connections([self.participants[p] for p in seating])
+        await self._check_connections([self.players[p] for p in seating])
         hand = Hand(self.config, list(stacks), deck, button=plan.button)
         for seat, p in enumerate(seating):
-            participant = self.participants[p]
-            participant.hands += 1
+            player = self.players[p]
+            player.participant.hands += 1
             start = HandStart(
                 self.match_id, self.table_id, hand_id, plan.hand_number, seat, plan.button, hand.hole[seat],
                 tuple(hand.stacks), names,
             )
-            await notify(participant.seat.hand_started(start), f"hand start to {participant.name}")
+            await notify(player.seat.hand_started(start), f"hand start to {player.name}")
         decisions: list[DecisionRecord] = []
         timeouts: frozenset[int] = frozenset()
         histories = PublicHistories()
@@ -127,37 +142,37 @@ class TableRunner:
             finished_at=time.time(),
         )
         for seat, p in enumerate(seating):
-            self.participants[p].net += hand.payoffs[seat]
+            self.players[p].participant.net += hand.payoffs[seat]
         for sink in self.sinks:
             sink.hand_finished(result)  # durable before any bot hears the result
         for seat, p in enumerate(seating):
-            participant = self.participants[p]
-            await notify(participant.seat.hand_finished(result, seat), f"hand end to {participant.name}")
+            player = self.players[p]
+            await notify(player.seat.hand_finished(result, seat), f"hand end to {player.name}")
         return result
 
-    async def _check_connections(self, participants: list[Participant]) -> None:
+    async def _check_connections(self, players: list[Player]) -> None:
         """Before a hand: a bot that lost its connection is a violation, and is given a moment to rejoin."""
         waits = []
-        for participant in participants:
-            if participant.forfeited:
+        for player in players:
+            if player.participant.forfeited:
                 continue
-            if not participant.seat.connected:
-                await self._lost(participant, "disconnected")
-                if participant.awaiting_reconnect:
-                    waits.append(participant.seat.wait_connected(self.policy.reconnect_grace_ms / 1000))
-            participant.awaiting_reconnect = False
+            if not player.seat.connected:
+                await self._lost(player, "disconnected")
+                if player.awaiting_reconnect:
+                    waits.append(player.seat.wait_connected(self.policy.reconnect_grace_ms / 1000))
+            player.awaiting_reconnect = False
         if waits:
             await asyncio.gather(*waits)
-        for participant in participants:
-            if participant.seat.connected:
-                participant.was_connected = True
+        for player in players:
+            if player.seat.connected:
+                player.was_connected = True
 
-    async def _lost(self, participant: Participant, what: str) -> None:
+    async def _lost(self, player: Player, what: str) -> None:
         """Note a lost connection once (one violation), and wait for the bot to rejoin before the next hand."""
-        if participant.was_connected:
-            participant.was_connected = False
-            participant.awaiting_reconnect = True
-            await self._violation(participant, what)
+        if player.was_connected:
+            player.was_connected = False
+            player.awaiting_reconnect = True
+            await self._violation(player.participant, what)
 
     async def _decide(
         self,
@@ -172,18 +187,19 @@ class TableRunner:
         histories: PublicHistories,
     ) -> DecisionRecord:
         """Get one action from the seat to act, or make the time-out policy's action for it."""
-        participant = self.participants[index]
+        player = self.players[index]
+        participant = player.participant
         legal = hand.legal_actions()
         fallback = Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.FOLD)
         request_id = next(self._request_ids)
         if participant.forfeited:
             return self._fallback(hand, seat, index, request_id, fallback, 0.0, "forfeited", ())
-        if not participant.seat.connected:
-            await self._lost(participant, "disconnected")
+        if not player.seat.connected:
+            await self._lost(player, "disconnected")
             participant.absent += 1
             return self._fallback(hand, seat, index, request_id, fallback, 0.0, "absent", ())
-        clock = participant.clock
-        allowance = clock.allowance_s()
+        clock = player.clock
+        timer = TurnTimer(clock.allowance_s())
         decision = Decision(
             match_id=self.match_id,
             table_id=self.table_id,
@@ -193,25 +209,26 @@ class TableRunner:
             view=seat_view(hand, seat, histories.of(hand.events, seat), legal),
             names=names,
             starting_stack=stacks[seat],
-            action_ms_left=int(min(allowance * 1000, self.policy.per_action_ms)),
+            action_ms_left=int(min(timer.allowance_s * 1000, self.policy.per_action_ms)),
             bank_ms_left=int(clock.bank_ms),
             timeouts=timeouts,
+            timer=timer,
         )
-        start = time.monotonic()
         rejected: list[str] = []
         retries_left = self.policy.max_retries
         retry = False
         how = "ok"
         action = fallback
         while True:
-            remaining = allowance - (time.monotonic() - start)
             try:
-                if remaining <= 0:
+                if timer.remaining() <= 0:
                     raise TimeoutError
-                # A TimeoutError out of this block is the bot's clock running out; the seat's call runs in this
-                # task (wait_for would give it a task of its own, and a loop turn more for every answer)
-                async with asyncio.timeout(remaining):
-                    action = await participant.seat.decide(decision, retry)
+                # A TimeoutError out of this block is the bot's clock running out. The deadline follows the timer,
+                # which starts when the request leaves the referee; the seat's call runs in this task (wait_for
+                # would give it a task of its own, and a loop turn more for every answer)
+                async with asyncio.timeout(None) as deadline:
+                    timer.watch(deadline)
+                    action = await player.seat.decide(decision, retry)
                 if not isinstance(action, Action):
                     raise InvalidAction(f"R6.1: {action!r} is not an action")
                 event_index = len(hand.events)  # the action's own event; dealing and showdown may follow it
@@ -230,13 +247,13 @@ class TableRunner:
                     break
                 retries_left -= 1
                 retry = True
-                await notify(participant.seat.rejected(decision, exc, retries_left), f"rejection to {participant.name}")
+                await notify(player.seat.rejected(decision, exc, retries_left), f"rejection to {player.name}")
             except Exception as exc:  # an in-process bot that raises is a broken bot, not a broken referee
-                log.warning("seat %s failed to decide: %r", participant.name, exc)
+                log.warning("seat %s failed to decide: %r", player.name, exc)
                 rejected.append(f"error: {exc!r}")
                 how = "illegal"
                 break
-        elapsed = time.monotonic() - start
+        elapsed = min(timer.elapsed(), timer.allowance_s) if how == "timeout" else timer.elapsed()
         clock.charge(elapsed)
         participant.decisions += 1
         participant.think_s += elapsed
@@ -247,10 +264,10 @@ class TableRunner:
         elif how == "illegal":
             participant.illegal += 1
         record = self._fallback(hand, seat, index, request_id, fallback, elapsed, how, tuple(rejected))
-        await notify(participant.seat.timed_out(decision, fallback, how), f"time-out to {participant.name}")
+        await notify(player.seat.timed_out(decision, fallback, how), f"time-out to {player.name}")
         if how == "absent":
             participant.absent += 1
-            await self._lost(participant, "disconnected during its turn")
+            await self._lost(player, "disconnected during its turn")
         else:
             await self._violation(participant, how)
         return record
@@ -272,7 +289,10 @@ class TableRunner:
         return DecisionRecord(seat, index, request_id, action, elapsed * 1000, how, event_index, rejected)
 
     async def _violation(self, participant: Participant, what: str) -> None:
-        """Count a violation; forfeit the match at the table's limit (the bot is then played by the policy)."""
+        """Count a violation; forfeit the match at the table's limit (the bot is then played by the policy). A bot
+        that has forfeited already (at another of its tables, while this request was out) is not counted again."""
+        if participant.forfeited:
+            return
         participant.violations += 1
         participant.notes.append(what)
         limit = self.policy.max_violations
@@ -281,4 +301,5 @@ class TableRunner:
             reason = f"{participant.name} forfeits after {participant.violations} violations (last: {what})"
             participant.notes.append("forfeited")
             log.warning(reason)
-            await notify(participant.seat.forfeited(reason), f"forfeit to {participant.name}")
+            for seat in participant.seats:
+                await notify(seat.forfeited(reason), f"forfeit to {participant.name}")

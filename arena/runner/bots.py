@@ -1,8 +1,8 @@
 """Local bots as subprocesses: each gets the referee's address and its own token through its environment.
 
-A bot command is run by the shell, in its own process group (so a bot that starts children is stopped whole),
-with ``ARENA_ADDRESS``, ``ARENA_TOKEN`` and ``ARENA_BOT_NAME`` set, and with the directory of the running Python
-first on ``PATH`` so that ``python`` in a command is the interpreter arena runs in.
+A bot command is run by the shell inside a sandbox (arena.runner.sandbox), in its own session (so a bot that starts
+children is stopped whole), with ``ARENA_ADDRESS``, ``ARENA_TOKEN`` and ``ARENA_BOT_NAME`` set, and with the
+directory of the running Python first on ``PATH`` so that ``python`` in a command is the interpreter arena runs in.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from arena.runner.sandbox import BotSandbox, SandboxPolicy
 
 
 class BotSpecError(ValueError):
@@ -41,9 +43,12 @@ class BotSpec:
         return cls(name, command.strip(), version)
 
 
-def bot_environment(address: str, token: str, name: str) -> dict[str, str]:
-    """The environment a bot process starts with."""
+def host_environment(address: str, token: str, name: str) -> dict[str, str]:
+    """The environment of an unsandboxed bot (``--no-sandbox``): the referee's, with the bot's address, token and
+    name, and this Python first on ``PATH``."""
     env = dict(os.environ)
+    for key in [k for k in env if k.startswith("ARENA_")]:
+        del env[key]  # the referee's own settings (a seed, above all) never reach a bot
     env["ARENA_ADDRESS"] = address
     env["ARENA_TOKEN"] = token
     env["ARENA_BOT_NAME"] = name
@@ -52,28 +57,37 @@ def bot_environment(address: str, token: str, name: str) -> dict[str, str]:
     return env
 
 
-class BotProcess:
-    """One running bot; its output goes to a log file (or is discarded)."""
+TAIL_LINES = 20
 
-    def __init__(self, spec: BotSpec, log_path: Path | None = None) -> None:
+
+class BotProcess:
+    """One running bot process: sandboxed unless the policy says otherwise; its output goes to a log file (or is
+    discarded). It is started in a session of its own, so that stopping it stops everything it started."""
+
+    def __init__(self, spec: BotSpec, log_path: Path | None = None, sandbox: SandboxPolicy | None = None) -> None:
         self.spec = spec
         self.log_path = log_path
+        self.policy = sandbox if sandbox is not None else SandboxPolicy()
         self.process: asyncio.subprocess.Process | None = None
         self._log: IO[bytes] | None = None
+        self._box: BotSandbox | None = None
 
-    async def start(self, address: str, token: str, cwd: Path | None = None) -> None:
-        """Launch the command with the referee's address and this bot's token."""
+    async def start(self, socket_path: Path, token: str, cwd: Path | None = None) -> None:
+        """Launch the command, reaching the referee through the Unix-domain socket ``socket_path``."""
+        workdir = (cwd or Path.cwd()).resolve()
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = self.log_path.open("ab")
         output = self._log if self._log is not None else asyncio.subprocess.DEVNULL
-        self.process = await asyncio.create_subprocess_shell(
-            self.spec.command,
-            env=bot_environment(address, token, self.spec.name),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=output,
-            stderr=output,
-            cwd=cwd,
+        if self.policy.enabled:
+            box = self._box = BotSandbox(self.policy, socket_path, workdir)
+            env = box.environment(token, self.spec.name)
+            argv = box.argv(self.spec.command, env)
+        else:
+            argv = [sys.executable, "-m", "arena.runner.reaper", self.spec.command]
+            env = host_environment(f"unix:{socket_path}", token, self.spec.name)
+        self.process = await asyncio.create_subprocess_exec(
+            *argv, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=output, stderr=output, cwd=workdir,
             start_new_session=True,
         )
 
@@ -82,8 +96,18 @@ class BotProcess:
         """The exit status once the process has ended."""
         return self.process.returncode if self.process is not None else None
 
+    def tail(self, lines: int = TAIL_LINES) -> list[str]:
+        """The last lines the bot wrote (stdout and stderr), if they were kept."""
+        if self.log_path is None or not self.log_path.exists():
+            return []
+        with self.log_path.open("rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 16384))
+            text = f.read().decode("utf-8", "replace")
+        return text.splitlines()[-lines:]
+
     async def stop(self, grace_s: float = 5.0) -> int | None:
-        """Let the bot exit on its own for ``grace_s`` (it should, after MatchEnd), then terminate it."""
+        """Let the bot exit on its own for ``grace_s`` (it should, after MatchEnd), then terminate it; either way
+        end whatever is left of its process group and delete its private folder."""
         process = self.process
         if process is None:
             return None
@@ -98,6 +122,11 @@ class BotProcess:
                     break
                 except TimeoutError:
                     continue
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)  # children the bot left behind in its group
         if self._log is not None:
             self._log.close()
+            self._log = None
+        if self._box is not None:
+            self._box.cleanup()
         return process.returncode

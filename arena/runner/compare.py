@@ -21,22 +21,21 @@ do): it plays, counts and stops.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.engine import TableConfig
-from arena.referee import ClockPolicy, HandRecord, HandSink, Match, MatchResult, MatchSpec
-from arena.runner.bots import BotProcess, BotSpec
-from arena.runner.remote_match import MatchSetup, play, prepare_match
+from arena.referee import ClockPolicy, HandRecord, HandSink, Match, MatchResult, MatchSpec, MatchStatus
+from arena.runner.bots import BotSpec
+from arena.runner.remote_match import MatchSetup, lanes_for, launch, play_watched, prepare_match
+from arena.runner.sandbox import SandboxPolicy, check_sandbox
 from arena.transport.server import RefereeServer, ServerLimits
 
 CANDIDATE = 0
 BASELINE = 1
 ROTATIONS = 2  # a heads-up duplicate session: the deal played with the seats one way, then swapped
-EXIT_GRACE_S = 5.0  # how long a bot that exited may wait for its match to end before its exit counts as a failure
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,10 +147,10 @@ class RoundCollector:
         self._matches = list(matches)
 
     def stop(self) -> None:
-        """Stop every match after its hand in play, and count no more rounds."""
+        """Stop every match after its hands in play, and count no more rounds."""
         self.stopped = True
         for match in self._matches:
-            match.stop()
+            match.stop(MatchStatus.STOPPED)
 
     def hand_finished(self, record: HandRecord) -> None:
         """A hand of one of the matches is over (the ``on_hand`` callback)."""
@@ -193,7 +192,7 @@ class RoundCollector:
 @dataclass(slots=True)
 class ComparisonRun:
     """How the matches of a comparison ended: their results, the rounds counted, and any bot failures (a bot
-    that exited before its match ended)."""
+    that never connected, crashed, forfeited or dropped out)."""
 
     results: list[MatchResult]
     rounds: list[DealRound]
@@ -219,65 +218,38 @@ async def run_local_comparison(
     log_dir: Path | None = None,
     cwd: Path | None = None,
     limits: ServerLimits | None = None,
+    sandbox: SandboxPolicy | None = None,
 ) -> ComparisonRun:
-    """Start one referee on a free local port, launch a process of each bot command for each of its matches, and
-    play the comparison. ``bots`` are the candidate, the baseline, then the reference bots, as in the plan."""
+    """Start one referee on a private local socket, launch sandboxed processes of each bot command for each of its
+    matches (one per rotation: no process is dealt a deal twice), and play the comparison. ``bots`` are the
+    candidate, the baseline, then the reference bots, as in the plan."""
     if len(bots) != 2 + plan.references:
         raise ValueError(f"the plan has {plan.references} reference bots but {len(bots) - 2} were given")
+    policy = sandbox if sandbox is not None else SandboxPolicy()
+    if policy.enabled:
+        check_sandbox()
     started = time.monotonic()
-    server = RefereeServer(limits=limits)
+    server = RefereeServer(limits=limits, tcp=False, local=True)
     await server.start()
-    setups: list[tuple[MatchSetup, tuple[BotSpec, BotSpec]]] = []
-    failures: list[str] = []
+    setups: list[MatchSetup] = []
     try:
         for pairing, spec in zip(plan.pairings, plan.specs, strict=True):
             pair = (bots[pairing.first], bots[pairing.second])
             setup = await prepare_match(
                 spec, [b.name for b in pair], sinks, [b.version for b in pair], server=server,
-                on_hand=collector.hand_finished,
+                on_hand=collector.hand_finished, lanes=lanes_for(spec, 2),
             )
-            setups.append((setup, pair))
-        collector.attach([setup.match for setup, _ in setups])
-        for setup, pair in setups:
-            for bot, seat in zip(pair, setup.seats, strict=True):
-                log_path = log_dir / f"{setup.match.spec.match_id}-{bot.name}.log" if log_dir is not None else None
-                process = BotProcess(bot, log_path)
-                setup.processes.append(process)
-                await process.start(server.address, seat.token, cwd)
-        results = await asyncio.gather(*(_play_watched(setup, collector, failures) for setup, _ in setups))
+            setups.append(setup)
+            await launch(setup, pair, log_dir, cwd, policy)
+        collector.attach([setup.match for setup in setups])
+
+        def crashed(failure: str) -> None:  # a bot that dies ends the comparison: its verdict would mean nothing
+            collector.stop()
+
+        results = await asyncio.gather(*(play_watched(setup, crashed) for setup in setups))
     finally:
-        await asyncio.gather(*(p.stop() for setup, _ in setups for p in setup.processes))
+        await asyncio.gather(*(p.stop() for setup in setups for p in setup.processes))
         await server.stop()
+    failures = [failure for result in results for failure in result.failures()]
     return ComparisonRun(list(results), collector.rounds, collector.hands_played, time.monotonic() - started,
                          failures)
-
-
-async def _play_watched(setup: MatchSetup, collector: RoundCollector, failures: list[str]) -> MatchResult:
-    """Play one match; a bot process that ends while its match still runs stops the whole comparison."""
-    playing = asyncio.ensure_future(play(setup))
-    exits = [(asyncio.ensure_future(p.process.wait()), p) for p in setup.processes if p.process is not None]
-    try:
-        watching = list(exits)
-        while True:
-            waiting: list[asyncio.Future[int] | asyncio.Future[MatchResult]] = [playing, *(f for f, _ in watching)]
-            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-            if playing in done:
-                return playing.result()
-            for future, process in [(f, p) for f, p in watching if f in done]:
-                watching.remove((future, process))
-                # a bot leaves on its own once told the match is over; give that a moment before calling it a crash
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(playing), EXIT_GRACE_S)
-                if playing.done():
-                    return playing.result()
-                failures.append(
-                    f"{process.spec.name} exited (status {process.returncode}) during match "
-                    f"{setup.match.spec.match_id}"
-                )
-                collector.stop()
-    except BaseException:
-        collector.stop()
-        raise
-    finally:
-        for future, _ in exits:
-            future.cancel()

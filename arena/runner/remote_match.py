@@ -1,29 +1,46 @@
-"""A match over real gRPC: start a referee server, seat remote bots by token, launch local bot commands."""
+"""A match over real gRPC: start a referee server, seat remote bots by token, launch local bot commands.
+
+Local bots are sandboxed processes (arena.runner.sandbox) that reach the referee through a Unix-domain socket and
+nothing else. A duplicate match gives every bot one process per rotation, each playing its rotation at a table of
+its own, side by side: no process is dealt the same cards twice, so a bot's memory of a hand never meets that hand's
+mirror (arena.referee.match).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.referee import HandRecord, HandSink, Match, MatchResult, MatchSpec
+from arena.referee import HandRecord, HandSink, Match, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotProcess, BotSpec
+from arena.runner.sandbox import SandboxPolicy, check_sandbox
 from arena.transport import convert
 from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer, ServerLimits
 
+EXIT_GRACE_S = 5.0  # how long a bot that exited may wait for its match to end before its exit counts as a crash
+
 
 @dataclass(slots=True)
 class MatchSetup:
-    """A match ready to be played: its server, its seats with their tokens, and the match itself."""
+    """A match ready to be played: its server, its seats with their tokens (``lanes[lane][participant]``), the
+    match itself, and the bot processes started for it."""
 
     server: RefereeServer
-    seats: list[RemoteSeat]
+    lanes: list[list[RemoteSeat]]
     match: Match
     processes: list[BotProcess] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def seats(self) -> list[RemoteSeat]:
+        """The seats of the first (or only) table, in participant order."""
+        return self.lanes[0]
 
 
 def new_token() -> str:
@@ -42,11 +59,16 @@ async def prepare_match(
     tls: tuple[bytes, bytes] | None = None,
     limits: ServerLimits | None = None,
     on_hand: Callable[[HandRecord], None] | None = None,
-    start_hand: int = 0,
+    recorded: Collection[int] = (),
+    lanes: int = 1,
+    local: bool = False,
+    tcp: bool = True,
 ) -> MatchSetup:
-    """Create (or reuse) a referee server and one token-protected seat per bot name."""
+    """Create (or reuse) a referee server and token-protected seats: one per bot, or one per bot and rotation
+    (``lanes``). A new server listens on TCP (``tcp``: remote bots and spectators) and, with ``local``, on a
+    Unix-domain socket for local bots."""
     if server is None:
-        server = RefereeServer(host, port, tls, limits)
+        server = RefereeServer(host, port, tls, limits, tcp=tcp, local=local)
         await server.start()
     config = convert.table_config(spec.config, len(names), spec.starting_stack)
     policy = bot_pb2.ActionClockPolicy(
@@ -56,14 +78,19 @@ async def prepare_match(
         max_violations=spec.policy.max_violations,
     )
     hands_total = len(spec.plan(len(names)))
+    table_ids = [spec.table_id] if lanes == 1 else [f"{spec.table_id}-r{lane}" for lane in range(lanes)]
     seats = [
-        RemoteSeat(name, new_token(), spec.match_id, spec.table_id, config, policy, hands_total) for name in names
+        [RemoteSeat(name, new_token(), spec.match_id, table_id, config, policy, hands_total) for name in names]
+        for table_id in table_ids
     ]
-    for seat in seats:
-        server.add_seat(seat)
+    for lane in seats:
+        for seat in lane:
+            server.add_seat(seat)
     all_sinks = [*sinks, server.directory.sink(spec.match_id)]
-    match = Match(spec, [(s.name, s) for s in seats], all_sinks, versions, start_hand=start_hand, on_hand=on_hand)
-    server.add_match(match, seats)
+    by_bot = [[lane[i] for lane in seats] for i in range(len(names))]
+    match = Match(spec, list(zip(names, by_bot, strict=True)), all_sinks, versions, recorded=recorded,
+                  on_hand=on_hand)
+    server.add_match(match, [seat for lane in seats for seat in lane])
     return MatchSetup(server, seats, match)
 
 
@@ -77,9 +104,78 @@ async def play(setup: MatchSetup) -> MatchResult:
     except BaseException:
         directory.set_status(match_id, arena_pb2.MATCH_STATUS_ABORTED)
         raise
-    status = arena_pb2.MATCH_STATUS_FINISHED if result.reason == "completed" else arena_pb2.MATCH_STATUS_ABORTED
+    status = arena_pb2.MATCH_STATUS_FINISHED if result.reason.over else arena_pb2.MATCH_STATUS_ABORTED
     directory.set_status(match_id, status)
     return result
+
+
+def lanes_for(spec: MatchSpec, num_bots: int) -> int:
+    """How many tables a local match plays at: one per rotation, so that no process sees a deal twice."""
+    return len(spec.rotations(num_bots))
+
+
+async def launch(
+    setup: MatchSetup,
+    bots: Sequence[BotSpec],
+    log_dir: Path | None,
+    cwd: Path | None,
+    sandbox: SandboxPolicy,
+) -> None:
+    """Start one process per seat of the setup: ``bots[i]`` for participant i, at every table."""
+    socket = setup.server.socket_path
+    if socket is None:
+        raise RuntimeError("local bots need a referee that serves a local socket")
+    match_id = setup.match.spec.match_id
+    for lane, seats in enumerate(setup.lanes):
+        for bot, seat in zip(bots, seats, strict=True):
+            suffix = "" if len(setup.lanes) == 1 else f"-r{lane}"
+            log_path = log_dir / f"{_file_name(match_id)}{suffix}-{bot.name}.log" if log_dir is not None else None
+            process = BotProcess(bot, log_path, sandbox)
+            setup.processes.append(process)
+            await process.start(socket, seat.token, cwd)
+
+
+def _file_name(match_id: str) -> str:
+    return match_id.replace("/", "_")
+
+
+async def play_watched(setup: MatchSetup, on_crash: Callable[[str], None] | None = None) -> MatchResult:
+    """Play the match while watching its bot processes: one that exits while the match still runs is a crash, noted
+    on its participant with its exit status and the last lines it wrote (``on_crash`` hears of it too)."""
+    playing = asyncio.ensure_future(play(setup))
+    bots = len(setup.seats)
+    exits = [  # processes were started table by table, in participant order (``launch``)
+        (asyncio.ensure_future(p.process.wait()), p, index % bots)
+        for index, p in enumerate(setup.processes)
+        if p.process is not None
+    ]
+    try:
+        watching = list(exits)
+        while True:
+            waiting: list[asyncio.Future[int] | asyncio.Future[MatchResult]] = [playing, *(f for f, _, _ in watching)]
+            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if playing in done:
+                return playing.result()
+            for entry in [e for e in watching if e[0] in done]:
+                watching.remove(entry)
+                _, process, participant = entry
+                # a bot leaves on its own once told the match is over; give that a moment before calling it a crash
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(playing), EXIT_GRACE_S)
+                if playing.done():
+                    return playing.result()
+                tail = process.tail(5)
+                text = f"exited with status {process.returncode}"
+                if tail:
+                    text += f"; last output: {' | '.join(tail)}"
+                setup.match.crashed(participant, text)
+                failure = f"{process.spec.name} {text} (match {setup.match.spec.match_id})"
+                setup.failures.append(failure)
+                if on_crash is not None:
+                    on_crash(failure)
+    finally:
+        for future, _, _ in exits:
+            future.cancel()
 
 
 async def run_local_match(
@@ -90,20 +186,25 @@ async def run_local_match(
     cwd: Path | None = None,
     on_hand: Callable[[HandRecord], None] | None = None,
     limits: ServerLimits | None = None,
-    start_hand: int = 0,
+    recorded: Collection[int] = (),
+    sandbox: SandboxPolicy | None = None,
 ) -> MatchResult:
-    """Start a referee on a free local port, launch every bot command as a subprocess, play the match."""
+    """Start a referee on a private local socket, launch every bot command (sandboxed, one process per rotation),
+    play the match."""
+    policy = sandbox if sandbox is not None else SandboxPolicy()
+    if policy.enabled:
+        check_sandbox()
     setup = await prepare_match(
         spec, [b.name for b in bots], sinks, [b.version for b in bots], on_hand=on_hand, limits=limits,
-        start_hand=start_hand,
+        recorded=recorded, lanes=lanes_for(spec, len(bots)), local=True, tcp=False,
     )
     try:
-        for bot, seat in zip(bots, setup.seats, strict=True):
-            log_path = log_dir / f"{spec.match_id}-{bot.name}.log" if log_dir is not None else None
-            process = BotProcess(bot, log_path)
-            await process.start(setup.server.address, seat.token, cwd)
-            setup.processes.append(process)
-        return await play(setup)
+        await launch(setup, bots, log_dir, cwd, policy)
+        return await play_watched(setup)
     finally:
         await asyncio.gather(*(p.stop() for p in setup.processes))
         await setup.server.stop()
+
+
+__all__ = ["MatchSetup", "MatchStatus", "launch", "new_token", "play", "play_watched", "prepare_match",
+           "run_local_match"]

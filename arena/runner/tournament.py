@@ -8,6 +8,7 @@ exactly the cards an uninterrupted one would; with deterministic bots it ends wi
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import tomllib
 from collections.abc import Callable, Sequence
@@ -18,9 +19,11 @@ from typing import Any
 from arena.deals import derive_seed
 from arena.engine import AnteMode, RuleError, Structure, TableConfig
 from arena.records.db import Database
-from arena.referee import ClockPolicy, HandRecord, MatchResult, MatchSpec
+from arena.referee import ClockPolicy, HandRecord, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import run_local_match
+from arena.runner.sandbox import SandboxPolicy
+from arena.runner.seed_source import SeedError, choose_seed
 
 
 class TournamentError(ValueError):
@@ -33,7 +36,7 @@ class TournamentConfig:
 
     name: str
     bots: tuple[BotSpec, ...]
-    seed: str
+    seed: str = ""  # filled in by ``with_seed`` before play; never read from the tournament file itself
     hands: int = 200
     seats: int = 2
     config: TableConfig = field(default_factory=TableConfig)
@@ -42,13 +45,33 @@ class TournamentConfig:
     workers: int = 2
     all_orders: bool = False
     cwd: Path = field(default_factory=Path.cwd)
+    seed_file: Path | None = None
+    source: Path | None = None  # the tournament file, hidden from the bots' sandboxes
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+
+    def with_seed(self, db: Database) -> TournamentConfig:
+        """This config with its seed: from ``seed_file``, else ``ARENA_SEED``, else the one kept in ``db``'s vault
+        from an earlier start, else a fresh secret one (kept in the vault for a resume)."""
+        key = f"tournament:{self.name}"
+        try:
+            seed = choose_seed(self.seed_file, db.vault.get(key))
+        except SeedError as exc:
+            raise TournamentError(str(exc)) from None
+        db.vault.put(key, seed)
+        return dataclasses.replace(self, seed=seed)
+
+    @property
+    def policy_for_bots(self) -> SandboxPolicy:
+        """The sandbox policy, hiding the tournament's own files from the bots."""
+        return self.sandbox.hiding(self.source, self.seed_file)
 
     @classmethod
     def from_toml(cls, path: str | Path) -> TournamentConfig:
         """Read a config file::
 
             name = "spring-cup"          # identifies the tournament in the database
-            seed = "any text"            # fixes every deal; publish its commitment before, the seed after
+            seed_file = "cup.seed"       # optional: the seed (fixes every deal), in a file of its own; else the
+                                         # environment's ARENA_SEED, else a fresh secret seed
             hands = 200                  # per match (rounded up to whole duplicate sets)
             seats = 2                    # 2: every pairing heads-up; K: every group of K bots
             structure = "nl"             # nl, pl or fl (R7)
@@ -69,7 +92,8 @@ class TournamentConfig:
             raise TournamentError(f"{path}: cannot read: {exc}") from None
         except tomllib.TOMLDecodeError as exc:
             raise TournamentError(f"{path}: not valid TOML: {exc}") from None
-        return cls.from_dict(data, path.resolve().parent, str(path))
+        config = cls.from_dict(data, path.resolve().parent, str(path))
+        return dataclasses.replace(config, source=path.resolve())
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], cwd: Path, where: str = "config") -> TournamentConfig:
@@ -94,10 +118,16 @@ class TournamentConfig:
             clock = ClockPolicy(**data.get("clock", {}))
         except (RuleError, ValueError, TypeError) as exc:
             raise TournamentError(f"{where}: {exc}") from None
-        if "name" not in data or "seed" not in data:
-            raise TournamentError(f"{where}: a tournament needs a name and a seed")
+        if "seed" in data:
+            raise TournamentError(
+                f"{where}: the seed must not be written in the tournament file (bots and anyone who sees the file "
+                "could deal every hand): put it in a file of its own and set seed_file = \"PATH\", or set ARENA_SEED"
+            )
+        if "name" not in data:
+            raise TournamentError(f"{where}: a tournament needs a name")
+        seed_file = (cwd / str(data["seed_file"])).resolve() if "seed_file" in data else None
         return cls(
-            name=str(data["name"]), bots=bots, seed=str(data["seed"]), hands=int(data.get("hands", 200)),
+            name=str(data["name"]), bots=bots, seed_file=seed_file, hands=int(data.get("hands", 200)),
             seats=seats, config=table, starting_stack=int(data.get("stack", 200 * table.big_blind)), policy=clock,
             workers=max(1, int(data.get("workers", 2))), all_orders=bool(data.get("all_orders", False)), cwd=cwd,
         )
@@ -143,6 +173,8 @@ async def run_tournament(
 ) -> list[MatchResult]:
     """Play every scheduled match not yet completed in ``db``; a match cut short resumes at its first lost hand."""
     matches = schedule(config)
+    if not config.seed:
+        raise TournamentError("the tournament has no seed yet (TournamentConfig.with_seed gives it one)")
     known = [m for m in matches if db.match_row(m.match_id) is not None]
     if known and not resume:
         raise TournamentError(
@@ -151,15 +183,16 @@ async def run_tournament(
     for m in known:
         row = db.match_row(m.match_id)
         assert row is not None
-        if row["seed"] != m.spec.seed:
+        if row["commitment"] != m.spec.commitment:
             raise TournamentError(f"{m.match_id} in {db.path} was dealt from another seed: not the same tournament")
+    sandbox = config.policy_for_bots.hiding(db.path, db.vault.path, log_dir)
     progress = progress or TournamentProgress()
     limit = asyncio.Semaphore(config.workers)
     results: list[MatchResult] = []
 
     async def one(m: ScheduledMatch) -> None:
         row = db.match_row(m.match_id)
-        if row is not None and row["status"] == "completed":
+        if row is not None and MatchStatus(row["status"]).over:
             if progress.on_match:
                 progress.on_match(m, None)
             return
@@ -167,9 +200,9 @@ async def run_tournament(
             total = len(m.spec.plan(len(m.bots)))
             db.start_match(m.spec, [(b.name, b.version, b.command) for b in m.bots], total, kind="tournament",
                            tournament=config.name)
-            start = db.hands_recorded(m.match_id)
             result = await run_local_match(m.spec, m.bots, [db], log_dir=log_dir, cwd=config.cwd,
-                                           on_hand=progress.on_hand, start_hand=start)
+                                           on_hand=progress.on_hand, recorded=db.recorded_hands(m.match_id),
+                                           sandbox=sandbox)
             db.finish_match(result)
             results.append(result)
             if progress.on_match:

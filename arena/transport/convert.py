@@ -232,3 +232,10 @@ def shown_hands(shown: dict[int, tuple[int, ...]], board: Sequence[int]) -> list
         name = describe([*hole, *board]).text if len(board) >= 3 else ""
         out.append(poker_pb2.ShownHand(seat=seat, cards=cards(hole), category=name))
     return out
+
+
+def printable(text: str, limit: int = 64) -> str:
+    """Text a bot chose (its name, language, version) made safe for a log line: control characters escaped, so
+    no ANSI sequence or fake log line gets through, and cut to ``limit`` characters."""
+    safe = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}" for c in text)
+    return safe if len(safe) <= limit else safe[: limit - 1] + "…"

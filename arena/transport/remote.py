@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.engine import Action, EventKind, IllegalActionError
@@ -32,22 +33,23 @@ class Closing:
 
 
 class Connection:
-    """One live stream to a bot: a queue of outgoing messages that the stream's writer drains."""
+    """One live stream to a bot: a queue of outgoing messages that the stream's writer drains. A message may carry
+    a callback that the writer calls as it hands the message to gRPC (an ActionRequest starts the bot's clock)."""
 
     def __init__(self, peer: str) -> None:
         self.peer = peer
-        self.queue: asyncio.Queue[bot_pb2.RefereeMessage | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[tuple[bot_pb2.RefereeMessage, Callable[[], None] | None] | None] = asyncio.Queue()
         self.closed = False
         self.closing: Closing | None = None
 
-    def send(self, message: bot_pb2.RefereeMessage) -> None:
+    def send(self, message: bot_pb2.RefereeMessage, on_sent: Callable[[], None] | None = None) -> None:
         """Queue a message; a bot that lets too many pile up is cut off (it is not reading)."""
         if self.closed:
             return
         if self.queue.qsize() >= MAX_QUEUED:
             self.close("RESOURCE_EXHAUSTED", "the bot is not reading its stream")
             return
-        self.queue.put_nowait(message)
+        self.queue.put_nowait((message, on_sent))
 
     def close(self, code: str = "OK", details: str = "") -> None:
         """End the stream after the messages already queued."""
@@ -114,6 +116,11 @@ class RemoteSeat(Seat):
         return self._conn is not None and not self._conn.closed
 
     @property
+    def has_joined(self) -> bool:
+        """Whether a stream ever joined with this seat's token."""
+        return self.joins > 0
+
+    @property
     def connected(self) -> bool:
         """Whether the bot can be asked to act now (a bot that rejoined mid-hand waits for the next hand)."""
         return self.live and not self._waiting_for_next_hand
@@ -126,8 +133,23 @@ class RemoteSeat(Seat):
                         timeout_s)
         return self.connected
 
+    @property
+    def connection(self) -> Connection | None:
+        """The stream that answers for this seat now (the newest that joined with its token)."""
+        return self._conn
+
     def attach(self, conn: Connection, join: bot_pb2.Join) -> None:
-        """Seat a newly joined stream and welcome it."""
+        """Seat a newly joined stream and welcome it. The newest stream with the token wins: one already attached
+        (a connection cut silently, or a bot that restarted) is told why and closed."""
+        old = self._conn
+        if old is not None and old is not conn:
+            old.send(error_message(
+                bot_pb2.ERROR_CODE_BAD_TOKEN,
+                "another connection joined with your token; this one is closed (the newest connection plays)",
+                fatal=True,
+            ))
+            old.close("ALREADY_EXISTS", "replaced by a newer connection with the same token")
+            self._fail_pending(f"{self.name} reconnected")
         self._conn = conn
         self.joins += 1
         self.bot_name = join.bot_name
@@ -157,12 +179,15 @@ class RemoteSeat(Seat):
             return
         self._conn = None
         self._ready.clear()
-        if self._pending is not None and not self._pending[1].done():
-            self._pending[1].set_exception(SeatUnavailable(f"{self.name} disconnected"))
+        self._fail_pending(f"{self.name} disconnected")
 
-    def _send(self, message: bot_pb2.RefereeMessage) -> None:
+    def _fail_pending(self, why: str) -> None:
+        if self._pending is not None and not self._pending[1].done():
+            self._pending[1].set_exception(SeatUnavailable(why))
+
+    def _send(self, message: bot_pb2.RefereeMessage, on_sent: Callable[[], None] | None = None) -> None:
         if self._conn is not None:
-            self._conn.send(message)
+            self._conn.send(message, on_sent)
 
     # ------------------------------------------------------------------ answers from the bot
 
@@ -203,7 +228,7 @@ class RemoteSeat(Seat):
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._pending = (decision.request_id, future)
         if not retry:
-            self._send(self._requests.message(decision, decision.timeouts))
+            self._send(self._requests.message(decision, decision.timeouts), decision.timer.sent)
         try:
             return await future
         finally:

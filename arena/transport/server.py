@@ -4,6 +4,13 @@ and reflection services (so ``grpcurl`` can list and call everything).
 Every way a bot can misbehave on the wire ends in a clear Error message and, when fatal, a gRPC status; none of
 them reaches the referee's tables, which only ever see seats that answer, or don't, within their clock.
 
+Nothing a client does can stall a table (``ServerLimits``): keepalive pings find a silently cut connection within
+seconds; connections without calls are closed; a stream that does not join in time is closed; each peer has a cap
+on open streams; failed Joins are throttled per peer (each refusal after the first few waits before it is sent);
+spectators are limited in number (optionally behind a token) and are fed events serialized once for all of them.
+The referee serves local bots on a Unix-domain socket that only they can reach (no spectators there), and remote
+bots and spectators on TCP.
+
 ``WatchMatch`` with ``from_start`` replays what this process still holds of the match: the events of its last
 ``HISTORY_KEPT`` finished hands and status changes, not every hand of a long match (the records keep those).
 """
@@ -12,10 +19,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import resource
+import shutil
+import tempfile
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -25,25 +37,45 @@ from grpc_reflection.v1alpha import reflection
 from arena.referee import HandRecord
 from arena.referee.match import Match, MatchSpec
 from arena.transport import convert
-from arena.transport.pb import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from arena.transport.pb import arena_pb2, bot_pb2, bot_pb2_grpc
 from arena.transport.remote import Connection, RemoteSeat, error_message, hand_end_parts
 
 log = logging.getLogger("arena.transport")
 
-JOIN_TIMEOUT_S = 10.0
 HISTORY_KEPT = 1000  # match events a match keeps for watchers that ask for them from the start
+WATCHER_QUEUE = 1000  # events waiting for one watcher before it is dropped (it is not reading)
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class ServerLimits:
-    """Limits on what one bot connection may send: message size, and a rate (token bucket) for every message that
-    is not the answer to the request the referee is waiting for (answers are never limited: a fast bot is welcome).
+    """What one client may do to the referee.
+
+    Messages: size, and a rate (token bucket) for every message that is not the answer to the request the referee
+    is waiting for (answers are never limited: a fast bot is welcome). Connections: keepalive pings every
+    ``keepalive_s`` answered within ``keepalive_timeout_s``, closed after ``idle_connection_s`` without a call; a
+    stream must Join within ``join_timeout_s``; at most ``streams_per_peer`` open bot streams per peer address and
+    ``unjoined_streams`` streams not yet joined in all; after ``failed_joins_burst`` failed Joins a peer gets
+    ``failed_joins_per_second`` more, and each refusal beyond that waits ``failed_join_delay_s`` before it is sent.
+    Spectators: at most ``max_watchers`` watch at once; with ``watch_token`` set they must send it as metadata
+    ``authorization: Bearer TOKEN``.
     """
 
     max_message_bytes: int = 64 * 1024
     messages_per_second: float = 50.0
     burst: int = 200
+    keepalive_s: float = 10.0
+    keepalive_timeout_s: float = 5.0
+    idle_connection_s: float = 30.0
+    join_timeout_s: float = 5.0
+    streams_per_peer: int = 32
+    unjoined_streams: int = 64
+    failed_joins_per_second: float = 2.0
+    failed_joins_burst: int = 10
+    failed_join_delay_s: float = 1.0
+    max_watchers: int = 64
+    watch_token: str | None = None
+    max_connections: int = 512
 
 
 class ServerError(RuntimeError):
@@ -51,7 +83,7 @@ class ServerError(RuntimeError):
 
 
 class _Bucket:
-    """Token bucket: ``rate`` messages per second on average, ``burst`` at once."""
+    """Token bucket: ``rate`` tokens per second on average, ``burst`` at once."""
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate = rate
@@ -69,17 +101,68 @@ class _Bucket:
         return True
 
 
+def peer_host(peer: str) -> str:
+    """The address part of a gRPC peer (``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``; every Unix peer is ``unix``)."""
+    if peer.startswith("unix"):
+        return "unix"
+    host, _, _port = peer.rpartition(":")
+    return host or peer
+
+
+class PeerGuard:
+    """Counts what each peer holds open and how often it failed to join, to refuse floods before they cost."""
+
+    def __init__(self, limits: ServerLimits) -> None:
+        self.limits = limits
+        self.streams: dict[str, int] = {}
+        self.unjoined = 0
+        self.failures: dict[str, _Bucket] = {}
+
+    def open(self, host: str) -> str | None:
+        """Count a new stream; why it must be refused, or None."""
+        if self.streams.get(host, 0) >= self.limits.streams_per_peer:
+            return f"more than {self.limits.streams_per_peer} open streams from {host}"
+        if self.unjoined >= self.limits.unjoined_streams:
+            return f"more than {self.limits.unjoined_streams} streams are waiting to join"
+        self.streams[host] = self.streams.get(host, 0) + 1
+        self.unjoined += 1
+        return None
+
+    def joined(self) -> None:
+        self.unjoined -= 1
+
+    def close(self, host: str, joined: bool) -> None:
+        if not joined:
+            self.unjoined -= 1
+        left = self.streams.get(host, 1) - 1
+        if left:
+            self.streams[host] = left
+        else:
+            self.streams.pop(host, None)
+
+    def failed(self, host: str) -> float:
+        """Count a failed Join; how long to wait before saying so."""
+        bucket = self.failures.get(host)
+        if bucket is None:
+            bucket = self.failures[host] = _Bucket(self.limits.failed_joins_per_second, self.limits.failed_joins_burst)
+        if len(self.failures) > 10_000:  # forget the oldest peers rather than grow without bound
+            self.failures.pop(next(iter(self.failures)))
+        return 0.0 if bucket.take() else self.limits.failed_join_delay_s
+
+
 @dataclass(slots=True)
 class MatchEntry:
-    """A match this referee runs, for the spectator service; ``history`` keeps its last ``HISTORY_KEPT`` events."""
+    """A match this referee runs, for the spectator service; ``history`` keeps its last ``HISTORY_KEPT`` events,
+    each serialized once."""
 
     match: Match
     spec: MatchSpec
     seats: list[RemoteSeat]
     status: int = arena_pb2.MATCH_STATUS_PENDING
     created: float = field(default_factory=time.time)
-    watchers: list[asyncio.Queue[arena_pb2.MatchEvent | None]] = field(default_factory=list)
-    history: deque[arena_pb2.MatchEvent] = field(default_factory=lambda: deque(maxlen=HISTORY_KEPT))
+    watchers: list[asyncio.Queue[bytes | None]] = field(default_factory=list)
+    history: deque[bytes] = field(default_factory=lambda: deque(maxlen=HISTORY_KEPT))
+    delay_hands: Callable[[HandRecord], bool] | None = None
 
 
 class MatchDirectory:
@@ -103,7 +186,7 @@ class MatchDirectory:
             seats=[
                 arena_pb2.MatchSeat(
                     seat=i, bot_name=p.name, bot_version=p.version, net_chips=p.net, hands_played=p.hands,
-                    violations=p.violations, connected=p.seat.connected,
+                    violations=p.violations, connected=match.connected(i),
                 )
                 for i, p in enumerate(match.participants)
             ],
@@ -112,13 +195,15 @@ class MatchDirectory:
         )
 
     def publish(self, entry: MatchEntry, event: arena_pb2.MatchEvent) -> None:
-        entry.history.append(event)
+        """Serialize the event once and queue it for every watcher (never waiting for one)."""
+        data = event.SerializeToString()
+        entry.history.append(data)
         for queue in list(entry.watchers):
-            if queue.qsize() > 1000:  # a watcher that does not read is dropped, never waited for
+            if queue.qsize() > WATCHER_QUEUE:  # a watcher that does not read is dropped, never waited for
                 entry.watchers.remove(queue)
                 queue.put_nowait(None)
             else:
-                queue.put_nowait(event)
+                queue.put_nowait(data)
 
     def set_status(self, match_id: str, status: int) -> None:
         entry = self.matches[match_id]
@@ -166,19 +251,39 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     def __init__(self, seats: dict[str, RemoteSeat], limits: ServerLimits) -> None:
         self.seats = seats
         self.limits = limits
+        self.guard = PeerGuard(limits)
 
     async def Play(
         self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context
     ) -> AsyncIterator[bot_pb2.RefereeMessage]:
         peer = context.peer()
+        host = peer_host(peer)
+        crowded = self.guard.open(host)
+        if crowded is not None:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{crowded}: stream refused")
+            return
+        joined = False
         try:
-            first = await asyncio.wait_for(anext(request_iterator), JOIN_TIMEOUT_S)
+            async for message in self._play(request_iterator, context, peer, host):
+                if not joined and message.WhichOneof("msg") == "welcome":
+                    joined = True
+                    self.guard.joined()
+                yield message
+        finally:
+            self.guard.close(host, joined)
+
+    async def _play(
+        self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context, peer: str, host: str
+    ) -> AsyncIterator[bot_pb2.RefereeMessage]:
+        timeout = self.limits.join_timeout_s
+        try:
+            first = await asyncio.wait_for(anext(request_iterator), timeout)
         except (StopAsyncIteration, asyncio.CancelledError):
             return
         except TimeoutError:
-            yield error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, "no Join within 10 s of opening the stream",
-                                fatal=True)
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Join within 10 s")
+            text = f"no Join within {timeout:g} s of opening the stream"
+            yield error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, text, fatal=True)
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, text)
             return
         except Exception as exc:  # garbage bytes, an oversized message: the call is already broken
             log.info("bot stream from %s failed before joining: %r", peer, exc)
@@ -186,20 +291,26 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         refusal = self._check_join(first)
         if refusal is not None:
             code, status, text = refusal
+            delay = self.guard.failed(host)
+            if delay:
+                await asyncio.sleep(delay)  # a peer that keeps failing is answered slowly
             yield error_message(code, text, fatal=True)
             await context.abort(status, text)
             return
         seat = self.seats[first.join.token]
         conn = Connection(peer)
         seat.attach(conn, first.join)
-        log.info("%s joined as %s (%s %s) from %s", seat.name, first.join.bot_name, first.join.language,
-                 first.join.bot_version, peer)
+        log.info("%s joined as %s (%s %s) from %s", seat.name, convert.printable(first.join.bot_name),
+                 convert.printable(first.join.language), convert.printable(first.join.bot_version), peer)
         reader = asyncio.create_task(self._read(request_iterator, seat, conn))
         try:
             while True:
-                message = await conn.queue.get()
-                if message is None:
+                item = await conn.queue.get()
+                if item is None:
                     break
+                message, on_sent = item
+                if on_sent is not None:
+                    on_sent()  # the bot's clock starts now, not when the referee queued the message
                 yield message
         finally:
             reader.cancel()
@@ -223,9 +334,6 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         if seat is None:
             return (bot_pb2.ERROR_CODE_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
                     "unknown token: no seat of any match here has it")
-        if seat.live:
-            return (bot_pb2.ERROR_CODE_BAD_TOKEN, grpc.StatusCode.ALREADY_EXISTS,
-                    f"the token of {seat.name} is already in use by a live connection")
         return None
 
     async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage], seat: RemoteSeat, conn: Connection) -> None:
@@ -245,7 +353,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                     return
                 kind = message.WhichOneof("msg")
                 if kind == "action":
-                    seat.deliver(message.action)
+                    if conn is seat.connection:
+                        seat.deliver(message.action)
                 elif kind == "join":
                     conn.send(error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, "already joined: Join only once"))
                 else:
@@ -265,15 +374,27 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         conn.close()
 
 
-class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
+class ArenaServicer:
     """Read-only service for people and tools: list matches, read one, watch its hands as they finish."""
 
-    def __init__(self, directory: MatchDirectory) -> None:
+    def __init__(self, directory: MatchDirectory, limits: ServerLimits) -> None:
         self.directory = directory
+        self.limits = limits
+        self.watching = 0
+
+    async def _authorized(self, context: Context) -> None:
+        token = self.limits.watch_token
+        if token is None:
+            return
+        sent = dict(context.invocation_metadata() or ()).get("authorization", "")
+        if sent != f"Bearer {token}":
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                                "this referee's spectator service needs metadata 'authorization: Bearer TOKEN'")
 
     async def ListMatches(
         self, request: arena_pb2.ListMatchesRequest, context: Context
     ) -> arena_pb2.ListMatchesResponse:
+        await self._authorized(context)
         entries = sorted(self.directory.matches.values(), key=lambda e: e.created)
         if request.status:
             entries = [e for e in entries if e.status == request.status]
@@ -282,40 +403,82 @@ class ArenaServicer(arena_pb2_grpc.ArenaServiceServicer):
     async def GetMatch(
         self, request: arena_pb2.GetMatchRequest, context: Context
     ) -> arena_pb2.MatchInfo:
+        await self._authorized(context)
         entry = self.directory.matches.get(request.match_id)
         if entry is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
         assert entry is not None
         return self.directory.info(entry)
 
-    async def WatchMatch(
-        self, request: arena_pb2.WatchMatchRequest, context: Context
-    ) -> AsyncIterator[arena_pb2.MatchEvent]:
+    async def WatchMatch(self, request: arena_pb2.WatchMatchRequest, context: Context) -> AsyncIterator[bytes]:
+        """The match's events, already serialized (see ``handler``)."""
+        await self._authorized(context)
         entry = self.directory.matches.get(request.match_id)
         if entry is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
             return
-        yield arena_pb2.MatchEvent(match_id=request.match_id, info=self.directory.info(entry))
-        if request.from_start:
-            for event in list(entry.history):
-                yield event
-        if entry.status in (arena_pb2.MATCH_STATUS_FINISHED, arena_pb2.MATCH_STATUS_ABORTED):
+        if self.watching >= self.limits.max_watchers:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"{self.limits.max_watchers} spectators are watching already; try again later")
             return
-        queue: asyncio.Queue[arena_pb2.MatchEvent | None] = asyncio.Queue()
-        entry.watchers.append(queue)
+        self.watching += 1
         try:
-            while True:
-                item = await queue.get()
-                if item is None:
-                    break
-                yield item
+            yield arena_pb2.MatchEvent(match_id=request.match_id, info=self.directory.info(entry)).SerializeToString()
+            if request.from_start:
+                for event in list(entry.history):
+                    yield event
+            if entry.status in (arena_pb2.MATCH_STATUS_FINISHED, arena_pb2.MATCH_STATUS_ABORTED):
+                return
+            queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+            entry.watchers.append(queue)
+            try:
+                while True:
+                    item = await queue.get()
+                    if item is None:
+                        break
+                    yield item
+            finally:
+                if queue in entry.watchers:
+                    entry.watchers.remove(queue)
         finally:
-            if queue in entry.watchers:
-                entry.watchers.remove(queue)
+            self.watching -= 1
+
+    def handler(self) -> grpc.GenericRpcHandler[Any, Any]:
+        """The service's handlers; WatchMatch sends bytes as they are (each event is serialized once, for all)."""
+        service = arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name
+        return grpc.method_handlers_generic_handler(service, {
+            "ListMatches": grpc.unary_unary_rpc_method_handler(
+                self.ListMatches, request_deserializer=arena_pb2.ListMatchesRequest.FromString,
+                response_serializer=arena_pb2.ListMatchesResponse.SerializeToString),
+            "GetMatch": grpc.unary_unary_rpc_method_handler(
+                self.GetMatch, request_deserializer=arena_pb2.GetMatchRequest.FromString,
+                response_serializer=arena_pb2.MatchInfo.SerializeToString),
+            "WatchMatch": grpc.unary_stream_rpc_method_handler(
+                self.WatchMatch, request_deserializer=arena_pb2.WatchMatchRequest.FromString,
+                response_serializer=bytes),
+        })
+
+
+def raise_open_files_limit() -> int:
+    """Raise this process's soft limit on open files to the hard limit (a referee holds a socket per connection)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            return target
+        except (ValueError, OSError):
+            return soft
+    return soft
 
 
 class RefereeServer:
-    """One referee process: a gRPC server on ``host:port`` (port 0 picks a free one) for any number of matches."""
+    """One referee process serving any number of matches.
+
+    ``tcp``: listen on ``host:port`` (port 0 picks a free one) for remote bots and spectators. ``local``: also (or
+    only) listen on a Unix-domain socket in a private folder, for the local bots the runner starts, which reach
+    nothing else; spectators are never served there.
+    """
 
     def __init__(
         self,
@@ -323,54 +486,92 @@ class RefereeServer:
         port: int = 0,
         tls: tuple[bytes, bytes] | None = None,
         limits: ServerLimits | None = None,
+        *,
+        tcp: bool = True,
+        local: bool = False,
     ) -> None:
         self.host = host
         self.requested_port = port
         self.tls = tls
         self.limits = limits or ServerLimits()
+        self.tcp = tcp
+        self.local = local
         self.seats: dict[str, RemoteSeat] = {}
         self.directory = MatchDirectory()
         self.port = 0
-        self._server: grpc.aio.Server | None = None
+        self.socket_path: Path | None = None
+        self._socket_dir: Path | None = None
+        self._servers: list[grpc.aio.Server] = []
 
     @property
     def address(self) -> str:
-        """``host:port`` that bots connect to."""
+        """``host:port`` that remote bots and spectators connect to."""
         return f"{self.host}:{self.port}"
 
-    async def start(self) -> int:
-        """Bind and start serving; returns the port."""
-        options = [
-            ("grpc.max_receive_message_length", self.limits.max_message_bytes),
+    @property
+    def local_address(self) -> str:
+        """The gRPC address of the Unix-domain socket for local bots (``unix:/path``)."""
+        if self.socket_path is None:
+            raise RuntimeError("this referee does not serve local bots")
+        return f"unix:{self.socket_path}"
+
+    def _options(self) -> list[tuple[str, Any]]:
+        limits = self.limits
+        return [
+            ("grpc.max_receive_message_length", limits.max_message_bytes),
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
             ("grpc.so_reuseport", 0),
+            ("grpc.keepalive_time_ms", int(limits.keepalive_s * 1000)),
+            ("grpc.keepalive_timeout_ms", int(limits.keepalive_timeout_s * 1000)),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_ping_interval_without_data_ms", 5000),
+            ("grpc.http2.max_ping_strikes", 2),
+            ("grpc.max_connection_idle_ms", int(limits.idle_connection_s * 1000)),
+            ("grpc.max_allowed_incoming_connections", limits.max_connections),
         ]
-        server = grpc.aio.server(options=options)
+
+    async def _server(self, spectators: bool) -> grpc.aio.Server:
+        server = grpc.aio.server(options=self._options())
         bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(self.seats, self.limits), server)
-        arena_pb2_grpc.add_ArenaServiceServicer_to_server(ArenaServicer(self.directory), server)
+        names = [bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name]
+        if spectators:
+            server.add_generic_rpc_handlers((ArenaServicer(self.directory, self.limits).handler(),))
+            names.append(arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name)
         health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-        names = [
-            bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
-            arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ]
-        reflection.enable_server_reflection(names, server)
-        target = f"{self.host}:{self.requested_port}"
-        try:
-            if self.tls is not None:
-                key, cert = self.tls
-                self.port = server.add_secure_port(target, grpc.ssl_server_credentials([(key, cert)]))
-            else:
-                self.port = server.add_insecure_port(target)
-            await server.start()
-        except RuntimeError as exc:
-            reason = "port in use, or a bad TLS key/certificate?"
-            raise ServerError(f"cannot listen on {target} ({reason}): {exc}") from None
-        for name in [*names[:2], ""]:
+        for name in [*names, ""]:
             await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-        self._server = server
+        names += [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME]
+        reflection.enable_server_reflection(names, server)
+        return server
+
+    async def start(self) -> int:
+        """Bind and start serving; returns the TCP port (0 when only the local socket is served)."""
+        raise_open_files_limit()
+        if self.local:
+            self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
+            self._socket_dir.chmod(0o700)
+            self.socket_path = self._socket_dir / "referee.sock"
+            server = await self._server(spectators=False)
+            server.add_insecure_port(f"unix:{self.socket_path}")
+            await server.start()
+            os.chmod(self.socket_path, 0o666)  # reachable by the bots' uids, only through the sandbox's bind
+            self._servers.append(server)
+        if self.tcp:
+            server = await self._server(spectators=True)
+            target = f"{self.host}:{self.requested_port}"
+            try:
+                if self.tls is not None:
+                    key, cert = self.tls
+                    self.port = server.add_secure_port(target, grpc.ssl_server_credentials([(key, cert)]))
+                else:
+                    self.port = server.add_insecure_port(target)
+                await server.start()
+            except RuntimeError as exc:
+                await self.stop(0)
+                reason = "port in use, or a bad TLS key/certificate?"
+                raise ServerError(f"cannot listen on {target} ({reason}): {exc}") from None
+            self._servers.append(server)
         return self.port
 
     def add_seat(self, seat: RemoteSeat) -> None:
@@ -379,12 +580,18 @@ class RefereeServer:
             raise ValueError("duplicate token")
         self.seats[seat.token] = seat
 
+    def remove_seat(self, seat: RemoteSeat) -> None:
+        """Forget a seat's token (its bot process is gone for good)."""
+        self.seats.pop(seat.token, None)
+
     def add_match(self, match: Match, seats: list[RemoteSeat]) -> MatchEntry:
         """List a match on the spectator service (its hands are published if its sinks include ``sink``)."""
         return self.directory.add(match, seats)
 
     async def stop(self, grace_s: float = 1.0) -> None:
-        """Stop serving, giving streams ``grace_s`` to finish."""
-        if self._server is not None:
-            await self._server.stop(grace_s)
-            self._server = None
+        """Stop serving, giving streams ``grace_s`` to finish; remove the local socket."""
+        servers, self._servers = self._servers, []
+        await asyncio.gather(*(server.stop(grace_s) for server in servers))
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None

@@ -5,6 +5,7 @@ within a couple of hundred hands."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -34,11 +35,16 @@ def _command() -> list[str]:
     return [sys.executable, "-m", "arena.cli.compare"]
 
 
-def _run(tmp: Path, *args: str, json_name: str | None = "out.json") -> tuple[int, dict[str, Any] | None, str]:
+def _run(tmp: Path, *args: str, json_name: str | None = "out.json", seed: str | None = None,
+         ) -> tuple[int, dict[str, Any] | None, str]:
+    """Run ``arena compare``; the seed, if any, goes through ARENA_SEED (a command line is readable by all)."""
     extra = ["--json", str(tmp / json_name)] if json_name else []
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_SEED"}
+    if seed is not None:
+        env["ARENA_SEED"] = seed
     proc = subprocess.run(
         [*_command(), "--db", str(tmp / "arena.db"), "-q", *extra, *args],
-        capture_output=True, text=True, timeout=120, cwd=tmp,
+        capture_output=True, text=True, timeout=120, cwd=tmp, env=env,
     )
     data = None
     if json_name and (tmp / json_name).exists():
@@ -47,8 +53,7 @@ def _run(tmp: Path, *args: str, json_name: str | None = "out.json") -> tuple[int
 
 
 def test_better_candidate_exits_0_and_reports_everything(tmp_path: Path) -> None:
-    code, data, output = _run(tmp_path, "--candidate", EQUITY, "--baseline", CALLER, "--seed", "ci-1",
-                              "--id", "ci1")
+    code, data, output = _run(tmp_path, "--candidate", EQUITY, "--baseline", CALLER, "--id", "ci1", seed="ci-1")
     assert code == 0, output
     assert data is not None
     assert data["verdict"] == "H1" and data["exit_code"] == 0 and data["errors"] == []
@@ -65,13 +70,13 @@ def test_better_candidate_exits_0_and_reports_everything(tmp_path: Path) -> None
     assert data["fixed_length_hands"] > 3 * hands["used"]
     assert data["seed"] == "ci-1" and len(data["commitment"]) == 64
     [match] = data["matches"]
-    assert match["match_id"] == "ci1-h2h" and match["status"] == "decided"
+    assert match["match_id"] == "ci1-h2h" and match["status"] == "stopped"
     assert "H1 accepted" in output and "95% CI" in output
     # recorded like any match: every hand, the match's status, the bots
     db = Database(tmp_path / "arena.db")
     assert db.hands_recorded("ci1-h2h") == hands["played"]
     row = db.match_row("ci1-h2h")
-    assert row is not None and row["status"] == "decided" and row["kind"] == "compare" and row["tournament"] == "ci1"
+    assert row is not None and row["status"] == "stopped" and row["kind"] == "compare" and row["tournament"] == "ci1"
     assert db.participants("ci1-h2h") == [("equity", ""), ("caller", "")]
     db.close()
     # ... and re-verifiable from those hands alone
@@ -82,7 +87,7 @@ def test_better_candidate_exits_0_and_reports_everything(tmp_path: Path) -> None
 
 
 def test_worse_candidate_exits_1(tmp_path: Path) -> None:
-    code, data, output = _run(tmp_path, "--candidate", CALLER, "--baseline", EQUITY, "--seed", "ci-2")
+    code, data, output = _run(tmp_path, "--candidate", CALLER, "--baseline", EQUITY, seed="ci-2")
     assert code == 1, output
     assert data is not None and data["verdict"] == "H0" and data["exit_code"] == 1
     assert data["llr"] <= data["test"]["lower_bound"]
@@ -92,7 +97,7 @@ def test_worse_candidate_exits_1(tmp_path: Path) -> None:
 def test_hand_limit_exits_3_and_json_to_stdout(tmp_path: Path) -> None:
     proc = subprocess.run(
         [*_command(), "--db", str(tmp_path / "a.db"), "-q", "--json", "-", "--candidate", EQUITY, "--baseline",
-         CALLER, "--hands", "20", "--seed", "ci-3"],
+         CALLER, "--hands", "20"],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )
     assert proc.returncode == 3, proc.stderr
@@ -119,10 +124,13 @@ def test_errors_exit_2(tmp_path: Path) -> None:
     # a candidate that dies at once: reported as an error, not as "not better"
     crash = f"broken={shlex.quote(sys.executable)} -c 'raise SystemExit(3)'"
     code, data, output = _run(tmp_path, "--candidate", crash, "--baseline", CALLER, "--connect-timeout-s", "1",
-                              "--seed", "ci-4", "--id", "crash")
+                              "--id", "crash", seed="ci-4")
     assert code == 2, output
     assert data is not None and data["verdict"] == "error" and data["exit_code"] == 2
     assert any("broken" in e for e in data["errors"]), data["errors"]
-    assert data["matches"][0]["status"] == "aborted"
+    assert data["matches"][0]["status"] in ("no_show", "stopped")
+    # the seed never goes on a command line
+    code, _, output = _run(tmp_path, "--candidate", EQUITY, "--baseline", CALLER, "--seed", "x", json_name=None)
+    assert code == 2 and "--seed-file" in output and "ARENA_SEED" in output
     code, verified, output = _run(tmp_path, "--verify", "crash", json_name="verify.json")
     assert code == 2 and verified is not None and verified["verified"] is False

@@ -1,7 +1,8 @@
 """A bot process for integration tests that misbehaves on purpose (``EVIL_MODE``), speaking raw gRPC.
 
-Every RefereeMessage it receives is written as one JSON line to ``EVIL_LOG`` so a test can check what the
-referee said. Modes: good (check/call), timeout, crash, reconnect, garbage, unknown, out_of_turn, negative,
+Every RefereeMessage it receives is printed to standard output as one line ``EVIL {json}`` (the runner keeps a
+bot's output in its log file), so a test can check what the referee said. Modes: good (check/call), timeout,
+crash, reconnect, garbage, unknown, out_of_turn, negative,
 huge, illegal_always, bad_token, steal_token (joins with ``EVIL_OTHER_TOKEN``), flood, silent (never joins),
 fold_always.
 """
@@ -21,17 +22,18 @@ from google.protobuf import json_format
 from arena.transport.pb import bot_pb2, poker_pb2
 
 MODE = os.environ.get("EVIL_MODE", "good")
-LOG = os.environ.get("EVIL_LOG")
 ADDRESS = os.environ["ARENA_ADDRESS"]
 TOKEN = os.environ["ARENA_TOKEN"]
 AFTER = int(os.environ.get("EVIL_AFTER", "3"))  # how many good actions before misbehaving (crash, reconnect)
 END = object()
 
 
+def record(entry: dict[str, object]) -> None:
+    print("EVIL " + json.dumps(entry), flush=True)
+
+
 def log(message: bot_pb2.RefereeMessage) -> None:
-    if LOG:
-        with open(LOG, "a") as f:
-            f.write(json.dumps(json_format.MessageToDict(message)) + "\n")
+    record(json_format.MessageToDict(message))
 
 
 def answer(request: bot_pb2.ActionRequest, kind: int, amount: int = 0, request_id: int | None = None) -> bytes:
@@ -142,9 +144,7 @@ def main() -> int:
             responses = session(TOKEN, outbox, [join(TOKEN)])
     except grpc.RpcError as exc:
         print(f"stream ended: {exc.code()} {exc.details()}", file=sys.stderr)  # type: ignore[attr-defined]
-        if LOG:
-            with open(LOG, "a") as f:
-                f.write(json.dumps({"status": str(exc.code()), "details": exc.details()}) + "\n")  # type: ignore[attr-defined]
+        record({"status": str(exc.code()), "details": exc.details()})  # type: ignore[attr-defined]
         return 1
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -149,7 +149,9 @@ class FakeBot(Connection):
         self.rng = rng
         self.sent: list[bot_pb2.RefereeMessage] = []
 
-    def send(self, message: bot_pb2.RefereeMessage) -> None:
+    def send(self, message: bot_pb2.RefereeMessage, on_sent: Callable[[], None] | None = None) -> None:
+        if on_sent is not None:
+            on_sent()  # as the stream's writer does, just before it hands the message to gRPC
         message.SerializeToString()  # as the stream's writer would
         self.sent.append(message)
         if message.WhichOneof("msg") == "action_request":
@@ -261,7 +263,8 @@ def test_cached_messages_equal_plain_construction(num_seats: int, hands: int, co
     assert any(e.by_timeout for bot in bots for m in bot.sent if m.WhichOneof("msg") == "action_request"
                for e in m.action_request.history)
 
-    summaries = [e.hand_finished for e in directory.matches["eq"].history if e.WhichOneof("event") == "hand_finished"]
+    events = [arena_pb2.MatchEvent.FromString(data) for data in directory.matches["eq"].history]
+    summaries = [e.hand_finished for e in events if e.WhichOneof("event") == "hand_finished"]
     assert len(summaries) == len(records)
     for summary, record in zip(summaries, records, strict=True):
         assert same(summary, plain_summary(record))

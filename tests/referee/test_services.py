@@ -33,7 +33,7 @@ def test_spectators_list_get_and_watch_a_match_with_public_information_only() ->
     async def scenario() -> tuple[list[arena_pb2.MatchEvent], arena_pb2.ListMatchesResponse, arena_pb2.MatchInfo,
                                   str]:
         spec = MatchSpec("watched", "seed", 6, policy=ClockPolicy(connect_timeout_ms=15000))
-        setup = await prepare_match(spec, ["a", "b"])
+        setup = await prepare_match(spec, ["a", "b"], local=True)
         channel = grpc.aio.insecure_channel(setup.server.address)
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
         events: list[arena_pb2.MatchEvent] = []
@@ -45,7 +45,7 @@ def test_spectators_list_get_and_watch_a_match_with_public_information_only() ->
         watcher = asyncio.create_task(watch())
         bots = [BotProcess(BotSpec(n, CALLER)) for n in ("a", "b")]
         for bot, seat in zip(bots, setup.seats, strict=True):
-            await bot.start(setup.server.address, seat.token, REPO)
+            await bot.start(setup.server.socket_path, seat.token, REPO)
         await play(setup)
         await asyncio.wait_for(watcher, 10)
         listed = await stub.ListMatches(arena_pb2.ListMatchesRequest())
@@ -129,7 +129,7 @@ def test_arena_serve_over_tls_with_bots_that_join_by_printed_token(tmp_path: Pat
     )
     serve = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--bot", "alice", "--bot", "bob", "--port", "0", "--hands", "4",
-         "--seed", "tls", "--tls-cert", str(cert), "--tls-key", str(key), "--json"],
+         "--tls-cert", str(cert), "--tls-key", str(key), "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
     )
     assert serve.stdout is not None

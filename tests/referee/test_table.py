@@ -80,7 +80,7 @@ def test_a_slow_bot_uses_its_bank_then_times_out_into_check_or_fold() -> None:
     match = run([("slow", Slow("slow", 0.08)), ("fast", FunctionSeat("fast", caller))], hands=4,
                 per_action_ms=50, time_bank_ms=100, max_violations=0)
     slow, fast = match.participants
-    assert slow.timeouts > 0 and slow.violations == slow.timeouts and slow.clock.bank_ms == 0
+    assert slow.timeouts > 0 and slow.violations == slow.timeouts and match.tables[0].players[0].clock.bank_ms == 0
     assert fast.violations == 0
 
 

@@ -111,7 +111,8 @@ def test_verify_detects_a_tampered_record(tmp_path: Path) -> None:
 def _config(path: Path, name: str) -> Path:
     python = sys.executable
     bots = [("equity", "equity_bot.py"), ("caller", "calling_station.py"), ("random", "random_bot.py --seed 11")]
-    text = f'name = "{name}"\nseed = "kill-test"\nhands = 30\nworkers = 2\n[clock]\nper_action_ms = 10000\n'
+    (path.parent / "cup.seed").write_text("kill-test\n")
+    text = f'name = "{name}"\nseed_file = "cup.seed"\nhands = 30\nworkers = 2\n[clock]\nper_action_ms = 10000\n'
     for bot, script in bots:
         text += f'[[bots]]\nname = "{bot}"\ncommand = "{python} {REPO}/sample_bots/python/{script}"\n'
     path.write_text(text)
@@ -175,7 +176,10 @@ def test_a_match_cut_short_resumes_to_the_uninterrupted_result(tmp_path: Path) -
             "--bot", f"random={sys.executable} {REPO}/sample_bots/python/random_bot.py --seed 9"]
     arena = [sys.executable, "-m", "arena", "match", *bots, "--match-id", "m", "--json"]
     whole = tmp_path / "whole.db"
-    subprocess.run([*arena, "--hands", "16", "--seed", "resume", "--db", str(whole)], check=True, capture_output=True)
+    seed = tmp_path / "seed"
+    seed.write_text("resume")
+    subprocess.run([*arena, "--hands", "16", "--seed-file", str(seed), "--db", str(whole)], check=True,
+                   capture_output=True)
     cut = tmp_path / "cut.db"
     conn = sqlite3.connect(whole)
     conn.execute(f"VACUUM INTO '{cut}'")

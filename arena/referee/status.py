@@ -1,0 +1,20 @@
+"""The one vocabulary for how a match stands, from the referee to the records, the ratings and the site."""
+
+from __future__ import annotations
+
+import enum
+
+
+class MatchStatus(enum.StrEnum):
+    """Where a match stands; stored as its value."""
+
+    RUNNING = "running"  # being played, or cut short by a crash of the referee itself (resumable)
+    COMPLETED = "completed"  # every scheduled hand was played
+    STOPPED = "stopped"  # ended early on purpose: a comparison reached its verdict
+    ABORTED = "aborted"  # cut short by an operator (Ctrl-C) or an error; resumable
+    NO_SHOW = "no_show"  # a bot never connected, so no hand was dealt
+
+    @property
+    def over(self) -> bool:
+        """Whether the match is over for good (its seed may be published; nothing more will be dealt)."""
+        return self in (MatchStatus.COMPLETED, MatchStatus.STOPPED, MatchStatus.NO_SHOW)
