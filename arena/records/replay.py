@@ -2,6 +2,31 @@
 
 PHH numbers players from the button's left (``p1``) round to the button (the last player); the replay seats
 player ``pK`` at engine seat ``K-1`` with the button on the last seat, so both orders agree.
+
+The writer puts every action where PokerKit's state machine (the reference reader of PHH) expects it, so that a
+file replays action by action as written, with no action skipped, added or repaired:
+
+* Show-down (``sm``): PokerKit starts the show-down as soon as no more betting is possible. When players are all-in
+  before the river, the hands are shown first and the rest of the board is dealt after (``d db`` lines after the
+  ``sm`` lines); PokerKit refuses a board card before the show-down there ("No board dealing is pending"), and it
+  refuses an ``sm`` after the run-out. After river betting the ``sm`` lines come last, as before. Each ``sm`` names
+  its player, so PokerKit takes them in the order written: arena writes the order of R8.3.
+* Mucks (R8.4, ``reveal_all=False``): after river betting a muck is written as ``pN sm``. Before an all-in
+  run-out PokerKit would take a muck for a fold before the board is out (heads-up it then deals no more cards, and
+  the record loses its board), so an all-in hand is written as shown, like every all-in hand in the PHH corpus and
+  PokerKit's own default; a hand arena mucked keeps the note ``# mucked (R8.4)``.
+
+What PokerKit still does differently, so that no writer can make it replay those hands to arena's result:
+
+* odd chips: R10.4 deals the odd chips of a split pot one by one from the button's left; PokerKit gives a pot's
+  whole remainder to its first winner, after killing the losing hands and merging the pots the same players can
+  win. The stacks add up and differ only by those chips (as conformance/README.md allows for split pots).
+* short all-ins: where RULES.md and PokerKit disagree on reopening the betting (R7.4) or on the fixed-limit cap
+  (R7.6), PokerKit refuses a raise that arena allowed (tests/engine/test_pokerkit_differential.py, ``B`` and ``C``).
+* heads-up with the small blind equal to the big blind: PokerKit asks the big blind to act first pre-flop.
+
+The engine's replay reads both orders: the show-down before the run-out (PokerKit's, and that of the 94 all-in
+conformance hands) and after it (as arena wrote it before); it does not depend on where the ``sm`` lines are.
 """
 
 from __future__ import annotations
@@ -15,6 +40,7 @@ from arena.engine import (
     ActionKind,
     AnteMode,
     DeckError,
+    Event,
     EventKind,
     Hand,
     IllegalActionError,
@@ -160,6 +186,18 @@ def replay_result(phh: PhhHand) -> ReplayResult:
     return ReplayResult(True, stacks)
 
 
+MUCKED_NOTE = "# mucked (R8.4)"
+
+
+def _show_line(player: int, event: Event, hand: Hand, all_in: bool) -> str:
+    """``pN sm CARDS`` or ``pN sm`` (muck); before an all-in run-out a mucked hand is shown, with a note."""
+    if event.kind is EventKind.SHOW:
+        return format_action(player, "sm", event.cards)
+    if all_in:
+        return f"{format_action(player, 'sm', hand.hole[event.seat])} {MUCKED_NOTE}"
+    return format_action(player, "sm")
+
+
 def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, Any] | None = None) -> PhhHand:
     """A finished or unfinished engine hand as PHH: every card known (the referee's record keeps them, R8.4)."""
     n = hand.num_seats
@@ -179,6 +217,7 @@ def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, A
         antes.reverse()
         blinds.reverse()
     lines: list[str] = []
+    showdown: list[Event] = []
     for event in hand.events:
         kind = event.kind
         if kind is EventKind.DEAL_HOLE:
@@ -191,10 +230,15 @@ def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, A
             lines.append(format_action(index[event.seat], "cc"))
         elif kind in (EventKind.BET, EventKind.RAISE):
             lines.append(format_action(index[event.seat], "cbr", amount=event.amount))
-        elif kind is EventKind.SHOW:
-            lines.append(format_action(index[event.seat], "sm", event.cards))
-        elif kind is EventKind.MUCK:
-            lines.append(format_action(index[event.seat], "sm"))
+        elif kind in (EventKind.SHOW, EventKind.MUCK):
+            showdown.append(event)
+    # The board cards dealt after the last action are an all-in run-out: PokerKit shows the hands before them
+    runout = len(lines)
+    while runout > 0 and lines[runout - 1].startswith("d db"):
+        runout -= 1
+    all_in = runout < len(lines)
+    shows = [_show_line(index[event.seat], event, hand, all_in) for event in showdown]
+    lines[runout:runout] = shows
     fields: dict[str, Any] = {}
     if cfg.structure is Structure.POT_LIMIT:
         fields[STRUCTURE_FIELD] = "pot-limit"
