@@ -15,6 +15,9 @@ file replays action by action as written, with no action skipped, added or repai
   run-out PokerKit would take a muck for a fold before the board is out (heads-up it then deals no more cards, and
   the record loses its board), so an all-in hand is written as shown, like every all-in hand in the PHH corpus and
   PokerKit's own default; a hand arena mucked keeps the note ``# mucked (R8.4)``.
+* A check that only PokerKit asks for (``pokerkit_only_check``): pre-flop, when everybody else is all-in for no
+  more than a player's blind, the engine deals on (R5.6) but PokerKit still asks that player, who has not acted,
+  to check. The writer writes that ``cc`` and the replay accepts exactly that one, so both readers agree.
 
 What PokerKit still does differently, so that no writer can make it replay those hands to arena's result:
 
@@ -132,6 +135,7 @@ def replay(phh: PhhHand) -> Hand:
     except (RuleError, DeckError) as exc:
         raise ReplayError(_phh_names(str(exc))) from None
     dealt_board = 0
+    pokerkit_check_done = False
     for index, action in enumerate(actions):
         where = f"action {index} {action.text!r}"
         if action.actor is not None and not 0 <= action.actor < n:
@@ -147,6 +151,11 @@ def replay(phh: PhhHand) -> Hand:
             continue
         seat = action.actor
         assert seat is not None
+        if action.verb == "cc" and hand.to_act is None and not pokerkit_check_done:
+            expected = pokerkit_only_check(hand)
+            if expected is not None and expected[1] == seat:
+                pokerkit_check_done = True  # the check PokerKit asks for where the engine deals on (R5.6)
+                continue
         if hand.to_act is not None and seat != hand.to_act:
             raise ReplayError(
                 f"{where}: R6.3: out of turn: it is p{hand.to_act + 1}'s turn to act, not p{seat + 1}'s"
@@ -187,6 +196,7 @@ def replay_result(phh: PhhHand) -> ReplayResult:
 
 
 MUCKED_NOTE = "# mucked (R8.4)"
+_ACTIONS = frozenset({EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE})
 
 
 def _show_line(player: int, event: Event, hand: Hand, all_in: bool) -> str:
@@ -196,6 +206,59 @@ def _show_line(player: int, event: Event, hand: Hand, all_in: bool) -> str:
     if all_in:
         return f"{format_action(player, 'sm', hand.hole[event.seat])} {MUCKED_NOTE}"
     return format_action(player, "sm")
+
+
+def pokerkit_only_check(hand: Hand) -> tuple[int, int] | None:
+    """(event index, seat): the check PokerKit asks for after that pre-flop action, where the engine deals on.
+
+    Pre-flop, the engine ends the betting when only one player still has chips and owes nothing (R5.6), even if
+    that player (a blind) has not acted. PokerKit keeps every player who had chips and something to play for when
+    the street began (a positive effective stack) in its queue of players to act, and asks them to check. This
+    happens only when the others go all-in for no more than that player's blind, or fold; the engine never has it.
+    """
+    n = hand.num_seats
+    stacks = list(hand.starting_stacks)
+    bets = [0] * n
+    folded = [False] * n
+    acted = [False] * n
+    start: tuple[list[int], list[int]] | None = None  # stacks and bets when the pre-flop betting begins
+    last = -1
+    over = False
+    for position, event in enumerate(hand.events):
+        kind, seat = event.kind, event.seat
+        if kind is EventKind.DEAL_HOLE:
+            start = start or (list(stacks), list(bets))
+        elif kind is EventKind.POST_ANTE:
+            stacks[seat] -= event.amount
+        elif kind in (EventKind.POST_SMALL_BLIND, EventKind.POST_BIG_BLIND, EventKind.POST_ENTRY_BLIND):
+            stacks[seat] -= event.amount
+            bets[seat] += event.amount
+        elif kind in _ACTIONS:
+            acted[seat] = True
+            last = position
+            if kind is EventKind.FOLD:
+                folded[seat] = True
+            elif kind is EventKind.CALL:
+                stacks[seat] -= event.amount
+                bets[seat] += event.amount
+            elif kind in (EventKind.BET, EventKind.RAISE):
+                stacks[seat] -= event.amount - bets[seat]
+                bets[seat] = event.amount
+        elif kind is not EventKind.UNCALLED_RETURN:
+            over = True  # the flop, the show-down or the pot: the pre-flop betting is over
+            break
+    if not over or start is None or last < 0 or folded.count(False) < 2:
+        return None
+    current = max(bets)
+    waiting = [s for s in range(n) if not folded[s] and stacks[s] > 0 and not acted[s] and bets[s] == current]
+    if len(waiting) != 1:
+        return None
+    seat = waiting[0]
+    start_stacks, start_bets = start
+    totals = sorted(s + b for s, b in zip(start_stacks, start_bets, strict=True))
+    if min(start_stacks[seat], totals[-2] - start_bets[seat]) <= 0:
+        return None  # PokerKit left the player out of the betting from the start (nothing to play for)
+    return last, seat
 
 
 def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, Any] | None = None) -> PhhHand:
@@ -218,7 +281,8 @@ def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, A
         blinds.reverse()
     lines: list[str] = []
     showdown: list[Event] = []
-    for event in hand.events:
+    extra_check = pokerkit_only_check(hand)
+    for position, event in enumerate(hand.events):
         kind = event.kind
         if kind is EventKind.DEAL_HOLE:
             lines.append(format_action(index[event.seat], "dh", event.cards))
@@ -232,6 +296,8 @@ def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, A
             lines.append(format_action(index[event.seat], "cbr", amount=event.amount))
         elif kind in (EventKind.SHOW, EventKind.MUCK):
             showdown.append(event)
+        if extra_check is not None and position == extra_check[0]:
+            lines.append(format_action(index[extra_check[1]], "cc"))
     # The board cards dealt after the last action are an all-in run-out: PokerKit shows the hands before them
     runout = len(lines)
     while runout > 0 and lines[runout - 1].startswith("d db"):
