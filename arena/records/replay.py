@@ -267,15 +267,14 @@ def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, A
     order = [(hand.button + 1 + k) % n for k in range(n)]  # PHH p1 first left of the button
     index = {seat: k for k, seat in enumerate(order)}
     cfg = hand.config
+    # The table's forced bets, also where a short stack posted less or nothing (PokerKit takes what it has, R3.3)
     antes = [0] * n
     blinds = [0] * n
-    for event in hand.events:
-        if event.kind is EventKind.POST_ANTE:
-            antes[index[event.seat]] = cfg.ante
-        elif event.kind is EventKind.POST_SMALL_BLIND:
-            blinds[index[event.seat]] = cfg.small_blind
-        elif event.kind is EventKind.POST_BIG_BLIND:
-            blinds[index[event.seat]] = cfg.big_blind
+    if cfg.antes_posted:
+        for seat in range(n) if cfg.ante_mode is AnteMode.EACH else (hand.big_blind_seat,):
+            antes[index[seat]] = cfg.ante
+    blinds[index[hand.small_blind_seat]] = cfg.small_blind
+    blinds[index[hand.big_blind_seat]] = cfg.big_blind
     if n == 2:  # by position, small blind first, though p1 is the big blind heads-up (as PokerKit reads it)
         antes.reverse()
         blinds.reverse()
