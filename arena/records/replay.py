@@ -2,6 +2,34 @@
 
 PHH numbers players from the button's left (``p1``) round to the button (the last player); the replay seats
 player ``pK`` at engine seat ``K-1`` with the button on the last seat, so both orders agree.
+
+The writer puts every action where PokerKit's state machine (the reference reader of PHH) expects it, so that a
+file replays action by action as written, with no action skipped, added or repaired:
+
+* Show-down (``sm``): PokerKit starts the show-down as soon as no more betting is possible. When players are all-in
+  before the river, the hands are shown first and the rest of the board is dealt after (``d db`` lines after the
+  ``sm`` lines); PokerKit refuses a board card before the show-down there ("No board dealing is pending"), and it
+  refuses an ``sm`` after the run-out. After river betting the ``sm`` lines come last, as before. Each ``sm`` names
+  its player, so PokerKit takes them in the order written: arena writes the order of R8.3.
+* Mucks (R8.4, ``reveal_all=False``): after river betting a muck is written as ``pN sm``. Before an all-in
+  run-out PokerKit would take a muck for a fold before the board is out (heads-up it then deals no more cards, and
+  the record loses its board), so an all-in hand is written as shown, like every all-in hand in the PHH corpus and
+  PokerKit's own default; a hand arena mucked keeps the note ``# mucked (R8.4)``.
+* A check that only PokerKit asks for (``pokerkit_only_check``): pre-flop, when everybody else is all-in for no
+  more than a player's blind, the engine deals on (R5.6) but PokerKit still asks that player, who has not acted,
+  to check. The writer writes that ``cc`` and the replay accepts exactly that one, so both readers agree.
+
+What PokerKit still does differently, so that no writer can make it replay those hands to arena's result:
+
+* odd chips: R10.4 deals the odd chips of a split pot one by one from the button's left; PokerKit gives a pot's
+  whole remainder to its first winner, after killing the losing hands and merging the pots the same players can
+  win. The stacks add up and differ only by those chips (as conformance/README.md allows for split pots).
+* short all-ins: where RULES.md and PokerKit disagree on reopening the betting (R7.4) or on the fixed-limit cap
+  (R7.6), PokerKit refuses a raise that arena allowed (tests/engine/test_pokerkit_differential.py, ``B`` and ``C``).
+* heads-up with the small blind equal to the big blind: PokerKit asks the big blind to act first pre-flop.
+
+The engine's replay reads both orders: the show-down before the run-out (PokerKit's, and that of the 94 all-in
+conformance hands) and after it (as arena wrote it before); it does not depend on where the ``sm`` lines are.
 """
 
 from __future__ import annotations
@@ -15,6 +43,7 @@ from arena.engine import (
     ActionKind,
     AnteMode,
     DeckError,
+    Event,
     EventKind,
     Hand,
     IllegalActionError,
@@ -106,6 +135,7 @@ def replay(phh: PhhHand) -> Hand:
     except (RuleError, DeckError) as exc:
         raise ReplayError(_phh_names(str(exc))) from None
     dealt_board = 0
+    pokerkit_check_done = False
     for index, action in enumerate(actions):
         where = f"action {index} {action.text!r}"
         if action.actor is not None and not 0 <= action.actor < n:
@@ -121,6 +151,11 @@ def replay(phh: PhhHand) -> Hand:
             continue
         seat = action.actor
         assert seat is not None
+        if action.verb == "cc" and hand.to_act is None and not pokerkit_check_done:
+            expected = pokerkit_only_check(hand)
+            if expected is not None and expected[1] == seat:
+                pokerkit_check_done = True  # the check PokerKit asks for where the engine deals on (R5.6)
+                continue
         if hand.to_act is not None and seat != hand.to_act:
             raise ReplayError(
                 f"{where}: R6.3: out of turn: it is p{hand.to_act + 1}'s turn to act, not p{seat + 1}'s"
@@ -160,26 +195,93 @@ def replay_result(phh: PhhHand) -> ReplayResult:
     return ReplayResult(True, stacks)
 
 
+MUCKED_NOTE = "# mucked (R8.4)"
+_ACTIONS = frozenset({EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE})
+
+
+def _show_line(player: int, event: Event, hand: Hand, all_in: bool) -> str:
+    """``pN sm CARDS`` or ``pN sm`` (muck); before an all-in run-out a mucked hand is shown, with a note."""
+    if event.kind is EventKind.SHOW:
+        return format_action(player, "sm", event.cards)
+    if all_in:
+        return f"{format_action(player, 'sm', hand.hole[event.seat])} {MUCKED_NOTE}"
+    return format_action(player, "sm")
+
+
+def pokerkit_only_check(hand: Hand) -> tuple[int, int] | None:
+    """(event index, seat): the check PokerKit asks for after that pre-flop action, where the engine deals on.
+
+    Pre-flop, the engine ends the betting when only one player still has chips and owes nothing (R5.6), even if
+    that player (a blind) has not acted. PokerKit keeps every player who had chips and something to play for when
+    the street began (a positive effective stack) in its queue of players to act, and asks them to check. This
+    happens only when the others go all-in for no more than that player's blind, or fold; the engine never has it.
+    """
+    n = hand.num_seats
+    stacks = list(hand.starting_stacks)
+    bets = [0] * n
+    folded = [False] * n
+    acted = [False] * n
+    start: tuple[list[int], list[int]] | None = None  # stacks and bets when the pre-flop betting begins
+    last = -1
+    over = False
+    for position, event in enumerate(hand.events):
+        kind, seat = event.kind, event.seat
+        if kind is EventKind.DEAL_HOLE:
+            start = start or (list(stacks), list(bets))
+        elif kind is EventKind.POST_ANTE:
+            stacks[seat] -= event.amount
+        elif kind in (EventKind.POST_SMALL_BLIND, EventKind.POST_BIG_BLIND, EventKind.POST_ENTRY_BLIND):
+            stacks[seat] -= event.amount
+            bets[seat] += event.amount
+        elif kind in _ACTIONS:
+            acted[seat] = True
+            last = position
+            if kind is EventKind.FOLD:
+                folded[seat] = True
+            elif kind is EventKind.CALL:
+                stacks[seat] -= event.amount
+                bets[seat] += event.amount
+            elif kind in (EventKind.BET, EventKind.RAISE):
+                stacks[seat] -= event.amount - bets[seat]
+                bets[seat] = event.amount
+        elif kind is not EventKind.UNCALLED_RETURN:
+            over = True  # the flop, the show-down or the pot: the pre-flop betting is over
+            break
+    if not over or start is None or last < 0 or folded.count(False) < 2:
+        return None
+    current = max(bets)
+    waiting = [s for s in range(n) if not folded[s] and stacks[s] > 0 and not acted[s] and bets[s] == current]
+    if len(waiting) != 1:
+        return None
+    seat = waiting[0]
+    start_stacks, start_bets = start
+    totals = sorted(s + b for s, b in zip(start_stacks, start_bets, strict=True))
+    if min(start_stacks[seat], totals[-2] - start_bets[seat]) <= 0:
+        return None  # PokerKit left the player out of the betting from the start (nothing to play for)
+    return last, seat
+
+
 def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, Any] | None = None) -> PhhHand:
     """A finished or unfinished engine hand as PHH: every card known (the referee's record keeps them, R8.4)."""
     n = hand.num_seats
     order = [(hand.button + 1 + k) % n for k in range(n)]  # PHH p1 first left of the button
     index = {seat: k for k, seat in enumerate(order)}
     cfg = hand.config
+    # The table's forced bets, also where a short stack posted less or nothing (PokerKit takes what it has, R3.3)
     antes = [0] * n
     blinds = [0] * n
-    for event in hand.events:
-        if event.kind is EventKind.POST_ANTE:
-            antes[index[event.seat]] = cfg.ante
-        elif event.kind is EventKind.POST_SMALL_BLIND:
-            blinds[index[event.seat]] = cfg.small_blind
-        elif event.kind is EventKind.POST_BIG_BLIND:
-            blinds[index[event.seat]] = cfg.big_blind
+    if cfg.antes_posted:
+        for seat in range(n) if cfg.ante_mode is AnteMode.EACH else (hand.big_blind_seat,):
+            antes[index[seat]] = cfg.ante
+    blinds[index[hand.small_blind_seat]] = cfg.small_blind
+    blinds[index[hand.big_blind_seat]] = cfg.big_blind
     if n == 2:  # by position, small blind first, though p1 is the big blind heads-up (as PokerKit reads it)
         antes.reverse()
         blinds.reverse()
     lines: list[str] = []
-    for event in hand.events:
+    showdown: list[Event] = []
+    extra_check = pokerkit_only_check(hand)
+    for position, event in enumerate(hand.events):
         kind = event.kind
         if kind is EventKind.DEAL_HOLE:
             lines.append(format_action(index[event.seat], "dh", event.cards))
@@ -191,10 +293,17 @@ def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, A
             lines.append(format_action(index[event.seat], "cc"))
         elif kind in (EventKind.BET, EventKind.RAISE):
             lines.append(format_action(index[event.seat], "cbr", amount=event.amount))
-        elif kind is EventKind.SHOW:
-            lines.append(format_action(index[event.seat], "sm", event.cards))
-        elif kind is EventKind.MUCK:
-            lines.append(format_action(index[event.seat], "sm"))
+        elif kind in (EventKind.SHOW, EventKind.MUCK):
+            showdown.append(event)
+        if extra_check is not None and position == extra_check[0]:
+            lines.append(format_action(index[extra_check[1]], "cc"))
+    # The board cards dealt after the last action are an all-in run-out: PokerKit shows the hands before them
+    runout = len(lines)
+    while runout > 0 and lines[runout - 1].startswith("d db"):
+        runout -= 1
+    all_in = runout < len(lines)
+    shows = [_show_line(index[event.seat], event, hand, all_in) for event in showdown]
+    lines[runout:runout] = shows
     fields: dict[str, Any] = {}
     if cfg.structure is Structure.POT_LIMIT:
         fields[STRUCTURE_FIELD] = "pot-limit"
