@@ -1,0 +1,176 @@
+"""The C++ sample bot (sample_bots/cpp), as real processes over real gRPC.
+
+Its strategy's unit tests (``arena-cpp-bot-test``), a whole match through the referee against the Python calling
+station, the fake referee's script over a Unix-domain socket, and the clear failures: a bad token, no address.
+``make install`` builds the binaries; without cmake or g++ the tests skip, except in CI, where they fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+import pytest
+
+from arena.records.db import Database
+from arena.referee import ClockPolicy, MatchSpec
+from arena.runner.bots import BotSpec
+from arena.runner.remote_match import prepare_match, run_local_match
+from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
+from tests.sdk.fake_referee import TOKEN, FakeReferee
+from tests.sdk.helpers import REPO
+
+CPP = REPO / "sample_bots" / "cpp"
+BOT = CPP / "build" / "arena-cpp-bot"
+UNIT_TESTS = CPP / "build" / "arena-cpp-bot-test"
+CALLING_STATION = REPO / "sample_bots" / "python" / "calling_station.py"
+HANDS = 40
+
+pytestmark = pytest.mark.timeout(180)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built() -> None:
+    """The binaries must exist; they cannot only where cmake or g++ is missing, and never in CI."""
+    if BOT.is_file() and UNIT_TESTS.is_file():
+        return
+    missing = [tool for tool in ("cmake", "g++") if shutil.which(tool) is None]
+    if missing and not os.environ.get("CI"):
+        pytest.skip(f"the C++ bot cannot be built here: {' and '.join(missing)} not installed")
+    pytest.fail(f"{BOT.relative_to(REPO)} is not built: run `make install` (it builds sample_bots/cpp)")
+
+
+def bot_env(**values: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env.update(values)
+    return env
+
+
+def test_the_strategy_unit_tests_pass() -> None:
+    proc = subprocess.run([UNIT_TESTS], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "checks passed" in proc.stdout
+
+
+def test_a_match_against_the_calling_station_through_the_referee(tmp_path: Path) -> None:
+    db = Database(tmp_path / "arena.db")
+    spec = MatchSpec("cpp", "cpp-seed", HANDS, policy=ClockPolicy(per_action_ms=2000, connect_timeout_ms=15000))
+    bots = [BotSpec("cpp", str(BOT), "1.0.0"), BotSpec("calling-station", f"python {CALLING_STATION}")]
+    db.start_match(spec, [(b.name, b.version, b.command) for b in bots], len(spec.plan(2)))
+    result = asyncio.run(run_local_match(spec, bots, [db], log_dir=tmp_path, cwd=REPO))
+    cpp, station = result.results
+    print(
+        f"\nC++ bot vs calling station: {result.hands_played} hands in {result.seconds:.2f} s "
+        f"({result.hands_played / result.seconds:.0f} hands/s), C++ {cpp.mbb_per_hand:+.0f} mbb/hand, "
+        f"{cpp.decisions} decisions averaging {cpp.mean_think_ms:.2f} ms, violations {cpp.violations}"
+    )
+    assert result.reason == "completed"
+    assert result.hands_played == result.hands_total == HANDS
+    assert db.hands_recorded("cpp") == HANDS
+    assert sum(r.net for r in result.results) == 0
+    assert cpp.decisions > 0 and station.decisions > 0
+    for r in (cpp, station):
+        assert (r.violations, r.timeouts, r.illegal, r.absent, r.forfeited) == (0, 0, 0, 0, False), r
+    log = (tmp_path / "cpp-cpp.log").read_text()
+    assert "action rejected" not in log
+    assert "stream closed after match end" in log  # it saw MatchEnd and left cleanly
+
+
+@pytest.fixture
+def unix_referee() -> Iterator[tuple[FakeReferee, str]]:
+    """The fake referee's script served on a Unix-domain socket (a short path: sun_path holds 108 bytes)."""
+    ref = FakeReferee()
+    with tempfile.TemporaryDirectory(prefix="cpp-bot-") as folder:
+        address = f"unix:{folder}/referee.sock"
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+        bot_pb2_grpc.add_BotServiceServicer_to_server(ref, server)
+        server.add_insecure_port(address)
+        server.start()
+        yield ref, address
+        server.stop(grace=None)
+
+
+def test_it_plays_over_a_unix_socket_echoes_ids_and_retries_after_a_rejection(
+    unix_referee: tuple[FakeReferee, str],
+) -> None:
+    ref, address = unix_referee
+    env = bot_env(ARENA_ADDRESS=address, ARENA_TOKEN="from-env-loses", ARENA_BOT_NAME="cpp-unix")
+    proc = subprocess.run(
+        [BOT, "--token", TOKEN], env=env, capture_output=True, text=True, timeout=30, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert ref.finished.wait(5)
+    assert ref.problems == []  # every action echoed its request's ids and was legal
+    join = ref.join
+    assert join is not None
+    assert (join.bot_name, join.bot_version, join.protocol_version, join.language) == ("cpp-unix", "1.0.0", 1, "cpp")
+    first = ref.exchanges[0].actions  # AsKd facing the big blind: a raise, refused once by the script
+    assert [a.kind for a in first] == [poker_pb2.ACTION_KIND_RAISE, poker_pb2.ACTION_KIND_FOLD]
+    assert first[0].amount == 300
+    assert all(len(e.actions) == 1 for e in ref.exchanges[1:])
+
+
+def test_a_bad_token_is_a_clear_error_and_a_failure() -> None:
+    async def scenario() -> tuple[int | None, str]:
+        setup = await prepare_match(MatchSpec("bad", "seed", 2), ["cpp", "other"])
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                str(BOT), "--address", setup.server.address, "--token", "not-a-seat-token",
+                env=bot_env(), stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+            )
+            _, err = await asyncio.wait_for(proc.communicate(), 30)
+            return proc.returncode, err.decode()
+        finally:
+            await setup.server.stop()
+
+    code, stderr = asyncio.run(scenario())
+    assert code == 1, stderr
+    assert "referee error ERROR_CODE_BAD_TOKEN" in stderr and "[fatal]" in stderr
+    assert "UNAUTHENTICATED" in stderr
+
+
+class CrashingReferee(bot_pb2_grpc.BotServiceServicer):
+    """Welcomes the bot, then fails the call before any MatchEnd."""
+
+    def Play(
+        self, request_iterator: Iterator[bot_pb2.BotMessage], context: grpc.ServicerContext
+    ) -> Iterator[bot_pb2.RefereeMessage]:
+        next(request_iterator, None)
+        yield bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(match_id="m1", table_id="t0", protocol_version=1))
+        context.abort(grpc.StatusCode.INTERNAL, "the referee crashed")
+
+
+def test_a_stream_that_breaks_before_match_end_is_a_failure() -> None:
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    bot_pb2_grpc.add_BotServiceServicer_to_server(CrashingReferee(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        proc = subprocess.run(
+            [BOT, "--address", f"127.0.0.1:{port}", "--token", TOKEN],
+            env=bot_env(), capture_output=True, text=True, timeout=30, check=False,
+        )
+    finally:
+        server.stop(grace=None)
+    assert proc.returncode == 1, proc.stderr
+    assert "stream failed before MatchEnd: INTERNAL: the referee crashed" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        ([], {"ARENA_TOKEN": "t"}, "no referee address"),
+        (["--address", "127.0.0.1:1"], {}, "no token"),
+    ],
+)
+def test_a_missing_address_or_token_is_one_line_and_exit_2(args: list[str], env: dict[str, str], message: str) -> None:
+    proc = subprocess.run([BOT, *args], env=bot_env(**env), capture_output=True, text=True, timeout=10, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and message in proc.stderr
