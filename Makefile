@@ -8,7 +8,28 @@ JS_STAMP := $(JS)/node_modules/.installed
 CPP := sample_bots/cpp
 CPP_STAMP := $(CPP)/build/.installed
 
-.PHONY: install test lint demo bench proto clean
+.PHONY: install test lint demo bench proto clean system-run system-test
+
+# $(call need,COMMAND,DEBIAN-PACKAGE): install the package with apt-get when COMMAND is missing and we are root;
+# otherwise say exactly what to install and stop.
+define need
+	@if ! command -v $(1) >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing the Debian package $(2) (for $(1))"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
+	  else \
+	    echo "$(1) is missing: install the package $(2) (Debian/Ubuntu: sudo apt-get install -y $(2))" >&2; exit 1; \
+	  fi; \
+	fi
+endef
+
+# What running bots needs: bubblewrap, the sandbox every local bot runs in.
+system-run:
+	$(call need,bwrap,bubblewrap)
+
+# What the tests need beyond that: Chromium for the published site's browser tests.
+system-test: system-run
+	$(call need,chromium,chromium)
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -27,13 +48,13 @@ $(CPP_STAMP): $(CPP)/CMakeLists.txt $(wildcard $(CPP)/*.cpp $(CPP)/*.hpp) $(wild
 	cmake --build $(CPP)/build --parallel "$$(nproc 2>/dev/null || echo 2)"
 	touch $(CPP_STAMP)
 
-install: $(STAMP) $(JS_STAMP) $(CPP_STAMP)
+install: system-run $(STAMP) $(JS_STAMP) $(CPP_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check arena tests sample_bots/python
 	$(BIN)/mypy
 
-test: install lint
+test: install system-test lint
 	cd $(JS) && npm test --silent
 	$(BIN)/pytest
 

@@ -61,7 +61,7 @@ from arena.records.db import Database
 from arena.records.phh import dumps, loads
 from arena.records.phh_sink import PhhDirSink
 from arena.records.replay import hand_to_phh, pokerkit_only_check, replay_result
-from arena.referee import Decision, FunctionSeat, HandRecord, HandSink, Match, MatchSpec
+from arena.referee import Decision, FunctionSeat, HandRecord, HandSink, Match, MatchSpec, MatchStatus
 from tests.engine.test_pokerkit_differential import classify
 
 ARENA = [sys.executable, "-m", "arena"]
@@ -232,10 +232,10 @@ def play(table: Table, depth: int | None, db: Database, sinks: Sequence[HandSink
     async def uneven() -> None:  # the referee's table, each hand with its own uneven stacks (odd amounts too)
         for plan in match.plan:
             stacks = [rng.randint(20 * big, 200 * big) + rng.randrange(big) for _ in range(table.seats)]
-            await match.table.play_hand(plan, deck_for_hand(spec.seed, plan.deal), stacks)
+            await match.tables[0].play_hand(plan, deck_for_hand(spec.seed, plan.deal), stacks)
 
     asyncio.run(uneven())
-    db.finish_match(match.result("completed", 0.0))
+    db.finish_match(match.result(MatchStatus.COMPLETED, 0.0))
 
 
 @pytest.fixture(scope="module")
