@@ -24,10 +24,9 @@ from typing import Any, NoReturn
 
 import click
 from click.core import ParameterSource
-from rich.console import Console
-from rich.live import Live
-from rich.text import Text
 
+from arena.cli.leaderboard import open_db
+from arena.cli.live import LiveLine as Progress
 from arena.cli.options import resolve_seed, sandbox_options, sandbox_policy, seed_options
 from arena.deals import commitment
 from arena.engine import RuleError, TableConfig
@@ -44,7 +43,7 @@ from arena.ratings.sprt import (
     recorded_comparison,
     replay_comparison,
 )
-from arena.records.db import Database
+from arena.records.db import Database, DatabaseError
 from arena.referee import ClockPolicy, MatchResult, MatchStatus
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.compare import (
@@ -61,7 +60,6 @@ from arena.transport.server import ServerLimits
 DEFAULT_DB = "arena.db"
 DEFAULT_MAX_HANDS = 20000
 EXIT_H1, EXIT_H0, EXIT_ERROR, EXIT_INCONCLUSIVE = 0, 1, 2, 3
-PLAIN_PROGRESS_EVERY_S = 5.0
 META_PREFIX = "compare:"
 # The bots are local commands the user started, and fast ones (a calling station answers in microseconds) send far
 # more than the default 200 actions a second that guards a public referee against floods; so a local comparison
@@ -91,42 +89,6 @@ def status_line(test: Sprt, hands_played: int) -> str:
         f"hands {hands_played:,} | sessions {state.sessions:,} | candidate {_fmt(est.mean)} mbb/hand, 95% CI {ci} "
         f"| LLR {state.llr:+.2f} in ({state.lower:+.2f}, {state.upper:+.2f})"
     )
-
-
-class Progress:
-    """The live line on stderr: redrawn in place on a terminal, else one line every few seconds (CI logs keep
-    every line; carriage returns would pile up into one)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.console = Console(stderr=True)
-        self.tty = self.console.is_terminal
-        self._live: Live | None = None
-        self._last = 0.0
-        self._line = ""
-
-    def __enter__(self) -> Progress:
-        if self.enabled and self.tty:
-            self._live = Live(Text(""), console=self.console, refresh_per_second=8, transient=False)
-            self._live.__enter__()
-        return self
-
-    def update(self, line: str) -> None:
-        """Show the current state."""
-        self._line = line
-        if not self.enabled:
-            return
-        if self._live is not None:
-            self._live.update(Text(line))
-        elif time.monotonic() - self._last >= PLAIN_PROGRESS_EVERY_S:
-            self._last = time.monotonic()
-            click.echo(line, err=True)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._live is not None:
-            self._live.__exit__(None, None, None)
-        elif self.enabled and self._line:
-            click.echo(self._line, err=True)
 
 
 # ---------------------------------------------------------------------------------------------- the report
@@ -413,7 +375,7 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
     sandbox = sandbox_policy(kw)
     config, starting_stack = _table(stakes, stack)
     policy = ClockPolicy(per_action_ms, time_bank_ms, connect_timeout_ms=connect_timeout_s * 1000)
-    db = Database(db_path)
+    db = open_db(db_path, create=True)
     try:
         cid = _unused_id(db, comparison_id)
         plan = plan_comparison(cid, resolve_seed(seed_file), max_hands, len(references), config, starting_stack,
@@ -477,9 +439,10 @@ def _play(plan: ComparisonPlan, bots: list[BotSpec], keys: list[str], params: Sp
 def _verify(comparison_id: str, db_path: str, params: SprtParams, explicit: set[str],
             json_path: str | None) -> NoReturn:
     """Recompute a recorded comparison's test from its hands; status 2 if it disagrees with what was recorded."""
-    if not Path(db_path).is_file():
-        _fail(f"no database at {db_path}", json_path)
-    db = Database(db_path)
+    try:
+        db = Database(db_path, read_only=True)
+    except DatabaseError as exc:
+        _fail(str(exc), json_path)
     try:
         try:
             recorded = recorded_comparison(db, comparison_id)

@@ -14,13 +14,13 @@ from typing import Any
 
 import click
 
-from arena.cli.leaderboard import console, print_leaderboard
+from arena.cli.exits import EXIT_ERROR
+from arena.cli.leaderboard import console, open_db, print_leaderboard
 from arena.cli.options import sandbox_options, sandbox_policy, seed_options
-from arena.cli.tournament import play_tournament
+from arena.cli.tournament import play_tournament, report_failures
 from arena.deals import commitment
 from arena.publish.site import publish
 from arena.ratings.leaderboard import build_leaderboard
-from arena.records.db import Database
 from arena.records.verify import verify_match
 from arena.referee import ClockPolicy
 from arena.runner.bots import BotSpec
@@ -28,6 +28,7 @@ from arena.runner.tournament import TournamentConfig, matches_of
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_DB = "demo.db"
+CPP_BOT = Path("sample_bots/cpp/build/arena-cpp-bot")
 DEMO_FILES = (DEMO_DB, f"{DEMO_DB}-wal", f"{DEMO_DB}-shm", f"{DEMO_DB}-journal", f"{DEMO_DB}.seeds")
 DEMO_FOLDERS = ("logs", "site")
 
@@ -54,6 +55,8 @@ def demo_config(hands: int, seed_file: Path | None = None) -> TournamentConfig:
     ]
     if shutil.which("node") and (REPO / "sample_bots" / "javascript" / "node_modules").is_dir():
         bots.append(BotSpec("js-caller", "node sample_bots/javascript/bot.js", "0.1.0"))
+    if (REPO / CPP_BOT).is_file():
+        bots.append(BotSpec("cpp", str(CPP_BOT), "1.0.0"))
     return TournamentConfig(
         name="demo", bots=tuple(bots), hands=hands, seats=2, workers=2, cwd=REPO, seed_file=seed_file,
         policy=ClockPolicy(per_action_ms=5000, time_bank_ms=60000, connect_timeout_ms=30000),
@@ -74,13 +77,13 @@ def demo(hands: int, seed_file: Path | None, out_dir: str, **kw: Any) -> None:
     out = Path(out_dir)
     clear_demo(out)
     config = dataclasses.replace(demo_config(hands, seed_file), sandbox=sandbox)
-    db = Database(out / DEMO_DB)
+    db = open_db(out / DEMO_DB, create=True)
     config = config.with_seed(db)
     names = ", ".join(b.name for b in config.bots)
     click.echo(f"demo: heads-up duplicate round-robin of {names}; {hands} hands per pairing; "
                f"commitment {commitment(config.seed)} (the seed is published when it is over)")
     started = time.monotonic()
-    play_tournament(config, db, resume=False, show_progress=sys.stdout.isatty(), log_dir=out / "logs")
+    results = play_tournament(config, db, resume=False, show_progress=sys.stdout.isatty(), log_dir=out / "logs")
     elapsed = time.monotonic() - started
     ids = list(matches_of(config))
     total = sum(db.hands_recorded(m) for m in ids)
@@ -90,10 +93,29 @@ def demo(hands: int, seed_file: Path | None, out_dir: str, **kw: Any) -> None:
     board = build_leaderboard(db, ids)
     print_leaderboard(board, "demo leaderboard")
     result = publish(db, out / "site", board=board)
-    console().print(f"published site: {result.index}")
-    console().print(f"database: {db.path}  (arena leaderboard --db {db.path}; arena verify --db {db.path})")
+    arena = command_hint()
+    console().print(f"published site: {result.index}", soft_wrap=True)
+    console().print(f"database: {db.path}", soft_wrap=True)
+    console().print(f"next: {arena} leaderboard --db {db.path}\n      {arena} verify --db {db.path}", soft_wrap=True)
+    if arena != "arena":
+        console().print(f"      (or `source {Path(arena).parent}/activate` once, then plain `arena ...`)",
+                        soft_wrap=True)
+    code = report_failures(results)
     if bad:
-        raise SystemExit(1)
+        raise SystemExit(EXIT_ERROR)
+    raise SystemExit(code)
+
+
+def command_hint() -> str:
+    """How to call ``arena`` from here: plain ``arena`` when it is on PATH, else its path in the venv."""
+    here = Path(sys.executable).parent / "arena"
+    found = shutil.which("arena")
+    if found and Path(found).resolve() == here.resolve():
+        return "arena"
+    try:
+        return str(here.relative_to(Path.cwd()))
+    except ValueError:
+        return str(here)
 
 
 COMMANDS = [demo]

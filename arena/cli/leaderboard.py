@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.ratings.leaderboard import Leaderboard, build_leaderboard, leaderboard_json
-from arena.records.db import Database
+from arena.records.db import Database, DatabaseError
 
 DEFAULT_DB = "arena.db"
 
@@ -22,11 +22,12 @@ def console() -> Console:
     return Console(width=None if sys.stdout.isatty() else 160)
 
 
-def open_db(path: str) -> Database:
-    """Open an existing database, or fail with a clear message."""
-    if not Path(path).is_file():
-        raise click.ClickException(f"no database at {path} (record one with --db, e.g. arena match ... --db {path})")
-    return Database(path)
+def open_db(path: str | Path, create: bool = False) -> Database:
+    """Open a database (an existing one, read-only, unless ``create``), or fail with a clear message."""
+    try:
+        return Database(path, read_only=not create)
+    except DatabaseError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _ci(low: float, high: float) -> str:

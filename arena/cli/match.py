@@ -7,19 +7,23 @@ import dataclasses
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.table import Table
 
-from arena.cli.leaderboard import console
+from arena.cli.exits import EXIT_BOT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from arena.cli.leaderboard import console, open_db
+from arena.cli.live import LiveLine
 from arena.cli.options import resolve_seed, sandbox_options, sandbox_policy, seed_options
 from arena.engine import AnteMode, RuleError, Structure, TableConfig
+from arena.ratings.stats import WinRate
+from arena.ratings.tally import SessionTally
 from arena.records.db import Database, config_from_json
 from arena.records.phh_sink import PhhDirSink
-from arena.referee import ClockPolicy, HandSink, MatchResult, MatchSpec, MatchStatus
+from arena.referee import ClockPolicy, HandRecord, HandSink, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.remote_match import play, prepare_match, run_local_match
 from arena.transport.server import ServerError, ServerLimits
@@ -100,7 +104,7 @@ def _match_spec(kw: dict[str, Any], num_bots: int, seed: str | None = None) -> M
 
 def _sinks(kw: dict[str, Any]) -> tuple[list[HandSink], Database | None]:
     sinks: list[HandSink] = []
-    db = Database(kw["db_path"]) if kw["db_path"] else None
+    db = open_db(kw["db_path"], create=True) if kw["db_path"] else None
     if db is not None:
         sinks.append(db)
     if kw["phh_dir"]:
@@ -108,29 +112,76 @@ def _sinks(kw: dict[str, Any]) -> tuple[list[HandSink], Database | None]:
     return sinks, db
 
 
-def print_result(result: MatchResult, big_blind: int, as_json: bool) -> None:
-    """The result table (or JSON) of a match."""
+def _ci(rate: WinRate) -> str:
+    if rate.sessions < 2:
+        return "n/a"
+    return f"[{rate.low:+,.0f}, {rate.high:+,.0f}]"
+
+
+def live_line(tally: SessionTally, names: Sequence[str], total: int, started: float) -> str:
+    """hands, hands/s, ETA and each bot's mbb/hand ± its 95% CI half-width so far."""
+    elapsed = max(time.monotonic() - started, 1e-9)
+    rate = tally.hands / elapsed
+    eta = f"{(total - tally.hands) / rate:.0f} s" if rate > 0 else "?"
+    bots = []
+    for i, name in enumerate(names):
+        w = tally.win_rate(i)
+        spread = f" ±{(w.high - w.low) / 2:,.0f}" if w.sessions > 1 else ""
+        bots.append(f"{name} {w.mean:+,.0f}{spread}")
+    return f"hands {tally.hands:,}/{total:,} | {rate:.0f} hands/s | ETA {eta} | mbb/hand: " + ", ".join(bots)
+
+
+def match_report(result: MatchResult, big_blind: int, tally: SessionTally | None) -> dict[str, Any]:
+    """The match as JSON data: what the table shows, and what went wrong (the same keys in every command)."""
+    failures = result.failures()
+    code = EXIT_BOT_FAILED if failures else EXIT_OK
+    rows = []
+    for i, r in enumerate(result.results):
+        row: dict[str, Any] = dataclasses.asdict(r)
+        row["outcome"] = r.outcome.value
+        row["failure"] = r.failure
+        if tally is not None:
+            w = tally.win_rate(i)
+            row["sessions"] = w.sessions
+            row["ci95"] = [w.low, w.high] if w.sessions > 1 else None
+        rows.append(row)
+    summary = (f"match {result.match_id}: {result.hands_played}/{result.hands_total} hands, {result.reason}"
+               + (f"; {len(failures)} bot failure(s)" if failures else ""))
+    return {
+        "summary": summary, "exit_code": code, "match_id": result.match_id, "status": result.reason.value,
+        "hands": {"played": result.hands_played, "total": result.hands_total}, "seconds": round(result.seconds, 3),
+        "seed": result.seed if result.reason.over else None, "commitment": result.commitment,
+        "big_blind": big_blind, "results": rows, "errors": failures,
+    }
+
+
+def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: SessionTally | None = None) -> int:
+    """The result table (or JSON) of a match, and what went wrong on stderr; returns the exit status."""
+    report = match_report(result, big_blind, tally)
     if as_json:
-        click.echo(json.dumps({
-            "match_id": result.match_id, "reason": result.reason, "hands_played": result.hands_played,
-            "hands_total": result.hands_total, "seconds": round(result.seconds, 3), "seed": result.seed,
-            "commitment": result.commitment, "big_blind": big_blind,
-            "results": [dataclasses.asdict(r) for r in result.results],
-        }, indent=2))
-        return
-    table = Table(title=f"match {result.match_id}: {result.hands_played}/{result.hands_total} hands, {result.reason}")
-    for column in ("bot", "hands", "chips won", "mbb/hand", "mean think ms", "violations", "status"):
-        table.add_column(column, justify="left" if column in ("bot", "status") else "right")
-    for r in sorted(result.results, key=lambda r: -r.net):
-        status = "forfeited" if r.forfeited else ("absent" if r.decisions == 0 and r.absent else "ok")
-        details = ", ".join(f"{n} {k}" for k, n in (("timeouts", r.timeouts), ("illegal", r.illegal),
-                                                     ("absent", r.absent)) if n)
-        table.add_row(f"{r.name}{'@' + r.version if r.version else ''}", str(r.hands), f"{r.net:+,}",
-                      f"{r.mbb_per_hand:+.1f}", f"{r.mean_think_ms:.1f}", str(r.violations) + (f" ({details})"
-                      if details else ""), status)
-    console().print(table)
-    click.echo(f"seed {result.seed} (commitment {result.commitment}); {result.seconds:.1f} s, "
-               f"{result.hands_played / max(result.seconds, 1e-9):.0f} hands/s")
+        click.echo(json.dumps(report, indent=2))
+    else:
+        click.echo(report["summary"])
+        table = Table()
+        for column in ("bot", "hands", "mbb/hand", "95% CI", "ms", "viol.", "status"):
+            table.add_column(column, justify="left" if column in ("bot", "status") else "right",
+                             no_wrap=column != "bot")
+        order = sorted(range(len(result.results)), key=lambda i: -result.results[i].net)
+        for i in order:
+            r = result.results[i]
+            rate = tally.win_rate(i) if tally is not None else None
+            table.add_row(f"{r.name}{'@' + r.version if r.version else ''}", f"{r.hands:,}", f"{r.mbb_per_hand:+,.0f}",
+                          _ci(rate) if rate is not None else "n/a", f"{r.mean_think_ms:.1f}", str(r.violations),
+                          r.outcome.value.replace("_", " "))
+        console().print(table)
+        elapsed = max(result.seconds, 1e-9)
+        seed = f"seed {result.seed}" if result.reason.over else "seed kept secret until the match is over"
+        click.echo(f"{seed}; commitment {result.commitment}")
+        click.echo(f"{result.seconds:.1f} s, {result.hands_played / elapsed:.0f} hands/s; mbb/hand over duplicate "
+                   "sessions (ms: mean think time; viol.: time-outs, illegal actions, disconnects)")
+    for failure in report["errors"]:
+        click.secho(f"error: {failure}", fg="red", err=True)
+    return int(report["exit_code"])
 
 
 @click.command()
@@ -174,12 +225,31 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
         db.start_match(spec, [(s.name, s.version, s.command) for s in specs], len(spec.plan(len(specs))))
         sandbox = sandbox.hiding(db.path, db.vault.path)
     sandbox = sandbox.hiding(kw["seed_file"], kw["phh_dir"], log_dir)
-    result = asyncio.run(
-        run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None, recorded=recorded, sandbox=sandbox)
-    )
+    earlier = db.participant_totals(spec.match_id) if db is not None and recorded else []
+    tally = SessionTally(len(specs), len(spec.rotations(len(specs))), spec.config.big_blind)
+    if db is not None and recorded:
+        tally.add_all(db.hand_records(spec.match_id))
+    started = time.monotonic()
+    total = len(spec.plan(len(specs)))
+    names = [s.name for s in specs]
+    with LiveLine(not kw["json_out"]) as live:
+
+        def hand_done(record: HandRecord) -> None:
+            tally.add(record)
+            live.update(live_line(tally, names, total, started))
+
+        try:
+            result = asyncio.run(run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None,
+                                                 on_hand=hand_done, recorded=recorded, sandbox=sandbox))
+        except KeyboardInterrupt:
+            click.secho(f"interrupted: {tally.hands} hands recorded" + (
+                f"; finish with --resume --db {db.path} --match-id {spec.match_id}" if db is not None else ""),
+                err=True, fg="yellow")
+            raise SystemExit(EXIT_INTERRUPTED) from None
+    result = result.after(earlier, spec.config.big_blind)
     if db is not None:
         db.finish_match(result)
-    print_result(result, spec.config.big_blind, kw["json_out"])
+    raise SystemExit(print_result(result, spec.config.big_blind, kw["json_out"], tally))
 
 
 def _resumed(db: Database, spec: MatchSpec, bots: list[BotSpec]) -> tuple[MatchSpec, set[int]]:
@@ -252,13 +322,25 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         finally:
             await setup.server.stop()
 
+    tally = SessionTally(len(names), len(spec.rotations(len(names))), spec.config.big_blind)
+    sinks.append(TallySink(tally))
     try:
         result = asyncio.run(serve_match())
     except ServerError as exc:
         raise click.ClickException(str(exc)) from None
     if db is not None:
         db.finish_match(result)
-    print_result(result, spec.config.big_blind, kw["json_out"])
+    raise SystemExit(print_result(result, spec.config.big_blind, kw["json_out"], tally))
+
+
+class TallySink:
+    """A HandSink that adds every finished hand to a ``SessionTally``."""
+
+    def __init__(self, tally: SessionTally) -> None:
+        self.tally = tally
+
+    def hand_finished(self, record: HandRecord) -> None:
+        self.tally.add(record)
 
 
 def _logging(verbosity: int) -> None:

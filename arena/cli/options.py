@@ -12,6 +12,12 @@ from arena.runner.sandbox import UNSANDBOXED_WARNING, SandboxError, SandboxLimit
 from arena.runner.seed_source import SEED_ON_COMMAND_LINE, SeedError, choose_seed
 
 
+class ConfigurationError(click.ClickException):
+    """A configuration (a tournament file, a setting) that cannot be used: exit status 2, like a usage error."""
+
+    exit_code = 2
+
+
 def _refuse_seed(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     if value is not None:
         raise click.UsageError(SEED_ON_COMMAND_LINE, ctx)

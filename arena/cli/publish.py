@@ -9,9 +9,9 @@ from pathlib import Path
 
 import click
 
+from arena.cli.leaderboard import open_db
 from arena.publish import publish as publish_site
 from arena.publish.site import DEFAULT_TITLE
-from arena.records.db import Database
 
 
 @click.command()
@@ -22,14 +22,7 @@ from arena.records.db import Database
 @click.option("--title", default=DEFAULT_TITLE, show_default=True, help="The site's title.")
 def publish(db_path: str, out_dir: str, title: str) -> None:
     """Publish the leaderboard, every bot and every match as a static site; print where index.html is."""
-    if not Path(db_path).is_file():
-        raise click.ClickException(
-            f"no database at {db_path} (record matches into one first, e.g. arena match ... --db {db_path})"
-        )
-    try:
-        db = Database(db_path)
-    except sqlite3.DatabaseError as exc:
-        raise click.ClickException(f"{db_path} is not an arena database: {exc}") from None
+    db = open_db(db_path)
     try:
         result = publish_site(db, Path(out_dir), title)
     except sqlite3.DatabaseError as exc:

@@ -28,11 +28,16 @@ def verify(db_path: str, match_ids: tuple[str, ...], commitment: str | None) -> 
     ids = _matches(db.match_ids(), match_ids, db_path)
     if commitment and len(ids) != 1:
         raise click.UsageError("--commitment checks one match: give exactly one --match")
-    bad = 0
+    bad = checked = 0
     for match_id in ids:
         result = verify_match(db, match_id, commitment)
-        if result.ok:
-            click.echo(f"ok    {match_id}: {result.hands} hands re-dealt from the seed, every card and chip agrees")
+        if result.pending is not None:
+            click.echo(f"wait  {match_id}: not verifiable yet: {result.pending}")
+        elif result.ok:
+            checked += 1
+            note = f"; incomplete: {result.incomplete}" if result.incomplete else ""
+            click.echo(f"ok    {match_id}: {result.hands} hands re-dealt from the seed, every card and chip "
+                       f"agrees{note}")
         else:
             bad += 1
             click.echo(f"FAIL  {match_id}: {len(result.problems)} problems")
@@ -40,6 +45,9 @@ def verify(db_path: str, match_ids: tuple[str, ...], commitment: str | None) -> 
                 click.echo(f"      {problem}")
             if len(result.problems) > 20:
                 click.echo(f"      ... and {len(result.problems) - 20} more")
+    if not checked and not bad:
+        click.echo(f"nothing to verify in {db_path}: no match with a published seed", err=True)
+        raise SystemExit(1)
     raise SystemExit(1 if bad else 0)
 
 

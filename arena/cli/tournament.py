@@ -12,8 +12,9 @@ from typing import Any
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from arena.cli.leaderboard import DEFAULT_DB, console, print_leaderboard
-from arena.cli.options import sandbox_options, sandbox_policy
+from arena.cli.exits import EXIT_BOT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from arena.cli.leaderboard import DEFAULT_DB, console, open_db, print_leaderboard
+from arena.cli.options import ConfigurationError, sandbox_options, sandbox_policy
 from arena.ratings.leaderboard import build_leaderboard
 from arena.records.db import Database
 from arena.referee import HandRecord, MatchResult
@@ -71,13 +72,27 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
         config = TournamentConfig.from_toml(config_path)
         config = dataclasses.replace(config, sandbox=dataclasses.replace(
             sandbox, binds=(*sandbox.binds, *config.sandbox.binds)))
-        db = Database(db_path)
+        db = open_db(db_path, create=True)
         config = config.with_seed(db)
-        play_tournament(config, db, resume, sys.stdout.isatty() if show_progress is None else show_progress,
-                        Path(log_dir) if log_dir else None)
+        results = play_tournament(config, db, resume,
+                                  sys.stdout.isatty() if show_progress is None else show_progress,
+                                  Path(log_dir) if log_dir else None)
     except TournamentError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise ConfigurationError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.secho(f"interrupted: every finished hand is recorded; finish with arena tournament {config_path} "
+                    f"--db {db_path} --resume", fg="yellow", err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None
     print_leaderboard(build_leaderboard(db, list(matches_of(config))), f"tournament {config.name}")
+    raise SystemExit(report_failures(results))
+
+
+def report_failures(results: list[MatchResult]) -> int:
+    """Say loudly which bots never connected, crashed, forfeited or dropped out; the exit status that follows."""
+    failures = [failure for result in results for failure in result.failures()]
+    for failure in failures:
+        click.secho(f"error: {failure}", fg="red", err=True)
+    return EXIT_BOT_FAILED if failures else EXIT_OK
 
 
 COMMANDS = [tournament]

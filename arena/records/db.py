@@ -23,10 +23,11 @@ from arena.cards import format_cards, parse_cards
 from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
 from arena.records.vault import SeedVault
 from arena.referee import DecisionRecord, HandRecord
-from arena.referee.match import MatchResult, MatchSpec
+from arena.referee.match import MatchResult, MatchSpec, ParticipantResult
 from arena.referee.status import MatchStatus
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+ARENA_TABLES = {"meta", "bots", "matches", "match_bots", "hands", "hand_seats", "actions", "violations"}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -58,6 +59,8 @@ CREATE TABLE IF NOT EXISTS match_bots (
     match_id TEXT NOT NULL REFERENCES matches(id),
     participant INTEGER NOT NULL,
     bot_id INTEGER NOT NULL REFERENCES bots(id),
+    outcome TEXT NOT NULL DEFAULT '',
+    detail TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (match_id, participant)
 );
 CREATE TABLE IF NOT EXISTS hands (
@@ -130,6 +133,10 @@ def config_from_json(text: str) -> TableConfig:
     return TableConfig(**data)
 
 
+class DatabaseError(RuntimeError):
+    """A file that cannot serve as an arena database: missing, a folder, another program's, damaged, read-only."""
+
+
 class Database:
     """A connection to an arena database file (created on first use, readable by its owner only).
 
@@ -137,15 +144,63 @@ class Database:
     seed waits in the ``SeedVault`` beside it (``<file>.seeds``), from which ``--resume`` takes it.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.path.exists():
-            with contextlib.suppress(FileExistsError):
-                os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        self.read_only = read_only
+        if self.path.is_dir():
+            raise DatabaseError(f"{self.path} is a folder, not a database file")
+        if read_only and not self.path.is_file():
+            raise DatabaseError(f"no database at {self.path} (record one with --db, e.g. arena match ... --db "
+                                f"{self.path})")
         self.vault = SeedVault(self.path)
-        self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-        self.conn.row_factory = sqlite3.Row
+        try:
+            self.conn = self._connect()
+            self._check_schema()
+        except sqlite3.DatabaseError as exc:
+            raise DatabaseError(f"{self.path} is not an arena database ({exc})") from None
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.read_only:
+            # mode=ro: a read-only command never adds a table (or a journal) to a file it was only asked to read
+            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=30.0,
+                                   isolation_level=None)
+            conn.row_factory = sqlite3.Row
+            return conn
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                with contextlib.suppress(FileExistsError):
+                    os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except OSError as exc:
+            raise DatabaseError(f"cannot create the database {self.path}: {exc.strerror}") from None
+        if not os.access(self.path, os.W_OK) or not os.access(self.path.parent, os.W_OK):
+            raise DatabaseError(f"cannot write to the database {self.path} (read-only file or folder)")
+        conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        return conn
+
+    def _check_schema(self) -> None:
+        """Refuse a file that is not an arena database (and do not write to it); set up or upgrade ours."""
+        tables = {r["name"] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and "meta" not in tables:
+            raise DatabaseError(f"{self.path} is an SQLite database of something else (tables: "
+                                f"{', '.join(sorted(tables)[:5])}): not touching it")
+        version = 0
+        if "meta" in tables:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row is None or not str(row["value"]).isdigit():
+                raise DatabaseError(f"{self.path} has a meta table but no arena schema version: not an arena database")
+            version = int(row["value"])
+            if version > SCHEMA_VERSION:
+                raise DatabaseError(f"{self.path} was written by a newer arena (schema {version}; this one reads "
+                                    f"up to {SCHEMA_VERSION})")
+            missing = ARENA_TABLES - tables
+            if missing and version == SCHEMA_VERSION:
+                raise DatabaseError(f"{self.path} lacks the tables {', '.join(sorted(missing))}: damaged")
+        if self.read_only:
+            if version == 0:
+                raise DatabaseError(f"{self.path} is empty: no arena database was recorded there")
+            return
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
@@ -153,9 +208,11 @@ class Database:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     self.conn.execute(statement)
-            self.conn.execute(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
+            if version == 1:  # schema 2 records how each bot's match went
+                for column in ("outcome", "detail"):
+                    self.conn.execute(f"ALTER TABLE match_bots ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+            self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
+                              (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
         """Close the connection."""
@@ -274,8 +331,26 @@ class Database:
             )
             if status.over:
                 self.conn.execute("UPDATE matches SET seed = ? WHERE id = ?", (result.seed, result.match_id))
+            self.conn.executemany(
+                "UPDATE match_bots SET outcome = ?, detail = ? WHERE match_id = ? AND participant = ?",
+                [(r.outcome, r.failure or "", result.match_id, i) for i, r in enumerate(result.results)],
+            )
         if status.over:
             self.vault.pop(result.match_id)
+
+    def publish_seed(self, key: str) -> str | None:
+        """Move a seed kept in the vault under ``key`` (a tournament's) into the database, where it is published."""
+        seed = self.vault.get(key)
+        if seed is not None:
+            with self.transaction():
+                self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (f"seed:{key}", seed))
+            self.vault.pop(key)
+        return seed
+
+    def published_seed(self, key: str) -> str | None:
+        """A seed published with ``publish_seed``."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"seed:{key}",)).fetchone()
+        return str(row["value"]) if row else None
 
     def match_seed(self, match_id: str) -> str | None:
         """A match's seed: published once it is over, else kept in the vault (for a resume), else unknown."""
@@ -290,6 +365,37 @@ class Database:
         """How many hands of a match are stored (they are always the first ones: hands are stored in order)."""
         row = self.conn.execute("SELECT COUNT(*) AS n FROM hands WHERE match_id = ?", (match_id,)).fetchone()
         return int(row["n"])
+
+    def participant_totals(self, match_id: str) -> list[ParticipantResult]:
+        """Each participant's figures over the hands recorded so far (what a resumed match adds to)."""
+        match = self.match_row(match_id)
+        if match is None:
+            raise KeyError(f"no match {match_id!r} in {self.path}")
+        big_blind = config_from_json(match["config"]).big_blind
+        out = []
+        for index, (name, version) in enumerate(self.participants(match_id)):
+            seats = self.conn.execute(
+                "SELECT COUNT(*) AS hands, COALESCE(SUM(payoff), 0) AS net FROM hand_seats"
+                " WHERE match_id = ? AND participant = ?", (match_id, index)).fetchone()
+            how = {r["how"]: (int(r["n"]), float(r["ms"] or 0.0)) for r in self.conn.execute(
+                "SELECT a.how, COUNT(*) AS n, SUM(a.elapsed_ms) AS ms FROM actions a JOIN hand_seats s"
+                " USING (match_id, hand_number, seat) WHERE a.match_id = ? AND s.participant = ? AND a.how IS NOT NULL"
+                " GROUP BY a.how", (match_id, index))}
+            violations = self.conn.execute(
+                "SELECT COUNT(*) AS n FROM violations WHERE match_id = ? AND participant = ?",
+                (match_id, index)).fetchone()["n"]
+            asked = {k: v for k, v in how.items() if k not in ("forfeited", "absent")}
+            decisions = sum(n for n, _ in asked.values())
+            hands, net = int(seats["hands"]), int(seats["net"])
+            out.append(ParticipantResult(
+                name=name, version=version, net=net, hands=hands,
+                mbb_per_hand=1000.0 * net / big_blind / hands if hands else 0.0, decisions=decisions,
+                mean_think_ms=sum(ms for _, ms in asked.values()) / decisions if decisions else 0.0,
+                violations=int(violations), timeouts=how.get("timeout", (0, 0.0))[0],
+                illegal=how.get("illegal", (0, 0.0))[0], absent=how.get("absent", (0, 0.0))[0],
+                forfeited="forfeited" in how, notes=(),
+            ))
+        return out
 
     def recorded_hands(self, match_id: str) -> set[int]:
         """The hand numbers of a match already stored (a resumed match plays the others)."""

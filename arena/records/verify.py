@@ -15,6 +15,7 @@ from arena.deals import deck_for_hand, duplicate_plan, verify_commitment
 from arena.engine import RuleError
 from arena.records.db import Database
 from arena.records.phh_sink import rebuild_hand
+from arena.referee.status import MatchStatus
 
 
 @dataclass(slots=True)
@@ -24,6 +25,8 @@ class Verification:
     match_id: str
     hands: int = 0
     problems: list[str] = field(default_factory=list)
+    incomplete: str | None = None  # why fewer hands than scheduled were checked, when that is legitimate
+    pending: str | None = None  # why the match cannot be verified yet (its seed is not published)
 
     @property
     def ok(self) -> bool:
@@ -38,13 +41,34 @@ def verify_match(db: Database, match_id: str, commitment: str | None = None) -> 
     if row is None:
         result.problems.append(f"no match {match_id!r} in {db.path}")
         return result
+    status = MatchStatus(row["status"])
     seed = row["seed"]
+    if not seed:
+        result.pending = f"its seed stays secret until the match is over (it is {status.value})"
+        return result
     published = commitment or row["commitment"]
     if not verify_commitment(seed, published):
         result.problems.append(f"R1.3: the seed does not match the commitment {published}")
     num_seats = len(db.participants(match_id))
-    plans = {p.hand_number: p for p in duplicate_plan(num_seats, row["hands_total"], bool(row["all_orders"]),
-                                                       bool(row["duplicate"]))}
+    schedule = list(duplicate_plan(num_seats, row["hands_total"], bool(row["all_orders"]), bool(row["duplicate"])))
+    plans = {p.hand_number: p for p in schedule}
+    recorded = db.recorded_hands(match_id)
+    missing = sorted(set(plans) - recorded)
+    if missing and status is MatchStatus.COMPLETED:
+        result.problems.append(f"{len(missing)} of the {len(plans)} scheduled hands are missing from a completed "
+                               f"match (first: hand {missing[0]}): hands were deleted")
+    elif missing:
+        # each rotation is played in deal order (at a table of its own, or all at one table): what a match cut
+        # short has of a rotation is always its first deals, so a hole means a deleted hand
+        for rotation in sorted({p.rotation for p in schedule}):
+            deals = sorted(p.deal for p in schedule if p.rotation == rotation and p.hand_number in recorded)
+            if deals != list(range(len(deals))):
+                hole = next(d for d, want in zip(deals, range(len(deals)), strict=True) if d != want)
+                result.problems.append(f"rotation {rotation}: deal {hole - 1 if hole else 0} is missing although "
+                                       "later deals of it are recorded: hands were deleted")
+                break
+        if status is not MatchStatus.NO_SHOW:
+            result.incomplete = f"{len(recorded)} of {len(plans)} scheduled hands (the match is {status.value})"
     for record in db.hand_records(match_id):
         result.hands += 1
         where = f"hand {record.hand_number}"
@@ -71,9 +95,9 @@ def verify_match(db: Database, match_id: str, commitment: str | None = None) -> 
             ("final stacks", list(hand.stacks), list(record.final_stacks)),
             ("events", [tuple(e) for e in hand.events], [tuple(e) for e in record.events]),
         )
-        for name, dealt, recorded in checks:
-            if dealt != recorded:
-                result.problems.append(f"{where}: recorded {name} differ from a re-deal: {recorded} != {dealt}")
-    if result.hands == 0:
+        for name, dealt, kept in checks:
+            if dealt != kept:
+                result.problems.append(f"{where}: recorded {name} differ from a re-deal: {kept} != {dealt}")
+    if result.hands == 0 and status is not MatchStatus.NO_SHOW:
         result.problems.append(f"match {match_id} has no recorded hands")
     return result

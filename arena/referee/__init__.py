@@ -6,11 +6,12 @@ from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.match import Match, MatchResult, MatchSpec, ParticipantResult
 from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
 from arena.referee.seat import FunctionSeat, HandStart, InvalidAction, Seat, SeatUnavailable
-from arena.referee.status import MatchStatus
+from arena.referee.status import BotOutcome, MatchStatus
 from arena.referee.table import Participant, Player, TableRunner
 
 __all__ = [
     "BotClock",
+    "BotOutcome",
     "ClockPolicy",
     "Decision",
     "DecisionRecord",

@@ -10,10 +10,12 @@ schedule whichever way the match is played.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.deals import DealPlan, commitment, deck_for_hand, duplicate_plan, rotations
 from arena.engine import ConfigError, TableConfig
@@ -21,7 +23,7 @@ from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee.clock import BotClock, ClockPolicy
 from arena.referee.records import HandRecord, HandSink
 from arena.referee.seat import Seat
-from arena.referee.status import MatchStatus
+from arena.referee.status import BotOutcome, MatchStatus
 from arena.referee.table import Participant, Player, TableRunner, notify
 
 log = logging.getLogger("arena.referee")
@@ -81,16 +83,44 @@ class ParticipantResult:
     connected: bool = True  # whether the bot ever joined
     crashed: str | None = None  # how its process ended while the match ran, if it did
 
+    def after(self, earlier: ParticipantResult, big_blind: int) -> ParticipantResult:
+        """This bot's result with an earlier part of the same match added in (a resume)."""
+        hands = self.hands + earlier.hands
+        decisions = self.decisions + earlier.decisions
+        net = self.net + earlier.net
+        think = self.mean_think_ms * self.decisions + earlier.mean_think_ms * earlier.decisions
+        return dataclasses.replace(
+            self, net=net, hands=hands, mbb_per_hand=1000.0 * net / big_blind / hands if hands else 0.0,
+            decisions=decisions, mean_think_ms=think / decisions if decisions else 0.0,
+            violations=self.violations + earlier.violations, timeouts=self.timeouts + earlier.timeouts,
+            illegal=self.illegal + earlier.illegal, absent=self.absent + earlier.absent,
+            forfeited=self.forfeited or earlier.forfeited, notes=(*earlier.notes, *self.notes),
+        )
+
+    @property
+    def outcome(self) -> BotOutcome:
+        """The worst that happened to this bot in the match."""
+        if not self.connected:
+            return BotOutcome.NO_SHOW
+        if self.crashed:
+            return BotOutcome.CRASHED
+        if self.forfeited:
+            return BotOutcome.FORFEITED
+        if self.absent:
+            return BotOutcome.ABSENT
+        return BotOutcome.OK
+
     @property
     def failure(self) -> str | None:
-        """What went wrong with this bot, if anything: it never connected, crashed, forfeited or dropped out."""
-        if not self.connected:
-            return "never connected"
-        if self.crashed:
+        """What went wrong with this bot, in words, if anything did."""
+        outcome = self.outcome
+        if outcome is BotOutcome.NO_SHOW:
+            return "never connected" + (f" ({self.crashed})" if self.crashed else "")
+        if outcome is BotOutcome.CRASHED:
             return f"crashed ({self.crashed})"
-        if self.forfeited:
+        if outcome is BotOutcome.FORFEITED:
             return f"forfeited after {self.violations} violations"
-        if self.absent:
+        if outcome is BotOutcome.ABSENT:
             return f"was disconnected for {self.absent} of its decisions"
         return None
 
@@ -111,6 +141,13 @@ class MatchResult:
     def failures(self) -> list[str]:
         """One line per bot that never connected, crashed, forfeited or dropped out."""
         return [f"{r.name} {r.failure} in match {self.match_id}" for r in self.results if r.failure]
+
+    def after(self, earlier: Sequence[ParticipantResult], big_blind: int) -> MatchResult:
+        """This result with what each bot did before a resume added in: the whole match's figures."""
+        if not earlier:
+            return self
+        merged = tuple(r.after(e, big_blind) for r, e in zip(self.results, earlier, strict=True))
+        return dataclasses.replace(self, results=merged)
 
 
 class Match:
@@ -155,6 +192,7 @@ class Match:
         self.on_hand = on_hand
         self._stop = asyncio.Event()
         self._stop_reason = MatchStatus.ABORTED
+        self._crashed = asyncio.Event()
         self.plan = [p for p in spec.plan(len(seats)) if p.hand_number not in self.recorded]
 
     @property
@@ -172,6 +210,7 @@ class Match:
         p = self.participants[participant]
         p.crashed = why if p.crashed is None else p.crashed
         p.notes.append(f"crashed: {why}")
+        self._crashed.set()  # a bot that dies before it joins need not be waited for
 
     def stop(self, reason: MatchStatus = MatchStatus.ABORTED) -> None:
         """Finish the hands in play, then end the match with ``reason`` (STOPPED when a comparison has decided)."""
@@ -184,12 +223,26 @@ class Match:
         started = time.monotonic()
         timeout = self.spec.policy.connect_timeout_ms / 1000
         seats = [seat for p in self.participants for seat in p.seats]
-        await asyncio.gather(*(seat.wait_connected(timeout) for seat in seats))
+        waiting: asyncio.Future[Any] = asyncio.ensure_future(
+            asyncio.gather(*(seat.wait_connected(timeout) for seat in seats)))
+        cut_short = False
+        while not waiting.done():  # a bot that dies before it joins is not waited for
+            crash: asyncio.Future[Any] = asyncio.ensure_future(self._crashed.wait())
+            await asyncio.wait({waiting, crash}, return_when=asyncio.FIRST_COMPLETED)
+            crash.cancel()
+            self._crashed.clear()
+            if any(p.crashed and not all(s.has_joined for s in p.seats) for p in self.participants):
+                cut_short = True
+                waiting.cancel()
+                waiting.add_done_callback(lambda f: f.cancelled() or f.exception())
         for participant in self.participants:
-            participant.ever_connected = all(seat.has_joined for seat in participant.seats)
-            if not participant.ever_connected:
-                participant.notes.append("never connected")
-        if not all(p.ever_connected for p in self.participants):
+            joined = all(seat.has_joined for seat in participant.seats)
+            # a bot that was still starting when another one died is not to blame for the match not starting
+            participant.ever_connected = joined or (cut_short and participant.crashed is None)
+            if not joined:
+                participant.notes.append("never connected" if not participant.ever_connected else
+                                         "not waited for: another bot died before the match began")
+        if cut_short or not all(p.ever_connected for p in self.participants):
             reason = MatchStatus.NO_SHOW
         else:
             await asyncio.gather(*(self._play_lane(lane) for lane in range(self.lanes)))

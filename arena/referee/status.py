@@ -18,3 +18,18 @@ class MatchStatus(enum.StrEnum):
     def over(self) -> bool:
         """Whether the match is over for good (its seed may be published; nothing more will be dealt)."""
         return self in (MatchStatus.COMPLETED, MatchStatus.STOPPED, MatchStatus.NO_SHOW)
+
+
+class BotOutcome(enum.StrEnum):
+    """How a match went for one bot; stored as its value. The worst that happened, in this order of precedence."""
+
+    OK = "ok"  # played every decision it was asked
+    NO_SHOW = "no_show"  # never connected
+    CRASHED = "crashed"  # its process ended while the match ran
+    FORFEITED = "forfeited"  # too many violations (time-outs, used-up retries)
+    ABSENT = "absent"  # disconnected for some of its decisions, then (maybe) back
+
+    @property
+    def failed(self) -> bool:
+        """Whether this outcome makes the match's command fail (a documented exit status)."""
+        return self is not BotOutcome.OK

@@ -21,6 +21,7 @@ do): it plays, counts and stops.
 from __future__ import annotations
 
 import asyncio
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -232,6 +233,8 @@ async def run_local_comparison(
     server = RefereeServer(limits=limits, tcp=False, local=True)
     await server.start()
     setups: list[MatchSetup] = []
+    scratch = tempfile.TemporaryDirectory(prefix="arena-logs-")  # bots' output, for a crash report
+    log_dir = log_dir or Path(scratch.name)
     try:
         for pairing, spec in zip(plan.pairings, plan.specs, strict=True):
             pair = (bots[pairing.first], bots[pairing.second])
@@ -250,6 +253,7 @@ async def run_local_comparison(
     finally:
         await asyncio.gather(*(p.stop() for setup in setups for p in setup.processes))
         await server.stop()
+        scratch.cleanup()
     failures = [failure for result in results for failure in result.failures()]
     return ComparisonRun(list(results), collector.rounds, collector.hands_played, time.monotonic() - started,
                          failures)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import tempfile
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,11 +160,12 @@ async def play_watched(setup: MatchSetup, on_crash: Callable[[str], None] | None
             for entry in [e for e in watching if e[0] in done]:
                 watching.remove(entry)
                 _, process, participant = entry
-                # a bot leaves on its own once told the match is over; give that a moment before calling it a crash
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(playing), EXIT_GRACE_S)
-                if playing.done():
-                    return playing.result()
+                joined = all(seat.has_joined for seat in setup.match.participants[participant].seats)
+                if joined:  # a bot leaves on its own once told the match is over: a moment before it is a crash
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(playing), EXIT_GRACE_S)
+                    if playing.done():
+                        return playing.result()
                 tail = process.tail(5)
                 text = f"exited with status {process.returncode}"
                 if tail:
@@ -198,12 +200,13 @@ async def run_local_match(
         spec, [b.name for b in bots], sinks, [b.version for b in bots], on_hand=on_hand, limits=limits,
         recorded=recorded, lanes=lanes_for(spec, len(bots)), local=True, tcp=False,
     )
-    try:
-        await launch(setup, bots, log_dir, cwd, policy)
-        return await play_watched(setup)
-    finally:
-        await asyncio.gather(*(p.stop() for p in setup.processes))
-        await setup.server.stop()
+    with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:  # bots' output, for a crash report
+        try:
+            await launch(setup, bots, log_dir or Path(scratch), cwd, policy)
+            return await play_watched(setup)
+        finally:
+            await asyncio.gather(*(p.stop() for p in setup.processes))
+            await setup.server.stop()
 
 
 __all__ = ["MatchSetup", "MatchStatus", "launch", "new_token", "play", "play_watched", "prepare_match",

@@ -52,13 +52,18 @@ class TournamentConfig:
     def with_seed(self, db: Database) -> TournamentConfig:
         """This config with its seed: from ``seed_file``, else ``ARENA_SEED``, else the one kept in ``db``'s vault
         from an earlier start, else a fresh secret one (kept in the vault for a resume)."""
-        key = f"tournament:{self.name}"
+        key = self.seed_key
         try:
-            seed = choose_seed(self.seed_file, db.vault.get(key))
+            seed = choose_seed(self.seed_file, db.vault.get(key) or db.published_seed(key))
         except SeedError as exc:
             raise TournamentError(str(exc)) from None
         db.vault.put(key, seed)
         return dataclasses.replace(self, seed=seed)
+
+    @property
+    def seed_key(self) -> str:
+        """Where the tournament's seed is kept (the vault until every match is over, then the database)."""
+        return f"tournament:{self.name}"
 
     @property
     def policy_for_bots(self) -> SandboxPolicy:
@@ -209,6 +214,9 @@ async def run_tournament(
                 progress.on_match(m, result)
 
     await asyncio.gather(*(one(m) for m in matches))
+    rows = [db.match_row(m.match_id) for m in matches]
+    if all(row is not None and MatchStatus(row["status"]).over for row in rows):
+        db.publish_seed(config.seed_key)  # every match is over: the tournament's seed is no secret any more
     return results
 
 

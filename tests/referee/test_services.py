@@ -5,6 +5,7 @@ and the message-size limit.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -147,4 +148,6 @@ def test_arena_serve_over_tls_with_bots_that_join_by_printed_token(tmp_path: Pat
     for bot in bots:
         assert bot.wait(timeout=30) == 0
     assert serve.returncode == 0, err
-    assert '"hands_played": 4' in out and '"violations": 0' in out
+    report = json.loads(out)
+    assert report["hands"] == {"played": 4, "total": 4} and report["exit_code"] == 0
+    assert all(r["violations"] == 0 and r["outcome"] == "ok" for r in report["results"])

@@ -159,7 +159,7 @@ def test_a_tournament_killed_with_sigkill_resumes_to_the_uninterrupted_result(tm
     assert 0 < partial < 90
 
     refused = subprocess.run([*arena, "--db", str(cut)], capture_output=True, text=True, cwd=tmp_path)
-    assert refused.returncode == 1 and "--resume" in refused.stderr
+    assert refused.returncode == 2 and "--resume" in refused.stderr
     subprocess.run([*arena, "--db", str(cut), "--resume"], check=True, capture_output=True, cwd=tmp_path)
     assert _outcome(cut) == whole
     conn = sqlite3.connect(cut)
