@@ -99,6 +99,7 @@ def _match_spec(kw: dict[str, Any], num_bots: int, seed: str | None = None) -> M
         policy=policy,
         duplicate=not kw["no_duplicate"],
         all_orders=kw["all_orders"],
+        seats=kw.get("cross_seats", 0),
     )
 
 
@@ -226,7 +227,8 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
         sandbox = sandbox.hiding(db.path, db.vault.path)
     sandbox = sandbox.hiding(kw["seed_file"], kw["phh_dir"], log_dir)
     earlier = db.participant_totals(spec.match_id) if db is not None and recorded else []
-    tally = SessionTally(len(specs), len(spec.rotations(len(specs))), spec.config.big_blind)
+    tally = SessionTally(len(specs), spec.hands_per_deal(len(specs)), spec.config.big_blind,
+                         spec.cross_table(len(specs)))
     if db is not None and recorded:
         tally.add_all(db.hand_records(spec.match_id))
     started = time.monotonic()
@@ -287,13 +289,19 @@ def _resumed(db: Database, spec: MatchSpec, bots: list[BotSpec]) -> tuple[MatchS
 @click.option("--watch-token", default=None, envvar="ARENA_WATCH_TOKEN",
               help="Spectators must send this token as metadata 'authorization: Bearer TOKEN' "
                    "(default: $ARENA_WATCH_TOKEN, else none).")
+@click.option("--seats", type=click.IntRange(2, 22), default=None,
+              help="Seats per table (default: every bot at one table). Fewer seats than bots: each deal is played "
+                   "at every table, duplicate across tables (bots / seats tables, at least two).")
 @match_options
 def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tls_key: str | None,
-          connect_timeout_s: int, remote_duplicate: bool, watch_token: str | None, **kw: Any) -> None:
+          connect_timeout_s: int, remote_duplicate: bool, watch_token: str | None, seats: int | None,
+          **kw: Any) -> None:
     """Wait for remote bots to connect with the printed tokens, then play the match.
 
-    Remote bots are dealt fresh decks: a remote process can remember every card it saw, so replaying a deck with
-    the seats rotated (duplicate) would show it the other seat's cards in advance (--remote-duplicate overrides).
+    A remote process can remember every card it saw, so no remote bot is dealt the same deal twice: at one table the
+    bots get fresh decks (--remote-duplicate replays each deck with the seats rotated anyway); with --seats fewer than
+    the bots, each deal is played once at every table and each bot is compared with those that held the same cards
+    at the other tables (duplicate across tables).
     """
     _logging(kw["verbose"])
     if len(names) < 2 or len(set(names)) != len(names):
@@ -301,7 +309,16 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
     if bool(tls_cert) != bool(tls_key):
         raise click.UsageError("--tls-cert and --tls-key go together")
     kw["connect_timeout_ms"] = connect_timeout_s * 1000
-    if not kw["no_duplicate"] and not remote_duplicate:
+    table = seats or len(names)
+    if table < len(names):
+        if len(names) % table or len(names) < 2 * table:
+            raise click.UsageError(f"--seats {table}: {len(names)} bots cannot fill two or more tables of {table} "
+                                   "seats exactly")
+        if kw["no_duplicate"]:
+            raise click.UsageError("--no-duplicate: tables of fewer seats than bots always play each deal at "
+                                   "every table")
+        kw["cross_seats"] = table
+    elif not kw["no_duplicate"] and not remote_duplicate:
         click.echo("remote bots get fresh decks, not duplicate ones: a remote bot can remember a deal and would know "
                    "the other seats' cards when it is replayed (--remote-duplicate to deal duplicate anyway)", err=True)
         kw["no_duplicate"] = True
@@ -322,7 +339,8 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         finally:
             await setup.server.stop()
 
-    tally = SessionTally(len(names), len(spec.rotations(len(names))), spec.config.big_blind)
+    tally = SessionTally(len(names), spec.hands_per_deal(len(names)), spec.config.big_blind,
+                         spec.cross_table(len(names)))
     sinks.append(TallySink(tally))
     try:
         result = asyncio.run(serve_match())

@@ -6,6 +6,8 @@ K! orders where asked for small K. Stacks reset every hand in this mode (RULES.m
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -48,3 +50,42 @@ def duplicate_plan(
             if number >= start:
                 yield DealPlan(number, deal, rotation, seating, deal % num_seats)
             number += 1
+
+
+def cross_table_plan(num_bots: int, seats: int, deals: int, seed: str) -> Iterator[DealPlan]:
+    """Duplicate across tables, for bots that could remember a deal (RULES-style D3 in the README): each deal is
+    played once at each of ``num_bots / seats`` tables, every bot at exactly one of them, so no bot is dealt a deal
+    twice; each bot's result is then compared with those of the bots that held the same seat's cards at the other
+    tables. Who sits where changes every deal, drawn from the seed (HMAC), so no bot can foresee it.
+
+    ``DealPlan.rotation`` is the table's index and ``seating[seat]`` the bot's index among all ``num_bots``.
+    """
+    if seats < 2 or num_bots % seats or num_bots < 2 * seats:
+        raise ValueError(f"duplicate across tables needs at least two full tables: {num_bots} bots cannot fill "
+                         f"tables of {seats} seats")
+    tables = num_bots // seats
+    number = 0
+    for deal in range(deals):
+        order = _shuffled(num_bots, seed, deal)
+        for table in range(tables):
+            yield DealPlan(number, deal, table, tuple(order[table * seats:(table + 1) * seats]), deal % seats)
+            number += 1
+
+
+def _shuffled(n: int, seed: str, deal: int) -> list[int]:
+    """0..n-1 in an order fixed by the seed and the deal (Fisher-Yates on HMAC-SHA256 words, exactly uniform)."""
+    order = list(range(n))
+    key = seed.encode("utf-8")
+    counter = 0
+    for i in range(n - 1, 0, -1):
+        bound = i + 1
+        limit = (1 << 32) - (1 << 32) % bound
+        while True:
+            digest = hmac.new(key, b"arena-cross-table-v1:%d:%d" % (deal, counter), hashlib.sha256).digest()
+            counter += 1
+            word = int.from_bytes(digest[:4], "big")
+            if word < limit:
+                break
+        j = word % bound
+        order[i], order[j] = order[j], order[i]
+    return order

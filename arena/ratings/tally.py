@@ -5,30 +5,41 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from arena.ratings.cross import cross_table_scores
 from arena.ratings.stats import WinRate, win_rate
 from arena.referee import HandRecord
 
 
 class SessionTally:
-    """Chips per participant per deal; a deal counts as a session once all its ``rotations`` hands are in."""
+    """Chips per participant per deal; a deal counts as a session once all its ``rotations`` hands are in (its
+    tables, with ``cross_table``: then each bot's chips are its cross-table score, arena.ratings.cross)."""
 
-    def __init__(self, participants: int, rotations: int, big_blind: int) -> None:
+    def __init__(self, participants: int, rotations: int, big_blind: int, cross_table: bool = False) -> None:
         self.participants = participants
         self.rotations = rotations
         self.big_blind = big_blind
+        self.cross_table = cross_table
         self.hands = 0
-        self._open: dict[int, tuple[list[int], list[int]]] = {}  # deal -> (chips, hands) per participant
+        self._open: dict[int, tuple[list[float], list[int]]] = {}  # deal -> (chips, hands) per participant
+        self._hands_of: dict[int, list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
         self._samples: list[list[float]] = [[] for _ in range(participants)]
         self._session_hands = [0] * participants
 
     def add(self, record: HandRecord) -> None:
         """One finished hand."""
         self.hands += 1
-        chips, hands = self._open.setdefault(record.deal, ([0] * self.participants, [0] * self.participants))
+        chips, hands = self._open.setdefault(record.deal, ([0.0] * self.participants, [0] * self.participants))
         for seat, participant in enumerate(record.seating):
             chips[participant] += record.payoffs[seat]
             hands[participant] += 1
-        if max(hands) >= self.rotations:
+        if self.cross_table:
+            played = self._hands_of.setdefault(record.deal, [])
+            played.append((record.seating, record.payoffs))
+            if len(played) < self.rotations:
+                return
+            for participant, score in cross_table_scores(self._hands_of.pop(record.deal)).items():
+                chips[participant] = score
+        if sum(hands) >= self.rotations * len(record.seating):
             del self._open[record.deal]
             for p in range(self.participants):
                 if hands[p]:

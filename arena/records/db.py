@@ -22,7 +22,7 @@ from typing import Any
 from arena.cards import format_cards, parse_cards
 from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
 from arena.records.vault import SeedVault
-from arena.referee import DecisionRecord, HandRecord
+from arena.referee import ClockPolicy, DecisionRecord, HandRecord
 from arena.referee.match import MatchResult, MatchSpec, ParticipantResult
 from arena.referee.status import MatchStatus
 
@@ -53,7 +53,8 @@ CREATE TABLE IF NOT EXISTS matches (
     hands_total INTEGER NOT NULL,
     duplicate INTEGER NOT NULL,
     all_orders INTEGER NOT NULL,
-    policy TEXT NOT NULL
+    policy TEXT NOT NULL,
+    seats INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS match_bots (
     match_id TEXT NOT NULL REFERENCES matches(id),
@@ -208,9 +209,10 @@ class Database:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     self.conn.execute(statement)
-            if version == 1:  # schema 2 records how each bot's match went
+            if version == 1:  # schema 2 records how each bot's match went, and tables of fewer seats than bots
                 for column in ("outcome", "detail"):
                     self.conn.execute(f"ALTER TABLE match_bots ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+                self.conn.execute("ALTER TABLE matches ADD COLUMN seats INTEGER NOT NULL DEFAULT 0")
             self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
                               (str(SCHEMA_VERSION),))
 
@@ -258,12 +260,12 @@ class Database:
                 return
             self.conn.execute(
                 "INSERT INTO matches(id, kind, tournament, created_at, status, seed, commitment, config,"
-                " starting_stack, hands_total, duplicate, all_orders, policy)"
-                " VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?)",
+                " starting_stack, hands_total, duplicate, all_orders, policy, seats)"
+                " VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     spec.match_id, kind, tournament, time.time(), MatchStatus.RUNNING, spec.commitment,
                     config_to_json(spec.config), spec.starting_stack, hands_total, int(spec.duplicate),
-                    int(spec.all_orders), json.dumps(asdict(spec.policy)),
+                    int(spec.all_orders), json.dumps(asdict(spec.policy)), spec.seats,
                 ),
             )
             for participant, (name, version, command) in enumerate(bots):
@@ -351,6 +353,18 @@ class Database:
         """A seed published with ``publish_seed``."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"seed:{key}",)).fetchone()
         return str(row["value"]) if row else None
+
+    def match_spec(self, match_id: str) -> MatchSpec:
+        """A recorded match's spec as it was played (its seed from the database or the vault, '' if unknown)."""
+        row = self.match_row(match_id)
+        if row is None:
+            raise KeyError(f"no match {match_id!r} in {self.path}")
+        return MatchSpec(
+            match_id=match_id, seed=self.match_seed(match_id) or "", hands=row["hands_total"],
+            config=config_from_json(row["config"]), starting_stack=row["starting_stack"],
+            policy=ClockPolicy(**json.loads(row["policy"])), duplicate=bool(row["duplicate"]),
+            all_orders=bool(row["all_orders"]), seats=int(row["seats"]),
+        )
 
     def match_seed(self, match_id: str) -> str | None:
         """A match's seed: published once it is over, else kept in the vault (for a resume), else unknown."""

@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from arena.cards import format_cards
-from arena.deals import deck_for_hand, duplicate_plan, verify_commitment
+from arena.deals import deck_for_hand, verify_commitment
 from arena.engine import RuleError
 from arena.records.db import Database
 from arena.records.phh_sink import rebuild_hand
@@ -49,8 +49,8 @@ def verify_match(db: Database, match_id: str, commitment: str | None = None) -> 
     published = commitment or row["commitment"]
     if not verify_commitment(seed, published):
         result.problems.append(f"R1.3: the seed does not match the commitment {published}")
-    num_seats = len(db.participants(match_id))
-    schedule = list(duplicate_plan(num_seats, row["hands_total"], bool(row["all_orders"]), bool(row["duplicate"])))
+    num_bots = len(db.participants(match_id))
+    schedule = db.match_spec(match_id).plan(num_bots)
     plans = {p.hand_number: p for p in schedule}
     recorded = db.recorded_hands(match_id)
     missing = sorted(set(plans) - recorded)
@@ -79,7 +79,7 @@ def verify_match(db: Database, match_id: str, commitment: str | None = None) -> 
         if (record.deal, record.rotation, record.seating, record.button) != (
             plan.deal, plan.rotation, plan.seating, plan.button
         ):
-            result.problems.append(f"{where}: seats or button differ from the duplicate schedule")
+            result.problems.append(f"{where}: seats or button differ from the match's schedule")
         expected = deck_for_hand(seed, plan.deal)
         if list(record.deck) != expected:
             result.problems.append(f"{where}: R1.3: the recorded deck is not the one the seed deals")

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.deals import DealPlan, commitment, deck_for_hand, duplicate_plan, rotations
+from arena.deals import DealPlan, commitment, cross_table_plan, deck_for_hand, duplicate_plan, rotations
 from arena.engine import ConfigError, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee.clock import BotClock, ClockPolicy
@@ -42,6 +42,7 @@ class MatchSpec:
     duplicate: bool = True
     all_orders: bool = False
     table_id: str = "table-1"
+    seats: int = 0  # seats per table; fewer than the bots: duplicate across tables (cross_table_plan)
 
     def __post_init__(self) -> None:
         if self.hands < 1:
@@ -54,13 +55,33 @@ class MatchSpec:
         """The hash of the seed, publishable before the match (see arena.deals)."""
         return commitment(self.seed)
 
-    def plan(self, num_seats: int, start: int = 0) -> list[DealPlan]:
-        """Every hand of the match in order (rounded up to whole duplicate sets)."""
-        return list(duplicate_plan(num_seats, self.hands, self.all_orders, self.duplicate, start))
+    def cross_table(self, num_bots: int) -> bool:
+        """Whether the bots play at several tables, each deal once at every table (duplicate across tables)."""
+        return 0 < self.seats < num_bots
 
-    def rotations(self, num_seats: int) -> list[tuple[int, ...]]:
-        """The seat orders each deal is played in (one without duplicate)."""
-        return rotations(num_seats, self.all_orders) if self.duplicate else [tuple(range(num_seats))]
+    def plan(self, num_bots: int, start: int = 0) -> list[DealPlan]:
+        """Every hand of the match in order (rounded up to whole duplicate sets)."""
+        if self.cross_table(num_bots):
+            tables = num_bots // self.seats
+            deals = -(-self.hands // tables)
+            return [p for p in cross_table_plan(num_bots, self.seats, deals, self.seed) if p.hand_number >= start]
+        return list(duplicate_plan(num_bots, self.hands, self.all_orders, self.duplicate, start))
+
+    def rotations(self, num_bots: int) -> list[tuple[int, ...]]:
+        """The seat orders each deal is played in at one table (one without duplicate or across tables)."""
+        if self.duplicate and not self.cross_table(num_bots):
+            return rotations(num_bots, self.all_orders)
+        return [tuple(range(self.table_seats(num_bots)))]
+
+    def table_seats(self, num_bots: int) -> int:
+        """Seats at each table."""
+        return self.seats if self.cross_table(num_bots) else num_bots
+
+    def hands_per_deal(self, num_bots: int) -> int:
+        """How many hands one deal is played in: its rotations, or its tables."""
+        if self.cross_table(num_bots):
+            return num_bots // self.seats
+        return len(self.rotations(num_bots))
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +188,9 @@ class Match:
         recorded: Collection[int] = (),
         on_hand: Callable[[HandRecord], None] | None = None,
     ) -> None:
-        if not MIN_SEATS <= len(seats) <= MAX_SEATS:
-            raise ConfigError("R2.1", f"a table has 2 to 22 seats, got {len(seats)} bots")
+        table_seats = spec.table_seats(len(seats))
+        if not MIN_SEATS <= table_seats <= MAX_SEATS:
+            raise ConfigError("R2.1", f"a table has 2 to 22 seats, got {table_seats}")
         self.spec = spec
         lanes = [[s] if isinstance(s, Seat) else list(s) for _, s in seats]
         count = len(lanes[0])
@@ -180,13 +202,21 @@ class Match:
             for i, (name, _) in enumerate(seats)
         ]
         self.lanes = count
-        self.tables = [
-            TableRunner(
-                spec.match_id, spec.table_id if count == 1 else f"{spec.table_id}-r{lane}", spec.config, spec.policy,
-                [Player(p, p.seats[lane], BotClock(spec.policy)) for p in self.participants], sinks,
-            )
-            for lane in range(count)
-        ]
+        self.cross_tables = spec.hands_per_deal(len(seats)) if spec.cross_table(len(seats)) else 0
+        if self.cross_tables:  # every bot has one seat, at whichever table it sits this deal
+            if count != 1:
+                raise ValueError("duplicate across tables needs one seat per bot")
+            players = [Player(p, p.seats[0], BotClock(spec.policy)) for p in self.participants]
+            self.tables = [TableRunner(spec.match_id, f"{spec.table_id}-t{table + 1}", spec.config, spec.policy,
+                                       players, sinks) for table in range(self.cross_tables)]
+        else:
+            self.tables = [
+                TableRunner(
+                    spec.match_id, spec.table_id if count == 1 else f"{spec.table_id}-r{lane}", spec.config,
+                    spec.policy, [Player(p, p.seats[lane], BotClock(spec.policy)) for p in self.participants], sinks,
+                )
+                for lane in range(count)
+            ]
         self.recorded = frozenset(recorded)
         self.hands_played = 0
         self.on_hand = on_hand
@@ -245,7 +275,10 @@ class Match:
         if cut_short or not all(p.ever_connected for p in self.participants):
             reason = MatchStatus.NO_SHOW
         else:
-            await asyncio.gather(*(self._play_lane(lane) for lane in range(self.lanes)))
+            if self.cross_tables:
+                await self._play_across_tables()
+            else:
+                await asyncio.gather(*(self._play_lane(lane) for lane in range(self.lanes)))
             cut = self._stop.is_set() and self.hands_played < len(self.plan)
             reason = self._stop_reason if cut else MatchStatus.COMPLETED
         result = self.result(reason, time.monotonic() - started)
@@ -262,12 +295,25 @@ class Match:
                 continue
             if self._stop.is_set():
                 return
-            deck = deck_for_hand(self.spec.seed, plan.deal)
-            stacks = [self.spec.starting_stack] * len(self.participants)
-            record = await table.play_hand(plan, deck, stacks)
-            self.hands_played += 1
-            if self.on_hand is not None:
-                self.on_hand(record)
+            await self._play(table, plan)
+
+    async def _play_across_tables(self) -> None:
+        """Play deal after deal, each at every table at once (every bot sits at one of them)."""
+        by_deal: dict[int, list[DealPlan]] = {}
+        for plan in self.plan:
+            by_deal.setdefault(plan.deal, []).append(plan)
+        for deal in sorted(by_deal):
+            if self._stop.is_set():
+                return
+            await asyncio.gather(*(self._play(self.tables[plan.rotation], plan) for plan in by_deal[deal]))
+
+    async def _play(self, table: TableRunner, plan: DealPlan) -> None:
+        deck = deck_for_hand(self.spec.seed, plan.deal)
+        stacks = [self.spec.starting_stack] * len(plan.seating)
+        record = await table.play_hand(plan, deck, stacks)
+        self.hands_played += 1
+        if self.on_hand is not None:
+            self.on_hand(record)
 
     def result(self, reason: MatchStatus, seconds: float) -> MatchResult:
         """The match's results so far."""

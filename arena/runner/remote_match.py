@@ -71,7 +71,7 @@ async def prepare_match(
     if server is None:
         server = RefereeServer(host, port, tls, limits, tcp=tcp, local=local)
         await server.start()
-    config = convert.table_config(spec.config, len(names), spec.starting_stack)
+    config = convert.table_config(spec.config, spec.table_seats(len(names)), spec.starting_stack)
     policy = bot_pb2.ActionClockPolicy(
         per_action_ms=spec.policy.per_action_ms,
         time_bank_ms=spec.policy.time_bank_ms,

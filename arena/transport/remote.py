@@ -106,6 +106,7 @@ class RemoteSeat(Seat):
         self._waiting_for_next_hand = False
         self._seat = 0
         self._pending: tuple[int, asyncio.Future[Action]] | None = None
+        self._open_table = table_id
         self._requests = convert.RequestBuilder()
 
     # ------------------------------------------------------------------ connection life
@@ -207,11 +208,12 @@ class RemoteSeat(Seat):
             ))
             return
         request_id, future = pending
-        if message.request_id != request_id or (message.table_id and message.table_id != self.table_id):
+        table_id = self._open_table  # the table of the open request (a bot may sit at several, one at a time)
+        if message.request_id != request_id or (message.table_id and message.table_id != table_id):
             self._send(error_message(
                 bot_pb2.ERROR_CODE_UNKNOWN_REQUEST,
                 f"action for request {message.request_id} on table {message.table_id!r}, but the open request is "
-                f"{request_id} on table {self.table_id!r}; ignored",
+                f"{request_id} on table {table_id!r}; ignored",
                 request_id=message.request_id,
             ))
             return
@@ -227,6 +229,7 @@ class RemoteSeat(Seat):
             raise SeatUnavailable(f"{self.name} is not connected")
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._pending = (decision.request_id, future)
+        self._open_table = decision.table_id
         if not retry:
             self._send(self._requests.message(decision, decision.timeouts), decision.timer.sent)
         try:
