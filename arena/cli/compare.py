@@ -27,9 +27,15 @@ from click.core import ParameterSource
 
 from arena.cli.leaderboard import open_db
 from arena.cli.live import LiveLine as Progress
-from arena.cli.options import resolve_seed, sandbox_options, sandbox_policy, seed_options
+from arena.cli.options import (
+    resolve_seed,
+    sandbox_options,
+    sandbox_policy,
+    seed_options,
+    settings_from_flags,
+    settings_options,
+)
 from arena.deals import commitment
-from arena.engine import RuleError, TableConfig
 from arena.ratings.sessions import bot_key
 from arena.ratings.sprt import (
     DEFAULT_ALPHA,
@@ -44,7 +50,7 @@ from arena.ratings.sprt import (
     replay_comparison,
 )
 from arena.records.db import Database, DatabaseError
-from arena.referee import ClockPolicy, MatchResult, MatchStatus
+from arena.referee import MatchResult, MatchStatus
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.compare import (
     ComparisonPlan,
@@ -55,6 +61,7 @@ from arena.runner.compare import (
     run_local_comparison,
 )
 from arena.runner.sandbox import SandboxPolicy
+from arena.runner.settings import SETTINGS
 from arena.transport.server import ServerLimits
 
 DEFAULT_DB = "arena.db"
@@ -65,6 +72,9 @@ META_PREFIX = "compare:"
 # more than the default 200 actions a second that guards a public referee against floods; so a local comparison
 # allows 100 times as many.
 LOCAL_LIMITS = ServerLimits(messages_per_second=20000.0, burst=40000)
+# every setting but the match's length (--hands here is the most the test may play) and the duplicate scheme (a
+# comparison is always heads-up duplicate)
+COMPARE_SETTINGS = [s.key for s in SETTINGS if s.key not in ("hands", "duplicate", "all_orders")]
 
 
 class CompareError(click.ClickException):
@@ -249,18 +259,6 @@ def _parse_bot(text: str, option: str) -> BotSpec:
         raise click.BadParameter(str(exc).replace("--bot", option), param_hint=option) from None
 
 
-def _table(stakes: str, stack: int | None) -> tuple[TableConfig, int]:
-    small, sep, big = stakes.partition("/")
-    try:
-        if not sep:
-            raise ValueError
-        config = TableConfig(int(small), int(big))
-    except (ValueError, RuleError) as exc:
-        raise click.BadParameter(f"{stakes!r}: expected SMALL/BIG, e.g. 50/100 ({exc})",
-                                 param_hint="--stakes") from None
-    return config, stack or 200 * config.big_blind
-
-
 def _unused_id(db: Database, wanted: str | None) -> str:
     def taken(cid: str) -> bool:
         return db.conn.execute("SELECT 1 FROM matches WHERE id LIKE ? OR tournament = ?",
@@ -330,23 +328,16 @@ def _logging(verbosity: int) -> None:
               help="Name of the comparison (default: from the time); its matches are ID-h2h, ID-ref1-candidate...")
 @click.option("--verify", "verify_id", default=None, metavar="ID",
               help="Play nothing: recompute the verdict of recorded comparison ID from its hands in --db.")
-@click.option("--stakes", default="50/100", show_default=True, help="Small/big blind (no-limit).")
-@click.option("--stack", type=click.IntRange(min=1), default=None,
-              help="Starting stack, reset every hand (default: 200 big blinds).")
-@click.option("--per-action-ms", type=click.IntRange(min=1), default=2000, show_default=True)
-@click.option("--time-bank-ms", type=click.IntRange(min=0), default=30000, show_default=True)
-@click.option("--connect-timeout-s", type=click.IntRange(min=1), default=10, show_default=True,
-              help="How long to wait for the bots to connect.")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep each bot's output here.")
 @click.option("-q", "--quiet", is_flag=True, help="No live line.")
 @click.option("-v", "--verbose", count=True, help="Log the referee's work to stderr.")
 @seed_options
+@settings_options(COMPARE_SETTINGS)
 @sandbox_options
 @click.pass_context
 def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, references: tuple[str, ...],
             max_hands: int, seed_file: Path | None, mbb0: float, mbb1: float, alpha: float, beta: float,
-            json_path: str | None, db_path: str, comparison_id: str | None, verify_id: str | None, stakes: str,
-            stack: int | None, per_action_ms: int, time_bank_ms: int, connect_timeout_s: int,
+            json_path: str | None, db_path: str, comparison_id: str | None, verify_id: str | None,
             log_dir: str | None, quiet: bool, verbose: int, **kw: Any) -> None:
     """Is the candidate better than the baseline? Plays duplicate heads-up sessions and stops as soon as a
     sequential probability ratio test (H0: mean <= M0 against H1: mean >= M1, in mbb/hand) decides.
@@ -372,14 +363,14 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
     keys = [bot_key(b.name, b.version) for b in bots]
     if len(set(keys)) != len(keys):
         raise click.UsageError(f"the bots need different names (or versions): {', '.join(keys)}")
-    sandbox = sandbox_policy(kw)
-    config, starting_stack = _table(stakes, stack)
-    policy = ClockPolicy(per_action_ms, time_bank_ms, connect_timeout_ms=connect_timeout_s * 1000)
+    settings = settings_from_flags(kw)
+    sandbox = sandbox_policy(kw.pop("no_sandbox"), settings)
+    config = settings.table_config()
     db = open_db(db_path, create=True)
     try:
         cid = _unused_id(db, comparison_id)
-        plan = plan_comparison(cid, resolve_seed(seed_file), max_hands, len(references), config, starting_stack,
-                               policy)
+        plan = plan_comparison(cid, resolve_seed(seed_file), max_hands, len(references), config,
+                               settings.starting_stack(), settings.clock())
         sandbox = sandbox.hiding(db.path, db.vault.path, seed_file, log_dir)
         report = _play(plan, bots, keys, params, db, db_path, Path(log_dir) if log_dir else None, quiet, sandbox)
     except click.ClickException:

@@ -16,7 +16,7 @@ import click
 
 from arena.cli.exits import EXIT_ERROR
 from arena.cli.leaderboard import console, open_db, print_leaderboard
-from arena.cli.options import sandbox_options, sandbox_policy, seed_options
+from arena.cli.options import sandbox_options, sandbox_policy, seed_options, settings_from_flags, settings_options
 from arena.cli.tournament import play_tournament, report_failures
 from arena.deals import commitment
 from arena.publish.site import publish
@@ -24,6 +24,7 @@ from arena.ratings.leaderboard import build_leaderboard
 from arena.records.verify import verify_match
 from arena.referee import ClockPolicy
 from arena.runner.bots import BotSpec
+from arena.runner.settings import SANDBOX_SETTINGS
 from arena.runner.tournament import TournamentConfig, matches_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,11 +70,12 @@ def demo_config(hands: int, seed_file: Path | None = None) -> TournamentConfig:
 @click.option("--out", "out_dir", default="out/demo", show_default=True, type=click.Path(file_okay=False),
               help="Where the database, the bots' logs and the site go (what an earlier demo wrote there is replaced; "
                    "nothing else is touched).")
+@settings_options(SANDBOX_SETTINGS)
 @sandbox_options
 def demo(hands: int, seed_file: Path | None, out_dir: str, **kw: Any) -> None:
     """Run a duplicate round-robin of the sample bots, then print and publish the leaderboard."""
     logging.basicConfig(level=logging.ERROR)
-    sandbox = sandbox_policy(kw)
+    sandbox = sandbox_policy(kw.pop("no_sandbox"), settings_from_flags(kw))
     out = Path(out_dir)
     clear_demo(out)
     config = dataclasses.replace(demo_config(hands, seed_file), sandbox=sandbox)

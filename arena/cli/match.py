@@ -17,90 +17,60 @@ from rich.table import Table
 from arena.cli.exits import EXIT_BOT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from arena.cli.leaderboard import console, open_db
 from arena.cli.live import LiveLine
-from arena.cli.options import resolve_seed, sandbox_options, sandbox_policy, seed_options
-from arena.engine import AnteMode, RuleError, Structure, TableConfig
+from arena.cli.options import (
+    resolve_seed,
+    sandbox_options,
+    sandbox_policy,
+    seed_options,
+    settings_from_flags,
+    settings_options,
+)
 from arena.ratings.stats import WinRate
 from arena.ratings.tally import SessionTally
-from arena.records.db import Database, config_from_json
+from arena.records.db import Database
 from arena.records.phh_sink import PhhDirSink
-from arena.referee import ClockPolicy, HandRecord, HandSink, MatchResult, MatchSpec, MatchStatus
+from arena.referee import HandRecord, HandSink, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.remote_match import play, prepare_match, run_local_match
+from arena.runner.settings import SETTINGS, MatchSettings, SettingsError, resume_conflicts, settings_of
 from arena.transport.server import ServerError, ServerLimits
 
 # ---------------------------------------------------------------------------------------------- matches
 
 
-def _parse_stakes(text: str) -> tuple[int, int]:
-    """``50/100`` -> (50, 100)."""
-    small, sep, big = text.partition("/")
+MATCH_SETTINGS = [s.key for s in SETTINGS]
+SERVE_SETTINGS = [s.key for s in SETTINGS if not s.key.startswith("sandbox.")]
+
+
+def match_options(keys: list[str]) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Options shared by ``arena match`` and ``arena serve``: the settings, where hands go, the output."""
+
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        options = [
+            click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
+                         help="SQLite file to record every hand in."),
+            click.option("--phh-dir", type=click.Path(file_okay=False), default=None,
+                         help="Write every hand as a PHH file under this folder."),
+            click.option("--match-id", default=None, help="Identifier of the match (default: from the time)."),
+            click.option("--json", "json_out", is_flag=True, help="Print the result as JSON instead of a table."),
+            click.option("-v", "--verbose", count=True, help="Log the referee's work to stderr."),
+        ]
+        for option in reversed(options):
+            func = option(func)
+        return seed_options(settings_options(keys)(func))
+
+    return decorate
+
+
+def _match_id(kw: dict[str, Any]) -> str:
+    return str(kw["match_id"] or time.strftime("m%Y%m%d-%H%M%S"))
+
+
+def _spec(settings: MatchSettings, match_id: str, seed: str, seats: int = 0) -> MatchSpec:
     try:
-        if not sep:
-            raise ValueError
-        return int(small), int(big)
-    except ValueError:
-        raise click.BadParameter(f"{text!r}: expected SMALL/BIG, e.g. 50/100") from None
-
-
-def _table_config(structure: str, stakes: str, ante: int, bb_ante: bool, reveal_all: bool) -> TableConfig:
-    small, big = _parse_stakes(stakes)
-    mode = AnteMode.NONE if not ante else (AnteMode.BIG_BLIND if bb_ante else AnteMode.EACH)
-    try:
-        return TableConfig(small, big, Structure(structure), ante, mode, reveal_all=reveal_all)
-    except RuleError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
-def match_options(func: Callable[..., None]) -> Callable[..., None]:
-    """Options shared by ``arena match`` and ``arena serve``."""
-    options = [
-        click.option("--hands", type=click.IntRange(min=1), default=1000, show_default=True,
-                     help="Hands to play (rounded up to whole duplicate sets)."),
-        click.option("--structure", type=click.Choice(["nl", "pl", "fl"]), default="nl", show_default=True,
-                     help="No-limit, pot-limit or fixed-limit (R7)."),
-        click.option("--stakes", default="50/100", show_default=True, help="Small/big blind (R3.1)."),
-        click.option("--ante", type=click.IntRange(min=0), default=0, help="Ante per player (R3.2)."),
-        click.option("--bb-ante", is_flag=True, help="The big blind posts the ante for the table (R3.2)."),
-        click.option("--stack", type=click.IntRange(min=1), default=None,
-                     help="Starting stack, reset every hand (default: 200 big blinds, R11.2)."),
-        click.option("--muck/--reveal-all", "muck", default=False,
-                     help="Let hands that cannot win be mucked at showdown (R8.4); default: reveal all."),
-        click.option("--no-duplicate", is_flag=True, help="Deal a new deck every hand instead of duplicate sets."),
-        click.option("--all-orders", is_flag=True, help="Duplicate over all seat orders (K!), not K rotations."),
-        click.option("--per-action-ms", type=click.IntRange(min=1), default=2000, show_default=True),
-        click.option("--time-bank-ms", type=click.IntRange(min=0), default=30000, show_default=True),
-        click.option("--max-retries", type=click.IntRange(min=0), default=2, show_default=True,
-                     help="Illegal actions refused per request before the time-out policy acts."),
-        click.option("--max-violations", type=click.IntRange(min=0), default=20, show_default=True,
-                     help="Violations that forfeit the match (0: never)."),
-        click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
-                     help="SQLite file to record every hand in."),
-        click.option("--phh-dir", type=click.Path(file_okay=False), default=None,
-                     help="Write every hand as a PHH file under this folder."),
-        click.option("--match-id", default=None, help="Identifier of the match (default: from the time)."),
-        click.option("--json", "json_out", is_flag=True, help="Print the result as JSON instead of a table."),
-        click.option("-v", "--verbose", count=True, help="Log the referee's work to stderr."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return seed_options(func)
-
-
-def _match_spec(kw: dict[str, Any], num_bots: int, seed: str | None = None) -> MatchSpec:
-    config = _table_config(kw["structure"], kw["stakes"], kw["ante"], kw["bb_ante"], not kw["muck"])
-    policy = ClockPolicy(kw["per_action_ms"], kw["time_bank_ms"], kw["max_retries"], kw["max_violations"],
-                         kw.get("connect_timeout_ms", 10000))
-    return MatchSpec(
-        match_id=kw["match_id"] or time.strftime("m%Y%m%d-%H%M%S"),
-        seed=seed or resolve_seed(kw["seed_file"]),
-        hands=kw["hands"],
-        config=config,
-        starting_stack=kw["stack"] or 200 * config.big_blind,
-        policy=policy,
-        duplicate=not kw["no_duplicate"],
-        all_orders=kw["all_orders"],
-        seats=kw.get("cross_seats", 0),
-    )
+        return settings.spec(match_id, seed, seats)
+    except (SettingsError, ValueError) as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _sinks(kw: dict[str, Any]) -> tuple[list[HandSink], Database | None]:
@@ -192,7 +162,7 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: Sess
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep each bot's output here.")
 @click.option("--resume", is_flag=True,
               help="Finish a match cut short (crash, Ctrl-C): same --db and --match-id; seed and table come from it.")
-@match_options
+@match_options(MATCH_SETTINGS)
 @sandbox_options
 def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume: bool, **kw: Any) -> None:
     """Play a duplicate match between local bot commands over gRPC and print the result.
@@ -211,15 +181,17 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
         raise click.UsageError(f"--seats {seats} but {len(specs)} bots: give one --bot per seat")
     if len({s.name for s in specs}) != len(specs):
         raise click.UsageError("bot names must be different")
-    sandbox = sandbox_policy(kw)
+    settings = settings_from_flags(kw)
+    sandbox = sandbox_policy(kw.pop("no_sandbox"), settings)
     sinks, db = _sinks(kw)
     recorded: set[int] = set()
+    match_id = _match_id(kw)
     if resume:
         if db is None or not kw["match_id"]:
             raise click.UsageError("--resume needs --db and the --match-id of the match to finish")
-        spec, recorded = _resumed(db, _match_spec(kw, len(specs), seed="resumed"), specs)
+        spec, recorded = _resumed(db, match_id, specs, settings)
     else:
-        spec = _match_spec(kw, len(specs))
+        spec = _spec(settings, match_id, resolve_seed(kw["seed_file"]))
         if db is not None and db.match_row(spec.match_id) is not None:
             raise click.ClickException(f"match {spec.match_id} is already in {db.path}: use --resume to finish it")
     if db is not None:
@@ -254,24 +226,25 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
     raise SystemExit(print_result(result, spec.config.big_blind, kw["json_out"], tally))
 
 
-def _resumed(db: Database, spec: MatchSpec, bots: list[BotSpec]) -> tuple[MatchSpec, set[int]]:
+def _resumed(db: Database, match_id: str, bots: list[BotSpec], settings: MatchSettings,
+             ) -> tuple[MatchSpec, set[int]]:
     """The recorded match's spec (seed, table, length; the clock may change) and the hands already played."""
-    row = db.match_row(spec.match_id)
+    row = db.match_row(match_id)
     if row is None:
-        raise click.ClickException(f"no match {spec.match_id} in {db.path} to resume")
+        raise click.ClickException(f"no match {match_id} in {db.path} to resume")
     if MatchStatus(row["status"]).over:
-        raise click.ClickException(f"match {spec.match_id} in {db.path} is over ({row['status']}): nothing to resume")
-    players = [name for name, _ in db.participants(spec.match_id)]
+        raise click.ClickException(f"match {match_id} in {db.path} is over ({row['status']}): nothing to resume")
+    players = [name for name, _ in db.participants(match_id)]
     if players != [b.name for b in bots]:
-        raise click.ClickException(f"match {spec.match_id} was played by {players}: give those --bot names in order")
-    seed = db.match_seed(spec.match_id)
-    if seed is None:
-        raise click.ClickException(f"the seed of match {spec.match_id} is not in {db.vault.path}: cannot resume")
-    resumed = dataclasses.replace(
-        spec, seed=seed, hands=row["hands_total"], config=config_from_json(row["config"]),
-        starting_stack=row["starting_stack"], duplicate=bool(row["duplicate"]), all_orders=bool(row["all_orders"]),
-    )
-    return resumed, db.recorded_hands(spec.match_id)
+        raise click.ClickException(f"match {match_id} was played by {players}: give those --bot names in order")
+    recorded = db.match_spec(match_id)
+    if not recorded.seed:
+        raise click.ClickException(f"the seed of match {match_id} is not in {db.vault.path}: cannot resume")
+    conflicts = resume_conflicts(settings_of(recorded), settings, MatchSettings())
+    if conflicts:
+        raise click.UsageError("a resumed match keeps its schedule and table: " + "; ".join(conflicts))
+    resumed = dataclasses.replace(recorded, policy=settings.clock())
+    return resumed, db.recorded_hands(match_id)
 
 
 @click.command()
@@ -281,8 +254,6 @@ def _resumed(db: Database, spec: MatchSpec, bots: list[BotSpec]) -> tuple[MatchS
 @click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True)
 @click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False), default=None, help="PEM certificate.")
 @click.option("--tls-key", type=click.Path(exists=True, dir_okay=False), default=None, help="PEM private key.")
-@click.option("--connect-timeout-s", type=click.IntRange(min=1), default=300, show_default=True,
-              help="How long to wait for every bot to connect before dealing.")
 @click.option("--remote-duplicate", is_flag=True,
               help="Deal every deck once per seat rotation although remote bots can remember the cards (only for "
                    "bots you trust not to).")
@@ -292,10 +263,9 @@ def _resumed(db: Database, spec: MatchSpec, bots: list[BotSpec]) -> tuple[MatchS
 @click.option("--seats", type=click.IntRange(2, 22), default=None,
               help="Seats per table (default: every bot at one table). Fewer seats than bots: each deal is played "
                    "at every table, duplicate across tables (bots / seats tables, at least two).")
-@match_options
+@match_options(SERVE_SETTINGS)
 def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tls_key: str | None,
-          connect_timeout_s: int, remote_duplicate: bool, watch_token: str | None, seats: int | None,
-          **kw: Any) -> None:
+          remote_duplicate: bool, watch_token: str | None, seats: int | None, **kw: Any) -> None:
     """Wait for remote bots to connect with the printed tokens, then play the match.
 
     A remote process can remember every card it saw, so no remote bot is dealt the same deal twice: at one table the
@@ -308,21 +278,23 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         raise click.UsageError("give at least two different --bot names")
     if bool(tls_cert) != bool(tls_key):
         raise click.UsageError("--tls-cert and --tls-key go together")
-    kw["connect_timeout_ms"] = connect_timeout_s * 1000
+    # remote bots are people's programs somewhere: give them five minutes to connect unless told otherwise
+    settings = settings_from_flags(kw, MatchSettings(connect_timeout_ms=300_000))
     table = seats or len(names)
+    cross = 0
     if table < len(names):
         if len(names) % table or len(names) < 2 * table:
             raise click.UsageError(f"--seats {table}: {len(names)} bots cannot fill two or more tables of {table} "
                                    "seats exactly")
-        if kw["no_duplicate"]:
+        if not settings.duplicate:
             raise click.UsageError("--no-duplicate: tables of fewer seats than bots always play each deal at "
                                    "every table")
-        kw["cross_seats"] = table
-    elif not kw["no_duplicate"] and not remote_duplicate:
+        cross = table
+    elif settings.duplicate and not remote_duplicate:
         click.echo("remote bots get fresh decks, not duplicate ones: a remote bot can remember a deal and would know "
                    "the other seats' cards when it is replayed (--remote-duplicate to deal duplicate anyway)", err=True)
-        kw["no_duplicate"] = True
-    spec = _match_spec(kw, len(names))
+        settings = settings.replace(duplicate=False)
+    spec = _spec(settings, _match_id(kw), resolve_seed(kw["seed_file"]), cross)
     tls = (Path(tls_key).read_bytes(), Path(tls_cert).read_bytes()) if tls_cert and tls_key else None
     sinks, db = _sinks(kw)
     if db is not None:

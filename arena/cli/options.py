@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from arena.runner.sandbox import UNSANDBOXED_WARNING, SandboxError, SandboxLimits, SandboxPolicy, check_sandbox
+from arena.runner.sandbox import UNSANDBOXED_WARNING, SandboxError, SandboxPolicy, check_sandbox
 from arena.runner.seed_source import SEED_ON_COMMAND_LINE, SeedError, choose_seed
+from arena.runner.settings import SETTINGS, MatchSettings, Setting, SettingsError
 
 
 class ConfigurationError(click.ClickException):
@@ -41,41 +42,91 @@ def resolve_seed(seed_file: Path | None, kept: str | None = None) -> str:
         raise click.BadParameter(str(exc), param_hint="--seed-file") from None
 
 
-_LIMITS = SandboxLimits()
+class _SettingType(click.ParamType[Any]):
+    """A click type that reads a value with its setting's parser, so a flag and a TOML key fail the same way."""
+
+    def __init__(self, setting: Setting) -> None:
+        self.setting = setting
+        self.name = setting.key.rsplit(".", 1)[-1].upper()
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            return self.setting.parse(value)
+        except (ValueError, TypeError) as exc:
+            rule = f" ({self.setting.rule})" if self.setting.rule else ""
+            self.fail(f"{value!r}: {exc}{rule}", param, ctx)
+
+
+def _default(setting: Setting) -> str:
+    value = getattr(MatchSettings(), setting.attr)
+    if isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return f"{value[0]}/{value[1]}"
+    if hasattr(value, "value"):
+        return str(value.value)
+    return "none" if value in ((), 0) and setting.attr in ("binds", "stack") else str(value).lower()
+
+
+def settings_options(keys: Iterable[str] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Click options for the match settings (``keys``: only these), generated from the one schema
+    (arena.runner.settings); a flag not given is None, so that a file's or a recorded match's value stands."""
+    chosen = [s for s in SETTINGS if keys is None or s.key in set(keys)]
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for setting in reversed(chosen):
+            name = "setting_" + setting.attr
+            help_text = f"{setting.help} [{setting.key}; default: {_default(setting)}]"
+            if setting.flag_type == "flag":
+                func = click.option(setting.flag, name, default=None, help=help_text)(func)
+            elif setting.flag_type == "many":
+                func = click.option(setting.flag, name, multiple=True, type=_SettingType(setting),
+                                    help=help_text)(func)
+            else:
+                func = click.option(setting.flag, name, type=_SettingType(setting), default=None,
+                                    help=help_text)(func)
+        return func
+
+    return decorate
+
+
+def settings_from_flags(kw: dict[str, Any], base: MatchSettings | None = None) -> MatchSettings:
+    """The settings the flags give (popping them from ``kw``) over ``base``; a combination that breaks a rule is a
+    usage error naming it."""
+    changes: dict[str, Any] = {}
+    for key in [k for k in kw if k.startswith("setting_")]:
+        value = kw.pop(key)
+        attr = key.removeprefix("setting_")
+        if attr == "binds":
+            if value:
+                changes[attr] = tuple(str(v) for group in value for v in group)
+        elif value is not None:
+            changes[attr] = value
+    settings = (base or MatchSettings()).replace(**changes)
+    try:
+        settings.table_config()
+    except SettingsError as exc:
+        raise click.UsageError(str(exc)) from None
+    return settings
 
 
 def sandbox_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``--no-sandbox`` and the per-process limits of sandboxed bots."""
-    options = [
-        click.option("--no-sandbox", is_flag=True,
-                     help="Run the bots as ordinary processes (unprotected: only for bots you trust)."),
-        click.option("--bot-memory-mb", type=click.IntRange(min=0), default=_LIMITS.memory_mb,
-                     show_default=True, help="Address space per bot process (0: no limit)."),
-        click.option("--bot-cpu-s", type=click.IntRange(min=0), default=_LIMITS.cpu_seconds, show_default=True,
-                     help="CPU seconds per bot process (0: no limit)."),
-        click.option("--bot-processes", type=click.IntRange(min=0), default=_LIMITS.processes,
-                     show_default=True, help="Processes and threads per bot (0: no limit)."),
-        click.option("--sandbox-bind", "sandbox_binds", multiple=True, metavar="PATH",
-                     type=click.Path(exists=True, path_type=Path),
-                     help="An extra file or folder every bot may read (repeat)."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+    """``--no-sandbox`` (the limits are settings: ``--bot-memory-mb`` and the others)."""
+    return click.option("--no-sandbox", is_flag=True,
+                        help="Run the bots as ordinary processes (unprotected: only for bots you trust).")(func)
 
 
-def sandbox_policy(kw: dict[str, Any]) -> SandboxPolicy:
-    """The policy the sandbox options ask for (popping them from ``kw``); checks that the sandbox can be built and
-    warns loudly when it is switched off."""
-    limits = SandboxLimits(cpu_seconds=kw.pop("bot_cpu_s"), memory_mb=kw.pop("bot_memory_mb"),
-                           processes=kw.pop("bot_processes"))
-    binds = tuple(p.absolute() for p in kw.pop("sandbox_binds"))
-    enabled = not kw.pop("no_sandbox")
-    if enabled:
+def sandbox_policy(no_sandbox: bool, settings: MatchSettings) -> SandboxPolicy:
+    """The policy for local bots; checks that the sandbox can be built, and warns loudly when it is switched off."""
+    binds = tuple(Path(p).absolute() for p in settings.binds)
+    for path in binds:
+        if not path.exists():
+            raise click.BadParameter(f"{path} does not exist", param_hint="--sandbox-bind")
+    if not no_sandbox:
         try:
             check_sandbox()
         except SandboxError as exc:
             raise click.ClickException(str(exc)) from None
     else:
         click.secho(UNSANDBOXED_WARNING, fg="yellow", err=True)
-    return SandboxPolicy(enabled=enabled, limits=limits, binds=binds)
+    return SandboxPolicy(enabled=not no_sandbox, limits=settings.sandbox_limits(), binds=binds)

@@ -14,10 +14,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from arena.cli.exits import EXIT_BOT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from arena.cli.leaderboard import DEFAULT_DB, console, open_db, print_leaderboard
-from arena.cli.options import ConfigurationError, sandbox_options, sandbox_policy
+from arena.cli.options import (
+    ConfigurationError,
+    sandbox_options,
+    sandbox_policy,
+    settings_from_flags,
+    settings_options,
+)
 from arena.ratings.leaderboard import build_leaderboard
 from arena.records.db import Database
 from arena.referee import HandRecord, MatchResult
+from arena.runner.settings import SANDBOX_SETTINGS, MatchSettings
 from arena.runner.tournament import (
     ScheduledMatch,
     TournamentConfig,
@@ -59,6 +66,7 @@ def play_tournament(
 @click.option("--progress/--no-progress", "show_progress", default=None,
               help="Progress bars (default: when the output is a terminal).")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep each bot's output here.")
+@settings_options(SANDBOX_SETTINGS)
 @sandbox_options
 def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool | None, log_dir: str | None,
                **kw: Any) -> None:
@@ -67,11 +75,16 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     See arena.runner.tournament.TournamentConfig.from_toml for the file's keys.
     """
     logging.basicConfig(level=logging.ERROR)
-    sandbox = sandbox_policy(kw)
     try:
         config = TournamentConfig.from_toml(config_path)
-        config = dataclasses.replace(config, sandbox=dataclasses.replace(
-            sandbox, binds=(*sandbox.binds, *config.sandbox.binds)))
+    except TournamentError as exc:
+        raise ConfigurationError(str(exc)) from None
+    limits = config.sandbox.limits
+    from_file = MatchSettings(memory_mb=limits.memory_mb, cpu_seconds=limits.cpu_seconds, processes=limits.processes,
+                              open_files=limits.open_files, binds=tuple(str(b) for b in config.sandbox.binds))
+    sandbox = sandbox_policy(kw.pop("no_sandbox"), settings_from_flags(kw, from_file))
+    config = dataclasses.replace(config, sandbox=sandbox)
+    try:
         db = open_db(db_path, create=True)
         config = config.with_seed(db)
         results = play_tournament(config, db, resume,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import difflib
 import itertools
 import tomllib
 from collections.abc import Callable, Sequence
@@ -17,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from arena.deals import derive_seed
-from arena.engine import AnteMode, RuleError, Structure, TableConfig
+from arena.engine import TableConfig
 from arena.records.db import Database
 from arena.referee import ClockPolicy, HandRecord, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import run_local_match
 from arena.runner.sandbox import SandboxPolicy
 from arena.runner.seed_source import SeedError, choose_seed
+from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping
 
 
 class TournamentError(ValueError):
@@ -72,24 +74,9 @@ class TournamentConfig:
 
     @classmethod
     def from_toml(cls, path: str | Path) -> TournamentConfig:
-        """Read a config file::
-
-            name = "spring-cup"          # identifies the tournament in the database
-            seed_file = "cup.seed"       # optional: the seed (fixes every deal), in a file of its own; else the
-                                         # environment's ARENA_SEED, else a fresh secret seed
-            hands = 200                  # per match (rounded up to whole duplicate sets)
-            seats = 2                    # 2: every pairing heads-up; K: every group of K bots
-            structure = "nl"             # nl, pl or fl (R7)
-            stakes = "50/100"            # small/big blind (R3.1)
-            ante = 0                     # per player; big_blind_ante = true for the BB ante (R3.2)
-            stack = 20000                # reset every hand (R11.2)
-            workers = 2                  # matches played at once
-            [clock]                      # optional: per_action_ms, time_bank_ms, max_retries, max_violations
-            [[bots]]                     # at least `seats` of them
-            name = "equity"
-            command = "python sample_bots/python/equity_bot.py"   # run from the config file's folder
-            version = "1.0"              # optional
-        """
+        """Read a tournament file: the keys of ``TOURNAMENT_KEYS`` and every match setting of arena.runner.settings
+        (``hands``, ``structure``, ``stakes``..., ``[clock]``, ``[sandbox]``; the README lists them all). Bot
+        commands run from the file's folder."""
         path = Path(path)
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -102,40 +89,76 @@ class TournamentConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], cwd: Path, where: str = "config") -> TournamentConfig:
-        """Build a config from parsed TOML data; every mistake is a ``TournamentError`` naming the key."""
-        try:
-            bots = tuple(
-                BotSpec(str(b["name"]), str(b["command"]), str(b.get("version", ""))) for b in data.get("bots", [])
-            )
-        except (KeyError, TypeError):
-            raise TournamentError(f"{where}: every [[bots]] needs a name and a command") from None
-        seats = int(data.get("seats", 2))
-        if len(bots) < seats or seats < 2:
-            raise TournamentError(f"{where}: {len(bots)} bots cannot fill tables of {seats} seats (at least 2)")
-        if len({b.name for b in bots}) != len(bots):
-            raise TournamentError(f"{where}: bot names must be different")
-        small, _, big = str(data.get("stakes", "50/100")).partition("/")
-        ante = int(data.get("ante", 0))
-        mode = AnteMode.NONE if not ante else (AnteMode.BIG_BLIND if data.get("big_blind_ante") else AnteMode.EACH)
-        try:
-            table = TableConfig(int(small), int(big or 0), Structure(data.get("structure", "nl")), ante, mode,
-                                reveal_all=not data.get("muck", False))
-            clock = ClockPolicy(**data.get("clock", {}))
-        except (RuleError, ValueError, TypeError) as exc:
-            raise TournamentError(f"{where}: {exc}") from None
+        """Build a config from parsed TOML data; every mistake is a ``TournamentError`` naming the key (and rule)."""
         if "seed" in data:
             raise TournamentError(
                 f"{where}: the seed must not be written in the tournament file (bots and anyone who sees the file "
                 "could deal every hand): put it in a file of its own and set seed_file = \"PATH\", or set ARENA_SEED"
             )
-        if "name" not in data:
-            raise TournamentError(f"{where}: a tournament needs a name")
-        seed_file = (cwd / str(data["seed_file"])).resolve() if "seed_file" in data else None
+        try:
+            settings = from_mapping(data, where, TOURNAMENT_DEFAULTS, other_keys=TOURNAMENT_KEYS)
+            seats = check_seats(data.get("seats", 2), f"{where}: seats")
+        except SettingsError as exc:
+            raise TournamentError(str(exc)) from None
+        bots = tuple(_bot(b, i, where) for i, b in enumerate(_list(data.get("bots", []), f"{where}: bots")))
+        if len(bots) < seats:
+            raise TournamentError(f"{where}: {len(bots)} [[bots]] cannot fill tables of {seats} seats")
+        if len({b.name for b in bots}) != len(bots):
+            raise TournamentError(f"{where}: bot names must be different")
+        name = data.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise TournamentError(f'{where}: a tournament needs a name (name = "spring-cup")')
+        workers = data.get("workers", 2)
+        if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 64:
+            raise TournamentError(f"{where}: workers = {workers!r}: expected a whole number from 1 to 64")
+        seed_file = data.get("seed_file")
+        if seed_file is not None and not isinstance(seed_file, str):
+            raise TournamentError(f"{where}: seed_file = {seed_file!r}: expected a path")
+        config = settings.table_config()
+        limits = settings.sandbox_limits()
+        binds = tuple((cwd / b).resolve() for b in settings.binds)
+        for bind in binds:
+            if not bind.exists():
+                raise TournamentError(f"{where}: sandbox.binds: {bind} does not exist")
         return cls(
-            name=str(data["name"]), bots=bots, seed_file=seed_file, hands=int(data.get("hands", 200)),
-            seats=seats, config=table, starting_stack=int(data.get("stack", 200 * table.big_blind)), policy=clock,
-            workers=max(1, int(data.get("workers", 2))), all_orders=bool(data.get("all_orders", False)), cwd=cwd,
+            name=name, bots=bots, seed_file=(cwd / seed_file).resolve() if seed_file else None, hands=settings.hands,
+            seats=seats, config=config, starting_stack=settings.starting_stack(), policy=settings.clock(),
+            workers=workers, all_orders=settings.all_orders, cwd=cwd,
+            sandbox=SandboxPolicy(limits=limits, binds=binds),
         )
+
+
+TOURNAMENT_KEYS = ("name", "seed_file", "seats", "workers", "bots")
+TOURNAMENT_DEFAULTS = MatchSettings(hands=200)
+BOT_KEYS = ("name", "command", "version")
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise TournamentError(f"{where}: expected [[bots]] tables, each with a name and a command")
+    return value
+
+
+def _bot(entry: Any, index: int, where: str) -> BotSpec:
+    """One [[bots]] table: name, command and an optional version, nothing else."""
+    here = f"{where}: bots[{index}]"
+    if not isinstance(entry, dict):
+        raise TournamentError(f"{here}: expected a table with a name and a command")
+    for key in entry:
+        if key not in BOT_KEYS:
+            near = difflib.get_close_matches(key, BOT_KEYS, n=1, cutoff=0.6)
+            hint = f"; did you mean {near[0]}?" if near else f"; a bot has {', '.join(BOT_KEYS)}"
+            raise TournamentError(f"{here}: unknown key {key!r}{hint}")
+    values = []
+    for key in ("name", "command"):
+        value = entry.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise TournamentError(f"{here}: needs a {key} (a non-empty string)")
+        values.append(value.strip())
+    version = entry.get("version", "")
+    if not isinstance(version, str | int | float) or isinstance(version, bool):
+        raise TournamentError(f"{here}: version = {version!r}: expected text such as \"1.0\"")
+    return BotSpec(values[0], values[1], str(version))
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +213,11 @@ async def run_tournament(
         assert row is not None
         if row["commitment"] != m.spec.commitment:
             raise TournamentError(f"{m.match_id} in {db.path} was dealt from another seed: not the same tournament")
+        planned = len(m.spec.plan(len(m.bots)))
+        if row["hands_total"] != planned:
+            raise TournamentError(f"{m.match_id} in {db.path} was started with {row['hands_total']} hands, the file "
+                                  f"now asks for {planned}: a resumed tournament keeps its schedule (restore hands, "
+                                  "or use another database)")
     sandbox = config.policy_for_bots.hiding(db.path, db.vault.path, log_dir)
     progress = progress or TournamentProgress()
     limit = asyncio.Semaphore(config.workers)

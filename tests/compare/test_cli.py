@@ -123,7 +123,7 @@ def test_errors_exit_2(tmp_path: Path) -> None:
     assert code == 2 and data is not None and data["verdict"] == "error"
     # a candidate that dies at once: reported as an error, not as "not better"
     crash = f"broken={shlex.quote(sys.executable)} -c 'raise SystemExit(3)'"
-    code, data, output = _run(tmp_path, "--candidate", crash, "--baseline", CALLER, "--connect-timeout-s", "1",
+    code, data, output = _run(tmp_path, "--candidate", crash, "--baseline", CALLER, "--connect-timeout-ms", "1000",
                               "--id", "crash", seed="ci-4")
     assert code == 2, output
     assert data is not None and data["verdict"] == "error" and data["exit_code"] == 2

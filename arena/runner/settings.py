@@ -1,0 +1,272 @@
+"""One typed schema for a match's settings (table, clock, game, sandbox), read alike from command-line flags and from
+TOML files. Every setting has one key (``structure``, ``clock.per_action_ms``), one flag (``--structure``,
+``--per-action-ms``), one parser that names the key and the rule when a value is wrong, and one line of help; an
+unknown key is refused with the nearest known ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.engine import AnteMode, RuleError, Structure, TableConfig
+from arena.engine.config import MAX_SEATS, MIN_SEATS
+from arena.referee import ClockPolicy, MatchSpec
+from arena.runner.sandbox import SandboxLimits
+
+MAX_HANDS = 1_000_000  # far more than any match needs, and few enough that its schedule fits in memory
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used: the message names the key (or flag) and, where there is one, the rule."""
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One setting: where it lives in TOML (``table.key``), its flag, how a value is read, and what it means."""
+
+    key: str
+    attr: str
+    parse: Callable[[Any], Any]
+    help: str
+    rule: str = ""
+    flag_type: str = "value"  # value | flag (a boolean switch) | many (a repeatable value)
+    cli: str = ""  # the flag, when it is not the key's last part dashed (``--bb-ante``, ``--muck/--reveal-all``)
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag (a click declaration: ``--x`` or ``--x/--no-x``)."""
+        return self.cli or "--" + self.key.rsplit(".", 1)[-1].replace("_", "-")
+
+    def read(self, value: Any, where: str) -> Any:
+        """The value, checked; a ``SettingsError`` naming ``where`` (a key or a flag) and the rule if it is wrong."""
+        try:
+            return self.parse(value)
+        except (ValueError, TypeError) as exc:
+            rule = f" ({self.rule})" if self.rule else ""
+            raise SettingsError(f"{where} = {value!r}: {exc}{rule}") from None
+
+
+def _integer(low: int | None = None, high: int | None = None) -> Callable[[Any], int]:
+    def parse(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                value = int(value)
+            else:
+                raise ValueError("expected a whole number")
+        if low is not None and value < low:
+            raise ValueError(f"must be at least {low:,}")
+        if high is not None and value > high:
+            raise ValueError(f"must be at most {high:,}")
+        return int(value)
+
+    return parse
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
+        return value.lower() in ("true", "yes", "1")
+    raise ValueError("expected true or false")
+
+
+def _structure(value: Any) -> Structure:
+    names = {s.value: s for s in Structure}
+    if not isinstance(value, str) or value.lower() not in names:
+        raise ValueError("expected one of nl (no-limit), pl (pot-limit), fl (fixed-limit)")
+    return names[value.lower()]
+
+
+def _stakes(value: Any) -> tuple[int, int]:
+    if not isinstance(value, str):
+        raise ValueError('expected "SMALL/BIG", e.g. "50/100"')
+    small, sep, big = value.partition("/")
+    if not sep or not small.strip().isdigit() or not big.strip().isdigit():
+        raise ValueError('expected "SMALL/BIG" in whole chips, e.g. "50/100"')
+    return int(small), int(big)
+
+
+def _paths(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ValueError("expected a path or a list of paths")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("hands", "hands", _integer(1, MAX_HANDS), "Hands to play (rounded up to whole duplicate sets)."),
+    Setting("structure", "structure", _structure, "Betting structure: nl, pl or fl.", "R7"),
+    Setting("stakes", "stakes", _stakes, "Small/big blind, e.g. 50/100.", "R3.1"),
+    Setting("ante", "ante", _integer(0), "Ante per player (or for the table with big_blind_ante).", "R3.2"),
+    Setting("big_blind_ante", "big_blind_ante", _boolean, "The big blind posts the ante for the table.", "R3.2",
+            "flag", "--bb-ante/--each-ante"),
+    Setting("stack", "stack", _integer(1), "Starting stack, reset every hand (default: 200 big blinds).", "R11.2"),
+    Setting("small_bet", "small_bet", _integer(0), "Fixed-limit small bet (default: the big blind).", "R7.6"),
+    Setting("big_bet", "big_bet", _integer(0), "Fixed-limit big bet (default: twice the small bet).", "R7.6"),
+    Setting("raise_cap", "raise_cap", _integer(1, 100), "Fixed-limit bets per street: the bet and its raises.",
+            "R7.6"),
+    Setting("uncapped_heads_up", "uncapped_heads_up", _boolean, "Fixed-limit: no raise cap when two are left.",
+            "R7.6", "flag", "--uncapped-heads-up/--capped-heads-up"),
+    Setting("chip", "chip", _integer(1), "The smallest chip, the unit split pots are divided in.", "R10.4"),
+    Setting("muck", "muck", _boolean, "Hands that cannot win may be mucked at showdown (default: all revealed).",
+            "R8.4", "flag", "--muck/--reveal-all"),
+    Setting("duplicate", "duplicate", _boolean, "Replay every deal once per seat rotation (default: yes).",
+            "R11.5", "flag", "--duplicate/--no-duplicate"),
+    Setting("all_orders", "all_orders", _boolean, "Duplicate over all K! seat orders, not K rotations.", "R11.5",
+            "flag", "--all-orders/--rotations"),
+    Setting("clock.per_action_ms", "per_action_ms", _integer(1), "Milliseconds per action before the time bank."),
+    Setting("clock.time_bank_ms", "time_bank_ms", _integer(0), "Milliseconds of time bank for the match."),
+    Setting("clock.max_retries", "max_retries", _integer(0, 100), "Illegal actions refused per request before the "
+            "time-out policy acts.", "R6.3"),
+    Setting("clock.max_violations", "max_violations", _integer(0), "Violations that forfeit the match (0: never)."),
+    Setting("clock.connect_timeout_ms", "connect_timeout_ms", _integer(1), "How long the bots are waited for."),
+    Setting("clock.reconnect_grace_ms", "reconnect_grace_ms", _integer(0), "How long a dropped bot is waited for "
+            "before the next hand."),
+    Setting("sandbox.memory_mb", "memory_mb", _integer(0), "Address space per bot process in MB (0: no limit).",
+            cli="--bot-memory-mb"),
+    Setting("sandbox.cpu_seconds", "cpu_seconds", _integer(0), "CPU seconds per bot process (0: no limit).",
+            cli="--bot-cpu-s"),
+    Setting("sandbox.processes", "processes", _integer(0), "Processes and threads per bot (0: no limit).",
+            cli="--bot-processes"),
+    Setting("sandbox.open_files", "open_files", _integer(0), "Open files per bot process (0: no limit).",
+            cli="--bot-open-files"),
+    Setting("sandbox.binds", "binds", _paths, "Extra files or folders every bot may read (repeat).",
+            flag_type="many", cli="--sandbox-bind"),
+)
+BY_KEY = {s.key: s for s in SETTINGS}
+SANDBOX_SETTINGS = [s.key for s in SETTINGS if s.key.startswith("sandbox.")]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSettings:
+    """Every setting of a match, typed and checked."""
+
+    hands: int = 1000
+    structure: Structure = Structure.NO_LIMIT
+    stakes: tuple[int, int] = (50, 100)
+    ante: int = 0
+    big_blind_ante: bool = False
+    stack: int = 0  # 0: 200 big blinds
+    small_bet: int = 0
+    big_bet: int = 0
+    raise_cap: int = 4
+    uncapped_heads_up: bool = False
+    chip: int = 1
+    muck: bool = False
+    duplicate: bool = True
+    all_orders: bool = False
+    per_action_ms: int = 2000
+    time_bank_ms: int = 30000
+    max_retries: int = 2
+    max_violations: int = 20
+    connect_timeout_ms: int = 10000
+    reconnect_grace_ms: int = 2000
+    memory_mb: int = 4096
+    cpu_seconds: int = 0
+    processes: int = 256
+    open_files: int = 1024
+    binds: tuple[str, ...] = field(default_factory=tuple)
+
+    def table_config(self) -> TableConfig:
+        """The engine's table (R3, R7, R8.4, R10.4); a rule the combination breaks is a ``SettingsError``."""
+        small, big = self.stakes
+        mode = AnteMode.NONE if not self.ante else (AnteMode.BIG_BLIND if self.big_blind_ante else AnteMode.EACH)
+        try:
+            return TableConfig(small, big, self.structure, self.ante, mode, self.small_bet, self.big_bet,
+                               self.raise_cap, self.uncapped_heads_up, not self.muck, self.chip)
+        except RuleError as exc:
+            raise SettingsError(str(exc)) from None
+
+    def clock(self) -> ClockPolicy:
+        """The referee's clock."""
+        return ClockPolicy(self.per_action_ms, self.time_bank_ms, self.max_retries, self.max_violations,
+                           self.connect_timeout_ms, self.reconnect_grace_ms)
+
+    def sandbox_limits(self) -> SandboxLimits:
+        """Limits for each bot process."""
+        return SandboxLimits(self.cpu_seconds, self.memory_mb, self.processes, self.open_files)
+
+    def starting_stack(self) -> int:
+        """The stack every hand starts with (R11.2)."""
+        return self.stack or 200 * self.stakes[1]
+
+    def spec(self, match_id: str, seed: str, seats: int = 0) -> MatchSpec:
+        """The match these settings describe."""
+        config = self.table_config()
+        return MatchSpec(match_id=match_id, seed=seed, hands=self.hands, config=config,
+                         starting_stack=self.starting_stack(), policy=self.clock(), duplicate=self.duplicate,
+                         all_orders=self.all_orders, seats=seats)
+
+    def replace(self, **changes: Any) -> MatchSettings:
+        """These settings with some changed."""
+        return dataclasses.replace(self, **changes)
+
+
+def settings_of(spec: MatchSpec) -> MatchSettings:
+    """The settings that describe ``spec`` (to compare a resumed match's flags with the recorded match)."""
+    config = spec.config
+    policy = spec.policy
+    return MatchSettings(
+        hands=spec.hands, structure=config.structure, stakes=(config.small_blind, config.big_blind), ante=config.ante,
+        big_blind_ante=config.ante_mode is AnteMode.BIG_BLIND, stack=spec.starting_stack, small_bet=config.small_bet,
+        big_bet=config.big_bet, raise_cap=config.raise_cap, uncapped_heads_up=config.uncapped_heads_up,
+        chip=config.chip, muck=not config.reveal_all, duplicate=spec.duplicate, all_orders=spec.all_orders,
+        per_action_ms=policy.per_action_ms, time_bank_ms=policy.time_bank_ms, max_retries=policy.max_retries,
+        max_violations=policy.max_violations, connect_timeout_ms=policy.connect_timeout_ms,
+        reconnect_grace_ms=policy.reconnect_grace_ms,
+    )
+
+
+FIXED_ON_RESUME = ("hands", "structure", "stakes", "ante", "big_blind_ante", "stack", "small_bet", "big_bet",
+                   "raise_cap", "uncapped_heads_up", "chip", "muck", "duplicate", "all_orders")
+
+
+def resume_conflicts(recorded: MatchSettings, given: MatchSettings, defaults: MatchSettings) -> list[str]:
+    """Settings given for a resume that differ from the recorded match's (only the clock and the sandbox may
+    change: the schedule, the table and the deals are the record's)."""
+    out = []
+    for attr in FIXED_ON_RESUME:
+        value, kept = getattr(given, attr), getattr(recorded, attr)
+        if value != getattr(defaults, attr) and value != kept:
+            out.append(f"{attr} = {value!r} differs from the recorded match's {kept!r}")
+    return out
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    for key, value in data.items():
+        full = f"{prefix}{key}"
+        if isinstance(value, Mapping) and any(s.key.startswith(full + ".") for s in SETTINGS):
+            yield from _flatten(value, full + ".")
+        else:
+            yield full, value
+
+
+def from_mapping(data: Mapping[str, Any], where: str, base: MatchSettings | None = None,
+                 other_keys: Iterable[str] = ()) -> MatchSettings:
+    """Settings from TOML data: every key known (``other_keys`` are the caller's own, such as a tournament's
+    ``name``), every value checked; the error names the file, the key and the rule."""
+    allowed = set(BY_KEY) | set(other_keys)
+    values: dict[str, Any] = {}
+    for key, value in _flatten(data):
+        if key not in allowed:
+            near = difflib.get_close_matches(key, sorted(allowed), n=3, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(near)}?" if near else f"; the keys are: {', '.join(sorted(allowed))}"
+            raise SettingsError(f"{where}: unknown key {key!r}{hint}")
+        if key in BY_KEY:
+            setting = BY_KEY[key]
+            values[setting.attr] = setting.read(value, f"{where}: {key}")
+    settings = (base or MatchSettings()).replace(**values)
+    settings.table_config()  # a combination of values that breaks a rule is refused now, not at the first hand
+    return settings
+
+
+def check_seats(seats: int, where: str) -> int:
+    """A table size (R2.1)."""
+    if isinstance(seats, bool) or not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:
+        raise SettingsError(f"{where} = {seats!r}: a table has {MIN_SEATS} to {MAX_SEATS} seats (R2.1)")
+    return seats
