@@ -25,6 +25,7 @@ from arena.cli.options import (
     settings_from_flags,
     settings_options,
 )
+from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.ratings.stats import WinRate
 from arena.ratings.tally import SessionTally
 from arena.records.db import Database
@@ -181,6 +182,8 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
         raise click.UsageError(f"--seats {seats} but {len(specs)} bots: give one --bot per seat")
     if len({s.name for s in specs}) != len(specs):
         raise click.UsageError("bot names must be different")
+    if len(specs) > MAX_SEATS:
+        raise click.UsageError(f"{len(specs)} bots: a table has {MIN_SEATS} to {MAX_SEATS} seats (R2.1)")
     settings = settings_from_flags(kw)
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings)
     sinks, db = _sinks(kw)
@@ -281,6 +284,9 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
     # remote bots are people's programs somewhere: give them five minutes to connect unless told otherwise
     settings = settings_from_flags(kw, MatchSettings(connect_timeout_ms=300_000))
     table = seats or len(names)
+    if table > MAX_SEATS:
+        raise click.UsageError(f"{table} bots at one table: a table has {MIN_SEATS} to {MAX_SEATS} seats (R2.1); "
+                               "give --seats to play at several tables")
     cross = 0
     if table < len(names):
         if len(names) % table or len(names) < 2 * table:

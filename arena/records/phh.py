@@ -18,6 +18,7 @@ from typing import Any
 import tomli_w
 
 from arena.cards import CardError, format_cards, parse_cards
+from arena.engine.config import MAX_SEATS, MIN_SEATS
 
 VARIANTS = ("NT", "FT")
 STRUCTURE_FIELD = "_arena_structure"
@@ -152,6 +153,8 @@ def loads(text: str, where: str = "<string>") -> PhhHand:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PhhError(f"{where}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise PhhError(f"{where}: not a hand history: nested too deeply to read") from None
     variant = data.get("variant")
     if variant not in VARIANTS:
         raise PhhError(f"{where}: variant {variant!r} is not Texas hold'em (arena reads {', '.join(VARIANTS)})")
@@ -160,6 +163,8 @@ def loads(text: str, where: str = "<string>") -> PhhHand:
         raise PhhError(f"{where}: field 'actions' must be a list of strings")
     stacks = _int_list(data, "starting_stacks", where)
     n = len(stacks)
+    if not MIN_SEATS <= n <= MAX_SEATS:
+        raise PhhError(f"{where}: {n} players: a table has {MIN_SEATS} to {MAX_SEATS} seats (R2.1)")
     antes = _int_list(data, "antes", where, required=False) or [0] * n
     blinds = _int_list(data, "blinds_or_straddles", where, required=False) or [0] * n
     for key, values in (("antes", antes), ("blinds_or_straddles", blinds)):
