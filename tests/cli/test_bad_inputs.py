@@ -8,9 +8,8 @@ import os
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
-
 import traceback
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
