@@ -34,7 +34,10 @@ from arena.referee import HandRecord, HandSink, MatchResult, MatchSpec, MatchSta
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.remote_match import play, prepare_match, run_local_match
 from arena.runner.settings import SETTINGS, MatchSettings, SettingsError, resume_conflicts, settings_of
-from arena.transport.server import ServerError, ServerLimits
+from arena.transport.convert import printable
+from arena.transport.pb import bot_pb2
+from arena.transport.remote import RemoteSeat
+from arena.transport.server import ServerError, ServerLimits, reachable_addresses
 
 # ---------------------------------------------------------------------------------------------- matches
 
@@ -306,12 +309,21 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
     if db is not None:
         db.start_match(spec, [(n, "", "") for n in names], len(spec.plan(len(names))))
 
+    def announce(seat: RemoteSeat, peer: str, join: bot_pb2.Join) -> None:
+        click.echo(f"{seat.name} connected from {peer} as {printable(join.bot_name)!r} "
+                   f"({printable(join.language) or 'language not given'} {printable(join.bot_version)})".rstrip(),
+                   err=True)
+
     async def serve_match() -> MatchResult:
         limits = ServerLimits(watch_token=watch_token)
         setup = await prepare_match(spec, names, sinks, host=host, port=port, tls=tls, limits=limits)
-        click.echo(f"referee listening on {setup.server.address}; commitment {spec.commitment}")
+        addresses = reachable_addresses(host, setup.server.port)
+        click.echo(f"referee listening on {', '.join(addresses)}; commitment {spec.commitment}")
         for seat in setup.seats:
-            click.echo(f"  {seat.name}: ARENA_ADDRESS={setup.server.address} ARENA_TOKEN={seat.token}")
+            click.echo(f"  {seat.name}: ARENA_ADDRESS={addresses[0]} ARENA_TOKEN={seat.token}")
+            seat.on_join = announce
+        click.echo(f"waiting up to {settings.connect_timeout_ms / 1000:.0f} s for {len(setup.seats)} bots to connect",
+                   err=True)
         try:
             return await play(setup)
         finally:

@@ -107,6 +107,7 @@ class RemoteSeat(Seat):
         self._seat = 0
         self._pending: tuple[int, asyncio.Future[Action]] | None = None
         self._open_table = table_id
+        self.on_join: Callable[[RemoteSeat, str, bot_pb2.Join], None] | None = None  # told of every join
         self._requests = convert.RequestBuilder()
 
     # ------------------------------------------------------------------ connection life
@@ -153,6 +154,8 @@ class RemoteSeat(Seat):
             self._fail_pending(f"{self.name} reconnected")
         self._conn = conn
         self.joins += 1
+        if self.on_join is not None:
+            self.on_join(self, conn.peer, join)
         self.bot_name = join.bot_name
         self.bot_version = join.bot_version
         self.language = join.language

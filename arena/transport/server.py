@@ -22,6 +22,7 @@ import logging
 import os
 import resource
 import shutil
+import socket
 import tempfile
 import time
 from collections import deque
@@ -459,6 +460,35 @@ class ArenaServicer:
         })
 
 
+def port_is_free(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on (taken, not an address of this machine), or None."""
+    if port == 0:
+        return None
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host.strip("[]"), port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
+
+def reachable_addresses(host: str, port: int) -> list[str]:
+    """``host:port`` as remote bots can reach it: for a wildcard host, this machine's own addresses."""
+    if host not in ("0.0.0.0", "::", "[::]", ""):
+        return [f"{host}:{port}"]
+    found: list[str] = []
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+    except OSError:
+        infos = []
+    for info in infos:
+        address = str(info[4][0])
+        if address not in found and not address.startswith("127."):
+            found.append(address)
+    return [f"{a}:{port}" for a in [*found, "127.0.0.1"]]
+
+
 def raise_open_files_limit() -> int:
     """Raise this process's soft limit on open files to the hard limit (a referee holds a socket per connection)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -558,8 +588,12 @@ class RefereeServer:
             os.chmod(self.socket_path, 0o666)  # reachable by the bots' uids, only through the sandbox's bind
             self._servers.append(server)
         if self.tcp:
-            server = await self._server(spectators=True)
             target = f"{self.host}:{self.requested_port}"
+            free = port_is_free(self.host, self.requested_port)
+            if free is not None:  # found before gRPC tries, so that its own log line does not come first
+                await self.stop(0)
+                raise ServerError(f"cannot listen on {target}: {free}")
+            server = await self._server(spectators=True)
             try:
                 if self.tls is not None:
                     key, cert = self.tls

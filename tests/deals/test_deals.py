@@ -10,16 +10,30 @@ from collections import Counter
 
 import pytest
 
+from arena.cards import format_cards
 from arena.deals import commitment, deck_for_hand, derive_seed, duplicate_plan, new_seed, rotations, verify_commitment
+
+# Pinned vectors: any change to the shuffle, the commitment or the derivation breaks every published seed, so it must
+# be deliberate (and show here).
+DECK_ARENA_0 = ("2d7c5dTh4cKcAhTcJs6d2c2h4d2sQd8dAd6cAs8s5c3s7d5sJcKhKs3c3h5hAc4sQh6s9dQc4hKdJhJd7s8h9s3dTdQs9c6h7hTs8c"
+                "9h")
+COMMITMENT_ARENA = "2222c469de04cddc66400aa6bf9145ed8bd42c25bc6349d14c437d7172f5113e"  # sha256sum of the README's form
+DERIVED_ARENA = "f85b212c40ca701a0cb03f4b846a6fd7624611ca33edffded8597944befbc4a0"
 
 
 def test_R1_3_same_seed_same_deck_on_every_machine() -> None:
-    # A fixed vector: any change to the shuffle breaks every published seed, so it must be deliberate.
-    assert deck_for_hand("arena", 0)[:8] == deck_for_hand("arena", 0)[:8]
+    assert format_cards(deck_for_hand("arena", 0)) == DECK_ARENA_0
+    assert format_cards(deck_for_hand("arena", 7)[:10]) == "7c6h9cQhQc7s8c4cJsKh"
     code = "from arena.deals import deck_for_hand; print(deck_for_hand('arena', 7))"
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={"PYTHONHASHSEED": "123"}).stdout
     assert other.strip() == str(deck_for_hand("arena", 7))
+
+
+def test_the_commitment_is_what_the_readme_says_sha256sum_gives() -> None:
+    assert commitment("arena") == COMMITMENT_ARENA
+    assert hashlib.sha256(b"arena-seed-commitment-v1:arena").hexdigest() == COMMITMENT_ARENA
+    assert derive_seed("arena", "cup/000-a-b") == DERIVED_ARENA
 
 
 def test_R1_3_the_shuffle_is_hmac_sha256_driven_and_documented() -> None:
