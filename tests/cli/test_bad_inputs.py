@@ -196,3 +196,11 @@ def test_replay_reads_on_past_a_file_that_is_too_big_or_too_deep(files: dict[str
     assert "R2.1" in output and "nested too deeply" in output
     assert "1 ok, 0 not ok, 2 unreadable" in output
     assert code == USAGE
+
+
+def test_the_readme_documents_every_setting_with_its_key_and_flag() -> None:
+    from arena.runner.settings import SETTINGS
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for setting in SETTINGS:
+        assert f"| `{setting.key}` | `{setting.flag}` |" in readme, setting.key
