@@ -20,7 +20,7 @@ from arena.engine import ConfigError, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee.clock import BotClock, ClockPolicy
 from arena.referee.records import HandRecord, HandSink
-from arena.referee.seat import Seat
+from arena.referee.seat import Introduction, Seat
 from arena.referee.status import MatchStatus
 from arena.referee.table import Participant, Player, TableRunner, notify
 
@@ -80,6 +80,7 @@ class ParticipantResult:
     notes: tuple[str, ...]
     connected: bool = True  # whether the bot ever joined
     crashed: str | None = None  # how its process ended while the match ran, if it did
+    joined: tuple[Introduction, ...] = ()  # what its bot said of itself when it joined (each different Join once)
 
     @property
     def failure(self) -> str | None:
@@ -156,6 +157,11 @@ class Match:
         self._stop = asyncio.Event()
         self._stop_reason = MatchStatus.ABORTED
         self.plan = [p for p in spec.plan(len(seats)) if p.hand_number not in self.recorded]
+        for lane in range(count):
+            first = next((p for p in self.plan if count == 1 or p.rotation == lane), None)
+            if first is not None:
+                for index, participant in enumerate(self.participants):
+                    participant.seats[lane].first_seat(first.seating.index(index))
 
     @property
     def hands_total(self) -> int:
@@ -236,6 +242,7 @@ class Match:
                 notes=tuple(p.notes),
                 connected=p.ever_connected,
                 crashed=p.crashed,
+                joined=tuple(dict.fromkeys(i for i in (seat.introduction for seat in p.seats) if i is not None)),
             )
             for p in self.participants
         )
