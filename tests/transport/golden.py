@@ -128,7 +128,8 @@ def describe(message: bot_pb2.RefereeMessage) -> str:
         return f"our turn {_street(r)}: {owed}{raises}"
     if which == "hand_start":
         h = message.hand_start
-        return f"hand {h.hand_number} begins, blinds posted, cards dealt: we are seat {h.seat}, the button {h.button}"
+        return (f"hand {h.hand_number} begins (blinds posted, cards dealt): we are seat {h.seat}, "
+                f"the button is seat {h.button}")
     if which == "action_rejected":
         return f"rejected ({message.action_rejected.rule}): the state is unchanged and the request is still open"
     if which == "error":
