@@ -2,9 +2,9 @@
 so a crash loses at most the hand in play.
 
 Tables: ``bots`` (name, version, language), ``matches`` (seed, commitment, table config, status),
-``match_bots`` (who sat in a match), ``hands`` (deal, rotation, button, deck, board), ``hand_seats`` (each seat's
-bot, hole cards, payoff), ``actions`` (every event of the hand, with how the referee got each decision),
-``violations``.
+``match_bots`` (who sat in a match), ``joins`` (what each participant's bot said of itself in its Join),
+``hands`` (deal, rotation, button, deck, board), ``hand_seats`` (each seat's bot, hole cards, payoff), ``actions``
+(every event of the hand, with how the referee got each decision), ``violations``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 from arena.cards import format_cards, parse_cards
 from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
 from arena.records.vault import SeedVault
-from arena.referee import ClockPolicy, DecisionRecord, HandRecord
+from arena.referee import ClockPolicy, DecisionRecord, HandRecord, Introduction
 from arena.referee.match import MatchResult, MatchSpec, ParticipantResult
 from arena.referee.status import MatchStatus
 
@@ -63,6 +63,14 @@ CREATE TABLE IF NOT EXISTS match_bots (
     outcome TEXT NOT NULL DEFAULT '',
     detail TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (match_id, participant)
+);
+CREATE TABLE IF NOT EXISTS joins (
+    match_id TEXT NOT NULL REFERENCES matches(id),
+    participant INTEGER NOT NULL,
+    bot_name TEXT NOT NULL,
+    bot_version TEXT NOT NULL,
+    language TEXT NOT NULL,
+    PRIMARY KEY (match_id, participant, bot_name, bot_version, language)
 );
 CREATE TABLE IF NOT EXISTS hands (
     match_id TEXT NOT NULL REFERENCES matches(id),
@@ -324,13 +332,17 @@ class Database:
             )
 
     def finish_match(self, result: MatchResult) -> None:
-        """Record how a match ended; once it is over for good (``MatchStatus.over``) its seed is published here."""
+        """Record how a match ended and what each bot said of itself when it joined (``record_joined``); once it is
+        over for good (``MatchStatus.over``) its seed is published here."""
         status = MatchStatus(result.reason)
         with self.transaction():
             self.conn.execute(
                 "UPDATE matches SET status = ?, finished_at = ? WHERE id = ?",
                 (status, time.time(), result.match_id),
             )
+            for participant, r in enumerate(result.results):
+                for introduction in r.joined:
+                    self.record_joined(result.match_id, participant, introduction)
             if status.over:
                 self.conn.execute("UPDATE matches SET seed = ? WHERE id = ?", (result.seed, result.match_id))
             self.conn.executemany(
@@ -365,6 +377,37 @@ class Database:
             policy=ClockPolicy(**json.loads(row["policy"])), duplicate=bool(row["duplicate"]),
             all_orders=bool(row["all_orders"]), seats=int(row["seats"]),
         )
+
+    def record_joined(self, match_id: str, participant: int, introduction: Introduction) -> None:
+        """Note what a participant's bot said of itself in its Join (its name, version and language, which are not
+        its identity: that is the participant's bot). The bot's language fills the ``bots`` row where it is unknown.
+        """
+        self.conn.execute(
+            "INSERT OR IGNORE INTO joins(match_id, participant, bot_name, bot_version, language)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (match_id, participant, introduction.bot_name, introduction.bot_version, introduction.language),
+        )
+        if introduction.language:
+            self.conn.execute(
+                "UPDATE bots SET language = ? WHERE language = '' AND id ="
+                " (SELECT bot_id FROM match_bots WHERE match_id = ? AND participant = ?)",
+                (introduction.language, match_id, participant),
+            )
+
+    def joined(self, match_id: str) -> dict[int, list[Introduction]]:
+        """What each participant's bot said of itself when it joined, by participant (those that never joined are
+        missing)."""
+        rows = self.conn.execute(
+            "SELECT participant, bot_name, bot_version, language FROM joins WHERE match_id = ?"
+            " ORDER BY participant, rowid",
+            (match_id,),
+        )
+        out: dict[int, list[Introduction]] = {}
+        for r in rows:
+            out.setdefault(int(r["participant"]), []).append(
+                Introduction(r["bot_name"], r["bot_version"], r["language"])
+            )
+        return out
 
     def match_seed(self, match_id: str) -> str | None:
         """A match's seed: published once it is over, else kept in the vault (for a resume), else unknown."""

@@ -5,7 +5,7 @@ time-outs, disconnects and what each seat may see. It knows nothing of gRPC: rem
 from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.match import Match, MatchResult, MatchSpec, ParticipantResult
 from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
-from arena.referee.seat import FunctionSeat, HandStart, InvalidAction, Seat, SeatUnavailable
+from arena.referee.seat import FunctionSeat, HandStart, Introduction, InvalidAction, Seat, SeatUnavailable
 from arena.referee.status import BotOutcome, MatchStatus
 from arena.referee.table import Participant, Player, TableRunner
 
@@ -19,6 +19,7 @@ __all__ = [
     "HandRecord",
     "HandSink",
     "HandStart",
+    "Introduction",
     "InvalidAction",
     "Match",
     "MatchResult",

@@ -22,7 +22,7 @@ from arena.engine import ConfigError, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee.clock import BotClock, ClockPolicy
 from arena.referee.records import HandRecord, HandSink
-from arena.referee.seat import Seat
+from arena.referee.seat import Introduction, Seat
 from arena.referee.status import BotOutcome, MatchStatus
 from arena.referee.table import Participant, Player, TableRunner, notify
 
@@ -103,6 +103,7 @@ class ParticipantResult:
     notes: tuple[str, ...]
     connected: bool = True  # whether the bot ever joined
     crashed: str | None = None  # how its process ended while the match ran, if it did
+    joined: tuple[Introduction, ...] = ()  # what its bot said of itself when it joined (each different Join once)
 
     def after(self, earlier: ParticipantResult, big_blind: int) -> ParticipantResult:
         """This bot's result with an earlier part of the same match added in (a resume)."""
@@ -224,6 +225,11 @@ class Match:
         self._stop_reason = MatchStatus.ABORTED
         self._crashed = asyncio.Event()
         self.plan = [p for p in spec.plan(len(seats)) if p.hand_number not in self.recorded]
+        for lane in range(count):  # each seat learns in its Welcome where it sits in its first hand
+            for index, participant in enumerate(self.participants):
+                first = next((p for p in self.plan if (count == 1 or p.rotation == lane) and index in p.seating), None)
+                if first is not None:
+                    participant.seats[lane].first_seat(first.seating.index(index))
 
     @property
     def hands_total(self) -> int:
@@ -335,6 +341,7 @@ class Match:
                 notes=tuple(p.notes),
                 connected=p.ever_connected,
                 crashed=p.crashed,
+                joined=tuple(dict.fromkeys(i for i in (seat.introduction for seat in p.seats) if i is not None)),
             )
             for p in self.participants
         )

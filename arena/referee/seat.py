@@ -24,7 +24,8 @@ class InvalidAction(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class HandStart:
-    """What a seat learns when a hand starts: which seat it holds and its hole cards."""
+    """What a seat learns when a hand starts: which seat it holds, its hole cards, and every seat's stack, bet and
+    committed chips once the blinds and antes are posted."""
 
     match_id: str
     table_id: str
@@ -35,6 +36,18 @@ class HandStart:
     hole_cards: tuple[int, ...]
     stacks: tuple[int, ...]
     names: tuple[str, ...]
+    bets: tuple[int, ...] = ()
+    committed: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Introduction:
+    """What a bot said about itself when it joined (the protocol's Join). Recorded with the results, never trusted
+    as its identity: the seat's name is the one the operator gave it."""
+
+    bot_name: str
+    bot_version: str
+    language: str
 
 
 class Seat(abc.ABC):
@@ -55,6 +68,14 @@ class Seat(abc.ABC):
     async def wait_connected(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` for the seat to be able to answer; return whether it can."""
         return self.connected
+
+    @property
+    def introduction(self) -> Introduction | None:
+        """What the seat's bot said about itself when it joined, if it did (remote bots)."""
+        return None
+
+    def first_seat(self, seat: int) -> None:
+        """Before the match: the seat this seat object holds in its first hand."""
 
     @abc.abstractmethod
     async def decide(self, decision: Decision, retry: bool) -> Action:

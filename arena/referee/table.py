@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 
 from arena.deals import DealPlan
-from arena.engine import Action, ActionKind, Hand, IllegalActionError, TableConfig
+from arena.engine import Action, ActionKind, EventKind, Hand, IllegalActionError, TableConfig
 from arena.engine.view import PublicHistories, seat_view
 from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
@@ -70,6 +70,23 @@ async def notify(call: Awaitable[None], what: str) -> None:
         log.warning("notification %s failed: %r", what, exc)
 
 
+_LIVE_POSTS = (EventKind.POST_SMALL_BLIND, EventKind.POST_BIG_BLIND, EventKind.POST_ENTRY_BLIND)
+
+
+def posted(hand: Hand) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Each seat's bet and committed chips once the forced bets are posted, before anyone acts: blinds count toward
+    the bet, antes only toward the committed chips (R3.1, R3.2)."""
+    bets = [0] * hand.num_seats
+    committed = [0] * hand.num_seats
+    for event in hand.events:
+        if event.kind in _LIVE_POSTS:
+            bets[event.seat] += event.amount
+        elif event.kind is not EventKind.POST_ANTE:
+            break  # the posts come first, then the deal
+        committed[event.seat] += event.amount
+    return tuple(bets), tuple(committed)
+
+
 class TableRunner:
     """Plays hands at one table for a fixed list of players (one per participant, in participant order), whose
     seats rotate from hand to hand."""
@@ -99,12 +116,14 @@ class TableRunner:
         started = time.time()
         await self._check_connections([self.players[p] for p in seating])
         hand = Hand(self.config, list(stacks), deck, button=plan.button)
+        bets, committed = posted(hand)
+        after_posts = tuple(stack - chips for stack, chips in zip(stacks, committed, strict=True))
         for seat, p in enumerate(seating):
             player = self.players[p]
             player.participant.hands += 1
             start = HandStart(
                 self.match_id, self.table_id, hand_id, plan.hand_number, seat, plan.button, hand.hole[seat],
-                tuple(hand.stacks), names,
+                after_posts, names, bets, committed,
             )
             await notify(player.seat.hand_started(start), f"hand start to {player.name}")
         decisions: list[DecisionRecord] = []

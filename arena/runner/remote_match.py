@@ -166,7 +166,7 @@ async def play_watched(setup: MatchSetup, on_crash: Callable[[str], None] | None
                         await asyncio.wait_for(asyncio.shield(playing), EXIT_GRACE_S)
                     if playing.done():
                         return playing.result()
-                tail = process.tail(5)
+                tail = [convert.printable(line, 200) for line in process.tail(5)]  # the bot's own words: no escapes
                 text = f"exited with status {process.returncode}"
                 if tail:
                     text += f"; last output: {' | '.join(tail)}"

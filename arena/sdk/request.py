@@ -161,7 +161,7 @@ class Request:
 
     @_lazy
     def names(self) -> tuple[str, ...]:
-        """The bots' display names, per seat ("" for an empty seat)."""
+        """The names the bots are registered under (not what their Joins say), per seat ("" for an empty seat)."""
         return self._per_seat[4]
 
     @_lazy

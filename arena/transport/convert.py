@@ -45,6 +45,12 @@ class MalformedAction(ValueError):
     rule = "R6.1"
 
 
+def wire_hand_number(hand_number: int) -> int:
+    """A hand's number as the protocol states it: 1 for the first hand of the match (the referee, its records and
+    the deal schedule count from 0)."""
+    return hand_number + 1
+
+
 def cards(values: Iterable[int]) -> list[str]:
     """Cards in their text form (R1.2)."""
     return [format_card(c) for c in values]

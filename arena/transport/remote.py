@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from arena.engine import Action, EventKind, IllegalActionError
 from arena.engine.view import public_history
-from arena.referee import Decision, HandRecord, HandStart, InvalidAction, Seat, SeatUnavailable
+from arena.referee import Decision, HandRecord, HandStart, Introduction, InvalidAction, Seat, SeatUnavailable
 from arena.referee.match import MatchResult
 from arena.transport import convert
 from arena.transport.pb import bot_pb2, poker_pb2
@@ -67,15 +67,27 @@ def error_message(
     rule: str = "",
     fatal: bool = False,
     request_id: int = 0,
+    table_id: str = "",
+    hand_id: str = "",
 ) -> bot_pb2.RefereeMessage:
-    """A protocol Error as a RefereeMessage."""
-    return bot_pb2.RefereeMessage(
-        error=bot_pb2.Error(code=code, message=message, rule=rule, fatal=fatal, request_id=request_id)
-    )
+    """A protocol Error as a RefereeMessage; an error about a request or an Action names its table, hand and
+    request."""
+    return bot_pb2.RefereeMessage(error=bot_pb2.Error(
+        code=code, message=message, rule=rule, fatal=fatal, table_id=table_id, hand_id=hand_id, request_id=request_id,
+    ))
+
+
+def action_error(code: bot_pb2.ErrorCode.ValueType, message: str, action: poker_pb2.Action,
+                 rule: str = "") -> bot_pb2.RefereeMessage:
+    """An Error about an Action the referee ignored, naming the ids the Action carried (so the bot knows which)."""
+    return error_message(code, message, rule, request_id=action.request_id, table_id=action.table_id,
+                         hand_id=action.hand_id)
 
 
 class RemoteSeat(Seat):
-    """A participant's seat answered by whichever connection last joined with its token."""
+    """A participant's seat answered by whichever connection last joined with its token. ``name`` is the name the
+    operator gave the seat: the one other bots, results and leaderboards show. What the bot says of itself in its
+    Join (``bot_name``, ``bot_version``, ``language``) is kept as its ``introduction``, for the records."""
 
     def __init__(
         self,
@@ -105,8 +117,7 @@ class RemoteSeat(Seat):
         self._in_hand = False
         self._waiting_for_next_hand = False
         self._seat = 0
-        self._pending: tuple[int, asyncio.Future[Action]] | None = None
-        self._open_table = table_id
+        self._pending: tuple[Decision, asyncio.Future[Action]] | None = None
         self.on_join: Callable[[RemoteSeat, str, bot_pb2.Join], None] | None = None  # told of every join
         self._requests = convert.RequestBuilder()
 
@@ -134,6 +145,16 @@ class RemoteSeat(Seat):
             log.warning("%s did not connect within %.1f s; its seat is played by the time-out policy", self.name,
                         timeout_s)
         return self.connected
+
+    @property
+    def introduction(self) -> Introduction | None:
+        """What the bot's latest Join said about it, once it joined."""
+        if not self.joins:
+            return None
+        return Introduction(self.bot_name, self.bot_version, self.language)
+
+    def first_seat(self, seat: int) -> None:
+        self._seat = seat  # what a Welcome says until the first HandStart
 
     @property
     def connection(self) -> Connection | None:
@@ -195,29 +216,32 @@ class RemoteSeat(Seat):
 
     # ------------------------------------------------------------------ answers from the bot
 
-    def is_open(self, request_id: int) -> bool:
-        """Whether ``request_id`` is the request the referee is waiting for an answer to."""
+    def answers(self, message: poker_pb2.Action) -> bool:
+        """Whether ``message`` names the request the referee is waiting for an answer to (table, hand and
+        request ids all equal to the request's)."""
         pending = self._pending
-        return pending is not None and pending[0] == request_id and not pending[1].done()
+        return pending is not None and not pending[1].done() and not _mismatches(message, pending[0])
 
     def deliver(self, message: poker_pb2.Action) -> None:
-        """An Action arrived on the stream: resolve the open request, or tell the bot why it was ignored."""
+        """An Action arrived on the stream: resolve the open request, or tell the bot why it was ignored. An Action
+        must echo the open request's table_id, hand_id and request_id: one that differs in any of them (an empty
+        one included) is ignored, so that no action is ever applied to a table or hand it was not meant for."""
         pending = self._pending
         if pending is None or pending[1].done():
-            self._send(error_message(
+            self._send(action_error(
                 bot_pb2.ERROR_CODE_OUT_OF_ORDER,
-                f"no action is requested from you now (request {message.request_id} is not open)",
-                "R6.3", request_id=message.request_id,
+                f"no action is requested from you now (request {message.request_id} is not open); ignored",
+                message, "R6.3",
             ))
             return
-        request_id, future = pending
-        table_id = self._open_table  # the table of the open request (a bot may sit at several, one at a time)
-        if message.request_id != request_id or (message.table_id and message.table_id != table_id):
-            self._send(error_message(
+        decision, future = pending
+        wrong = _mismatches(message, decision)
+        if wrong:
+            self._send(action_error(
                 bot_pb2.ERROR_CODE_UNKNOWN_REQUEST,
-                f"action for request {message.request_id} on table {message.table_id!r}, but the open request is "
-                f"{request_id} on table {table_id!r}; ignored",
-                request_id=message.request_id,
+                f"the action is not for the open request: {'; '.join(wrong)}; ignored (echo the request's "
+                "table_id, hand_id and request_id)",
+                message,
             ))
             return
         try:
@@ -231,8 +255,7 @@ class RemoteSeat(Seat):
         if not self.connected:
             raise SeatUnavailable(f"{self.name} is not connected")
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
-        self._pending = (decision.request_id, future)
-        self._open_table = decision.table_id
+        self._pending = (decision, future)
         if not retry:
             self._send(self._requests.message(decision, decision.timeouts), decision.timer.sent)
         try:
@@ -254,7 +277,7 @@ class RemoteSeat(Seat):
         }.get(reason, reason)
         self._send(error_message(
             bot_pb2.ERROR_CODE_TIMEOUT, f"{text}: the referee played {action} for you (check if free, else fold)",
-            request_id=decision.request_id,
+            request_id=decision.request_id, table_id=decision.table_id, hand_id=decision.hand_id,
         ))
 
     async def hand_started(self, start: HandStart) -> None:
@@ -262,10 +285,16 @@ class RemoteSeat(Seat):
         self._waiting_for_next_hand = False
         self._seat = start.seat
         self._send(bot_pb2.RefereeMessage(hand_start=bot_pb2.HandStart(
-            table_id=start.table_id, hand_id=start.hand_id, hand_number=start.hand_number, button=start.button,
-            seat=start.seat, hole_cards=convert.cards(start.hole_cards),
-            seats=[poker_pb2.SeatState(seat=s, name=start.names[s], stack=start.stacks[s],
-                                       status=poker_pb2.SEAT_STATUS_ACTIVE) for s in range(len(start.names))],
+            table_id=start.table_id, hand_id=start.hand_id, hand_number=convert.wire_hand_number(start.hand_number),
+            button=start.button, seat=start.seat, hole_cards=convert.cards(start.hole_cards),
+            seats=[
+                poker_pb2.SeatState(
+                    seat=s, name=start.names[s], stack=start.stacks[s], bet=start.bets[s],
+                    committed=start.committed[s],
+                    status=poker_pb2.SEAT_STATUS_ALL_IN if start.stacks[s] == 0 else poker_pb2.SEAT_STATUS_ACTIVE,
+                )
+                for s in range(len(start.names))
+            ],
         )))
 
     async def hand_finished(self, record: HandRecord, seat: int) -> None:
@@ -283,6 +312,18 @@ class RemoteSeat(Seat):
 
     async def forfeited(self, reason: str) -> None:
         self._send(error_message(bot_pb2.ERROR_CODE_FORFEIT, reason, fatal=False))
+
+
+def _mismatches(action: poker_pb2.Action, decision: Decision) -> list[str]:
+    """How an Action's ids differ from the request's, e.g. ``["hand_id '' is not 'm1-3'"]``; empty if they match."""
+    wrong = []
+    if action.table_id != decision.table_id:
+        wrong.append(f"table_id '{convert.printable(action.table_id)}' is not '{decision.table_id}'")
+    if action.hand_id != decision.hand_id:
+        wrong.append(f"hand_id '{convert.printable(action.hand_id)}' is not '{decision.hand_id}'")
+    if action.request_id != decision.request_id:
+        wrong.append(f"request_id {action.request_id} is not {decision.request_id}")
+    return wrong
 
 
 def shown_at_showdown(record: HandRecord) -> dict[int, tuple[int, ...]]:

@@ -236,7 +236,7 @@ class SpectatorSink:
         summary.SetInParent()
         summary.table_id = record.table_id
         summary.hand_id = record.hand_id
-        summary.hand_number = record.hand_number
+        summary.hand_number = convert.wire_hand_number(record.hand_number)
         summary.button = record.button
         summary.board.extend(parts.board)
         summary.shown.extend(parts.shown)
@@ -286,8 +286,14 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             yield error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, text, fatal=True)
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, text)
             return
-        except Exception as exc:  # garbage bytes, an oversized message: the call is already broken
-            log.info("bot stream from %s failed before joining: %r", peer, exc)
+        except Exception as exc:  # bytes that are not a BotMessage: answered as after the Join
+            log.info("bot stream from %s sent an unreadable first message: %r", peer, exc)
+            text = "the first message could not be read as a BotMessage (not protobuf?): stream closed"
+            delay = self.guard.failed(host)  # a failed Join like any other
+            if delay:
+                await asyncio.sleep(delay)
+            yield error_message(bot_pb2.ERROR_CODE_MALFORMED, text, fatal=True)
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, text)
             return
         refusal = self._check_join(first)
         if refusal is not None:
@@ -343,7 +349,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         try:
             async for message in requests:
                 # The answer to the open request is always welcome, however fast the bot is; the limit is for the rest
-                answer = message.WhichOneof("msg") == "action" and seat.is_open(message.action.request_id)
+                answer = message.WhichOneof("msg") == "action" and seat.answers(message.action)
                 if not answer and not bucket.take():
                     conn.send(error_message(
                         bot_pb2.ERROR_CODE_RATE_LIMITED,

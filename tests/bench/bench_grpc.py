@@ -39,8 +39,9 @@ import grpc
 
 from arena.engine import Action, ActionKind
 from arena.referee import ClockPolicy, Decision, FunctionSeat, HandRecord, Match, MatchResult, MatchSpec
-from arena.runner.bots import BotProcess, BotSpec
-from arena.runner.remote_match import MatchSetup, play, prepare_match, run_local_match
+from arena.runner.bots import BotSpec
+from arena.runner.remote_match import MatchSetup, lanes_for, launch, play, prepare_match, run_local_match
+from arena.runner.sandbox import SandboxPolicy
 from arena.transport import convert
 from arena.transport.pb import bot_pb2, poker_pb2
 from arena.transport.server import RefereeServer, ServerLimits
@@ -311,8 +312,8 @@ def report_problems(results: list[MatchResult], log_dir: Path) -> None:
             if r.violations or r.timeouts or r.absent or r.forfeited or result.reason != "completed":
                 print(f"  note: {result.match_id} {r.name}: {result.reason}, {r.violations} violations, "
                       f"{r.timeouts} time-outs, {r.absent} absent, notes {r.notes[:3]}")
-                log = log_dir / f"{result.match_id}-{r.name}.log"
-                print("    " + tail(log).replace("\n", "\n    "))
+                for log in sorted(log_dir.glob(f"{result.match_id}*-{r.name}.log")):
+                    print("    " + tail(log).replace("\n", "\n    "))
 
 
 async def bench_heads_up(hands: int = HEADS_UP_HANDS, log_dir: Path | None = None) -> HeadsUp:
@@ -341,8 +342,9 @@ async def bench_many_tables(
     tables: int = TABLES, hands: int = HANDS_PER_TABLE, log_dir: Path | None = None
 ) -> ManyTables:
     """``tables`` matches on one shared RefereeServer, each with its two bot processes, played concurrently."""
-    server = RefereeServer(limits=LIMITS)
+    server = RefereeServer(limits=LIMITS, tcp=False, local=True)
     await server.start()
+    assert server.socket_path is not None
     setups: list[MatchSetup] = []
     clocks: list[HandClock] = []
     marks: list[Snapshot] = []  # whole-referee snapshots: taken when all tables run, and when the first one ends
@@ -362,12 +364,10 @@ async def bench_many_tables(
             spec = MatchSpec(f"table-{index + 1}", f"{SEED}-{index}", hands, policy=POLICY)
             clock = HandClock(len(spec.plan(2)))
             clocks.append(clock)
-            setup = await prepare_match(spec, [b.name for b in bot_specs()], server=server, on_hand=on_hand_for(clock))
+            setup = await prepare_match(spec, [b.name for b in bot_specs()], server=server, on_hand=on_hand_for(clock),
+                                        lanes=lanes_for(spec, 2))
             setups.append(setup)
-            for bot, seat in zip(bot_specs(), setup.seats, strict=True):
-                process = BotProcess(bot, log_dir / f"{spec.match_id}-{bot.name}.log" if log_dir else None)
-                await process.start(server.address, seat.token)
-                setup.processes.append(process)
+            await launch(setup, bot_specs(), log_dir, None, SandboxPolicy())
         results = list(await asyncio.wait_for(asyncio.gather(*(play(s) for s in setups)), MATCH_TIMEOUT_S))
     finally:
         for setup in setups:

@@ -126,7 +126,7 @@ def plain_hand_end(record: HandRecord, seat: int) -> bot_pb2.HandEnd:
 def plain_summary(record: HandRecord) -> arena_pb2.HandSummary:
     end = plain_hand_end(record, -1)
     return arena_pb2.HandSummary(
-        table_id=record.table_id, hand_id=record.hand_id, hand_number=record.hand_number, button=record.button,
+        table_id=record.table_id, hand_id=record.hand_id, hand_number=record.hand_number + 1, button=record.button,
         board=end.board, shown=end.shown, payoffs=end.payoffs, history=end.history, seat_names=record.names,
     )
 
@@ -169,11 +169,12 @@ class FakeBot(Connection):
         pending = self.seat._pending
         if roll < 0.02 or pending is None:
             return  # silence: the referee's clock runs out
-        request_id = pending[0]
+        decision = pending[0]
+        ids = {"table_id": decision.table_id, "hand_id": decision.hand_id, "request_id": decision.request_id}
         if roll < 0.04:
-            action = poker_pb2.Action(request_id=request_id, kind=poker_pb2.ACTION_KIND_RAISE, amount=1)
+            action = poker_pb2.Action(**ids, kind=poker_pb2.ACTION_KIND_RAISE, amount=1)
         elif roll < 0.045:
-            action = poker_pb2.Action(request_id=request_id)  # no kind: malformed
+            action = poker_pb2.Action(**ids)  # no kind: malformed
         else:
             legal = request.legal if request is not None else None
             choices = [(poker_pb2.ACTION_KIND_CHECK, 0), (poker_pb2.ACTION_KIND_CALL, 0)]
@@ -184,7 +185,7 @@ class FakeBot(Connection):
                     choices.append((poker_pb2.ACTION_KIND_RAISE, rng.randint(legal.min_raise_to, legal.max_raise_to)))
                     choices.append((poker_pb2.ACTION_KIND_ALL_IN, 0))
             kind, amount = rng.choice(choices)
-            action = poker_pb2.Action(request_id=request_id, kind=kind, amount=amount)
+            action = poker_pb2.Action(**ids, kind=kind, amount=amount)
         self.seat.deliver(action)
 
 

@@ -149,11 +149,13 @@ class MatchSeat(_message.Message):
     VIOLATIONS_FIELD_NUMBER: _builtins.int
     CONNECTED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The bot's seat as given in its Welcome (seats rotate hand by hand in duplicate play)."""
+    """The bot's place in the match's list of bots (0, 1, ...), as BotResult.seat (seats rotate hand by hand in
+    duplicate play).
+    """
     bot_name: _builtins.str
-    """The bot's name (Join.bot_name)."""
+    """The bot's registered name, as in SeatState.name (not what its Join says)."""
     bot_version: _builtins.str
-    """The bot's version (Join.bot_version); empty until it joins."""
+    """The bot's version as the operator registered it; may be empty. (What the bot's Join said is in the records.)"""
     net_chips: _builtins.int
     """Net chips won (positive) or lost (negative) so far."""
     hands_played: _builtins.int
@@ -161,7 +163,7 @@ class MatchSeat(_message.Message):
     violations: _builtins.int
     """Timeouts and used-up retries counted against the bot so far."""
     connected: _builtins.bool
-    """True once the bot has joined (sent a good Join)."""
+    """True while the bot is connected (a bot that plays at several tables: at every one of them)."""
     def __init__(
         self,
         *,
@@ -300,7 +302,9 @@ class HandSummary(_message.Message):
 
     @_builtins.property
     def seat_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Bot name of each seat in this hand, indexed by seat (seats rotate in duplicate play)."""
+        """Registered bot name of each seat in this hand (as SeatState.name), indexed by seat (seats rotate in duplicate
+        play).
+        """
 
     def __init__(
         self,

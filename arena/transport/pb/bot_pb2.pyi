@@ -5,7 +5,9 @@ The bot protocol of the arena, version 1: how a bot process talks to the referee
 
 The referee is the gRPC server; a bot is a client. The bot opens one BotService.Play stream, sends Join,
 receives Welcome, and then answers every ActionRequest with exactly one Action (echoing table_id, hand_id
-and request_id) until MatchEnd. See proto/README.md for a walk-through and a complete example exchange.
+and request_id) until MatchEnd. See proto/README.md for a walk-through, the limits (64 KiB messages, 50
+messages a second in bursts of 200 besides the answers, Join within 5 s, keepalive, reconnecting) and a complete
+example exchange taken from a real match.
 
 Every message about a hand names its table_id and hand_id, so that one connection can later carry
 several tables at once. Rule numbers such as "R7.2" refer to RULES.md.
@@ -69,22 +71,32 @@ class _ErrorCodeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorCode.V
     ERROR_CODE_UNSUPPORTED_PROTOCOL_VERSION: _ErrorCode.ValueType  # 2
     """Join.protocol_version is not one the referee speaks. Fatal."""
     ERROR_CODE_MALFORMED: _ErrorCode.ValueType  # 3
-    """A message could not be understood (no oneof member set, empty fields that are required)."""
+    """A message could not be understood: bytes that are not a BotMessage (fatal, status INVALID_ARGUMENT, also as
+    the first message), or a BotMessage with no oneof member set (not fatal; ignored).
+    """
     ERROR_CODE_OUT_OF_ORDER: _ErrorCode.ValueType  # 4
-    """A message came at the wrong time: anything before Join, a second Join, an Action with no open request."""
+    """A message came at the wrong time: a first message that is not a Join, or no Join within 5 s (fatal); a second
+    Join, or an Action when no request is open (not fatal; ignored).
+    """
     ERROR_CODE_UNKNOWN_REQUEST: _ErrorCode.ValueType  # 5
-    """An Action named a table_id, hand_id or request_id that is not the open request, e.g. it arrived after the
-    clock ran out. The Action is ignored.
+    """An Action whose table_id, hand_id or request_id differs from the open request's (an empty one included), e.g.
+    the answer to an earlier request that timed out. The Action is ignored, the open request stays open, and the
+    message says which id differed.
     """
     ERROR_CODE_TIMEOUT: _ErrorCode.ValueType  # 6
-    """The bot's clock ran out (or its retries were used up) and the referee checked or folded for it."""
+    """The bot's clock ran out (or its retries were used up, or it was disconnected) and the referee checked or
+    folded for it. Not fatal.
+    """
     ERROR_CODE_FORFEIT: _ErrorCode.ValueType  # 7
-    """The bot has too many violations and forfeits the match. Fatal."""
+    """The bot has too many violations and forfeits the match: it is asked nothing more, and still gets the hands'
+    HandStart and HandEnd and the MatchEnd. Not fatal.
+    """
     ERROR_CODE_INTERNAL: _ErrorCode.ValueType  # 8
     """The referee failed; not the bot's fault. Fatal."""
     ERROR_CODE_RATE_LIMITED: _ErrorCode.ValueType  # 9
-    """The bot sent messages faster than the referee's limit allows, or a message larger than the size limit.
-    Fatal: the stream is closed; the seat is played by the time-out policy until the bot reconnects.
+    """The bot sent more than 50 messages a second on average (bursts of up to 200), not counting the answers to
+    the open request, which are never limited. Fatal (RESOURCE_EXHAUSTED): the stream is closed; the seat is
+    played by the time-out policy until the bot reconnects. (A message over 64 KiB is refused by gRPC itself.)
     """
 
 class ErrorCode(_ErrorCode, metaclass=_ErrorCodeEnumTypeWrapper):
@@ -97,22 +109,32 @@ ERROR_CODE_BAD_TOKEN: ErrorCode.ValueType  # 1
 ERROR_CODE_UNSUPPORTED_PROTOCOL_VERSION: ErrorCode.ValueType  # 2
 """Join.protocol_version is not one the referee speaks. Fatal."""
 ERROR_CODE_MALFORMED: ErrorCode.ValueType  # 3
-"""A message could not be understood (no oneof member set, empty fields that are required)."""
+"""A message could not be understood: bytes that are not a BotMessage (fatal, status INVALID_ARGUMENT, also as
+the first message), or a BotMessage with no oneof member set (not fatal; ignored).
+"""
 ERROR_CODE_OUT_OF_ORDER: ErrorCode.ValueType  # 4
-"""A message came at the wrong time: anything before Join, a second Join, an Action with no open request."""
+"""A message came at the wrong time: a first message that is not a Join, or no Join within 5 s (fatal); a second
+Join, or an Action when no request is open (not fatal; ignored).
+"""
 ERROR_CODE_UNKNOWN_REQUEST: ErrorCode.ValueType  # 5
-"""An Action named a table_id, hand_id or request_id that is not the open request, e.g. it arrived after the
-clock ran out. The Action is ignored.
+"""An Action whose table_id, hand_id or request_id differs from the open request's (an empty one included), e.g.
+the answer to an earlier request that timed out. The Action is ignored, the open request stays open, and the
+message says which id differed.
 """
 ERROR_CODE_TIMEOUT: ErrorCode.ValueType  # 6
-"""The bot's clock ran out (or its retries were used up) and the referee checked or folded for it."""
+"""The bot's clock ran out (or its retries were used up, or it was disconnected) and the referee checked or
+folded for it. Not fatal.
+"""
 ERROR_CODE_FORFEIT: ErrorCode.ValueType  # 7
-"""The bot has too many violations and forfeits the match. Fatal."""
+"""The bot has too many violations and forfeits the match: it is asked nothing more, and still gets the hands'
+HandStart and HandEnd and the MatchEnd. Not fatal.
+"""
 ERROR_CODE_INTERNAL: ErrorCode.ValueType  # 8
 """The referee failed; not the bot's fault. Fatal."""
 ERROR_CODE_RATE_LIMITED: ErrorCode.ValueType  # 9
-"""The bot sent messages faster than the referee's limit allows, or a message larger than the size limit.
-Fatal: the stream is closed; the seat is played by the time-out policy until the bot reconnects.
+"""The bot sent more than 50 messages a second on average (bursts of up to 200), not counting the answers to
+the open request, which are never limited. Fatal (RESOURCE_EXHAUSTED): the stream is closed; the seat is
+played by the time-out policy until the bot reconnects. (A message over 64 KiB is refused by gRPC itself.)
 """
 Global___ErrorCode: _TypeAlias = ErrorCode  # noqa: Y015
 
@@ -161,16 +183,20 @@ class Join(_message.Message):
     LANGUAGE_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """Secret that identifies this bot's seat in this match. It reaches the bot as the ARENA_TOKEN environment
-    variable or the --token argument. A wrong token is answered with Error(ERROR_CODE_BAD_TOKEN).
+    variable or the --token argument. A wrong token is answered with Error(ERROR_CODE_BAD_TOKEN). Joining again
+    with the same token (after a broken connection) replaces the stream that joined before.
     """
     bot_name: _builtins.str
-    """Short display name, e.g. "js-caller". Shown to the other bots (SeatState.name) and on leaderboards."""
+    """What the bot calls itself, e.g. "js-caller"; logged and recorded with the match's results. The name other
+    bots, results and leaderboards show (SeatState.name, BotResult.name) is the one the operator registered the
+    seat under, not this one.
+    """
     bot_version: _builtins.str
-    """Free-form version of the bot, e.g. "1.4.0" or a git hash; recorded with the results."""
+    """Free-form version of the bot, e.g. "1.4.0" or a git hash; logged and recorded with the match's results."""
     protocol_version: _builtins.int
     """Protocol version the bot speaks. Must be 1 for package arena.v1."""
     language: _builtins.str
-    """Programming language of the bot, e.g. "python", "javascript", "rust"; informational only."""
+    """Programming language of the bot, e.g. "python", "javascript", "rust"; informational only (logged and recorded)."""
     def __init__(
         self,
         *,
@@ -356,7 +382,7 @@ class HandStart(_message.Message):
     table_id: _builtins.str
     """Table of the hand."""
     hand_id: _builtins.str
-    """Identifier of the hand, unique within the match."""
+    """Identifier of the hand, unique within the match; opaque (it is not made from hand_number)."""
     hand_number: _builtins.int
     """1 for the first hand of the match, then 2, 3, ..."""
     button: _builtins.int
@@ -369,7 +395,9 @@ class HandStart(_message.Message):
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[_poker_pb2.SeatState]:
-        """Every seat at the start of the hand, after forced bets were posted."""
+        """Every seat at the start of the hand, after the blinds and antes were posted: stack behind, bet (the blinds),
+        committed (blinds and antes), status (ALL_IN if a forced bet took the whole stack). Indexed by seat number.
+        """
 
     def __init__(
         self,
@@ -437,7 +465,8 @@ class ActionRequest(_message.Message):
     @_builtins.property
     def pots(self) -> _containers.RepeatedCompositeFieldContainer[_poker_pb2.Pot]:
         """Pots computed from every chip committed so far, this street's bets included (the sum of pot amounts equals
-        the sum of SeatState.committed): the main pot first, then side pots (R10.1).
+        the sum of SeatState.committed): the main pot first, then side pots (R10.1). The uncalled part of a bet is a
+        pot of its own that only the bettor can win. "The pot" (pot odds, "half the pot") is the sum of all amounts.
         """
 
     @_builtins.property
@@ -594,9 +623,11 @@ class BotResult(_message.Message):
     FORFEITED_FIELD_NUMBER: _builtins.int
     IS_YOU_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The bot's seat as given in its Welcome."""
+    """The bot's place in the match's list of bots (0, 1, ...): its seat in the match's first hand, the same for every
+    receiver. Seats rotate; HandStart.seat says where the bot sat in each hand.
+    """
     name: _builtins.str
-    """The bot's name (Join.bot_name)."""
+    """The bot's registered name, as in SeatState.name (not Join.bot_name)."""
     net_chips: _builtins.int
     """Net chips won (positive) or lost (negative) over the match."""
     hands_played: _builtins.int
@@ -683,14 +714,16 @@ class Error(_message.Message):
     """Rule concerned, if any, e.g. "R6.3"; may be empty."""
     fatal: _builtins.bool
     """True if the referee ends the stream after this message (it then also ends the gRPC call with a
-    non-OK status such as UNAUTHENTICATED or FAILED_PRECONDITION).
+    non-OK status such as UNAUTHENTICATED, FAILED_PRECONDITION, INVALID_ARGUMENT or RESOURCE_EXHAUSTED).
     """
     table_id: _builtins.str
-    """Table concerned, if any."""
+    """Table concerned, if any. For an error about an Action the bot sent (UNKNOWN_REQUEST, OUT_OF_ORDER): the
+    table_id that Action carried; for TIMEOUT: the table of the request the referee answered for the bot.
+    """
     hand_id: _builtins.str
-    """Hand concerned, if any."""
+    """Hand concerned, if any; as table_id."""
     request_id: _builtins.int
-    """Request concerned, if any (0 if none)."""
+    """Request concerned, if any (0 if none); as table_id."""
     def __init__(
         self,
         *,

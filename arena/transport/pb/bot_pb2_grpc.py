@@ -48,7 +48,8 @@ class BotServiceServicer:
 
     def Play(self, request_iterator, context):
         """The whole match as one bidirectional stream. The bot's first message must be a Join; after that it sends
-        only Actions. The referee ends the stream after MatchEnd or after a fatal Error.
+        only Actions. The referee ends the stream after MatchEnd (status OK) or after a fatal Error (a non-OK status).
+        A bot whose stream broke opens a new one and joins again with the same token: the newest stream wins.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

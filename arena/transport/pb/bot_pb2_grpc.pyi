@@ -5,7 +5,9 @@ The bot protocol of the arena, version 1: how a bot process talks to the referee
 
 The referee is the gRPC server; a bot is a client. The bot opens one BotService.Play stream, sends Join,
 receives Welcome, and then answers every ActionRequest with exactly one Action (echoing table_id, hand_id
-and request_id) until MatchEnd. See proto/README.md for a walk-through and a complete example exchange.
+and request_id) until MatchEnd. See proto/README.md for a walk-through, the limits (64 KiB messages, 50
+messages a second in bursts of 200 besides the answers, Join within 5 s, keepalive, reconnecting) and a complete
+example exchange taken from a real match.
 
 Every message about a hand names its table_id and hand_id, so that one connection can later carry
 several tables at once. Rule numbers such as "R7.2" refer to RULES.md.
@@ -43,7 +45,8 @@ class BotServiceStub:
     def __new__(cls, channel: _aio.Channel) -> BotServiceAsyncStub: ...
     Play: _grpc.StreamStreamMultiCallable[_bot_pb2.BotMessage, _bot_pb2.RefereeMessage]
     """The whole match as one bidirectional stream. The bot's first message must be a Join; after that it sends
-    only Actions. The referee ends the stream after MatchEnd or after a fatal Error.
+    only Actions. The referee ends the stream after MatchEnd (status OK) or after a fatal Error (a non-OK status).
+    A bot whose stream broke opens a new one and joins again with the same token: the newest stream wins.
     """
 
 @_typing.type_check_only
@@ -53,7 +56,8 @@ class BotServiceAsyncStub(BotServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     Play: _aio.StreamStreamMultiCallable[_bot_pb2.BotMessage, _bot_pb2.RefereeMessage]  # type: ignore[assignment]
     """The whole match as one bidirectional stream. The bot's first message must be a Join; after that it sends
-    only Actions. The referee ends the stream after MatchEnd or after a fatal Error.
+    only Actions. The referee ends the stream after MatchEnd (status OK) or after a fatal Error (a non-OK status).
+    A bot whose stream broke opens a new one and joins again with the same token: the newest stream wins.
     """
 
 class BotServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -66,7 +70,8 @@ class BotServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_bot_pb2.RefereeMessage], _abc.AsyncIterator[_bot_pb2.RefereeMessage]]:
         """The whole match as one bidirectional stream. The bot's first message must be a Join; after that it sends
-        only Actions. The referee ends the stream after MatchEnd or after a fatal Error.
+        only Actions. The referee ends the stream after MatchEnd (status OK) or after a fatal Error (a non-OK status).
+        A bot whose stream broke opens a new one and joins again with the same token: the newest stream wins.
         """
 
 def add_BotServiceServicer_to_server(servicer: BotServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

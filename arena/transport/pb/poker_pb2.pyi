@@ -72,9 +72,13 @@ class _ActionKind:
 class _ActionKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ActionKind.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     ACTION_KIND_UNSPECIFIED: _ActionKind.ValueType  # 0
-    """Invalid; an action with this kind is rejected (R6.3)."""
+    """Invalid; an action with this kind (or any kind the referee does not know) is rejected with ActionRejected,
+    rule "R6.1".
+    """
     ACTION_KIND_FOLD: _ActionKind.ValueType  # 1
-    """Give up the hand. Always legal when the seat may act (even when a check is free)."""
+    """Give up the hand. Legal only when a bet is owed (LegalActions.can_fold): folding when a check is free is
+    refused with ActionRejected, rule "R6.1" (RULES.md R6.1a); check instead.
+    """
     ACTION_KIND_CHECK: _ActionKind.ValueType  # 2
     """Pass without putting chips in; legal only when nothing is owed (R6.1)."""
     ACTION_KIND_CALL: _ActionKind.ValueType  # 3
@@ -92,9 +96,13 @@ class ActionKind(_ActionKind, metaclass=_ActionKindEnumTypeWrapper):
     """What a bot does when it is asked to act (R6.1)."""
 
 ACTION_KIND_UNSPECIFIED: ActionKind.ValueType  # 0
-"""Invalid; an action with this kind is rejected (R6.3)."""
+"""Invalid; an action with this kind (or any kind the referee does not know) is rejected with ActionRejected,
+rule "R6.1".
+"""
 ACTION_KIND_FOLD: ActionKind.ValueType  # 1
-"""Give up the hand. Always legal when the seat may act (even when a check is free)."""
+"""Give up the hand. Legal only when a bet is owed (LegalActions.can_fold): folding when a check is free is
+refused with ActionRejected, rule "R6.1" (RULES.md R6.1a); check instead.
+"""
 ACTION_KIND_CHECK: ActionKind.ValueType  # 2
 """Pass without putting chips in; legal only when nothing is owed (R6.1)."""
 ACTION_KIND_CALL: ActionKind.ValueType  # 3
@@ -354,7 +362,9 @@ class SeatState(_message.Message):
     seat: _builtins.int
     """Seat number, 0 to num_seats - 1."""
     name: _builtins.str
-    """Name of the bot sitting there (Join.bot_name)."""
+    """Name of the bot sitting there, as the operator registered it: the name results and leaderboards use.
+    Not Join.bot_name (what a bot calls itself is recorded, but is never shown as its name).
+    """
     stack: _builtins.int
     """Chips behind: not yet put into the pot this hand."""
     bet: _builtins.int
@@ -383,7 +393,9 @@ Global___SeatState: _TypeAlias = SeatState  # noqa: Y015
 
 @_typing.final
 class Pot(_message.Message):
-    """A pot (main or side pot, R10.1)."""
+    """A pot (main or side pot, R10.1). While a bet is not called, its uncalled part is a pot of its own whose only
+    eligible seat is the bettor's. "The pot" (for pot odds) is the sum of the amounts of all pots.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -557,7 +569,10 @@ Global___PublicEvent: _TypeAlias = PublicEvent  # noqa: Y015
 
 @_typing.final
 class Action(_message.Message):
-    """A bot's answer to an ActionRequest (sent inside BotMessage)."""
+    """A bot's answer to an ActionRequest (sent inside BotMessage). table_id, hand_id and request_id must all equal the
+    open request's: an Action that differs in any of them (an empty one included) is not carried out and is answered
+    with Error(ERROR_CODE_UNKNOWN_REQUEST) naming what differed; the request stays open.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -572,7 +587,7 @@ class Action(_message.Message):
     """Hand the request belongs to; copied from ActionRequest.hand_id."""
     request_id: _builtins.int
     """Request being answered; copied from ActionRequest.request_id. After an ActionRejected, answer again
-    with the same request_id.
+    with the same ids.
     """
     kind: Global___ActionKind.ValueType
     """What to do."""

@@ -1,0 +1,42 @@
+"""The golden transcript (see ``tests/transport/golden.py``): the exact messages of a seeded match for one seat, and
+the README's example exchange made from them."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from tests.transport import golden
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def entries() -> list[golden.Entry]:
+    return asyncio.run(golden.play_transcript())
+
+
+def test_the_referee_sends_exactly_the_golden_transcript(entries: list[golden.Entry]) -> None:
+    text = golden.transcript(entries)
+    if os.environ.get("ARENA_UPDATE_GOLDEN"):
+        golden.write(text)
+    assert text == golden.GOLDEN.read_text(), (
+        "the messages differ from tests/transport/golden/: if the change is meant, regenerate with "
+        "ARENA_UPDATE_GOLDEN=1 and read the diff"
+    )
+
+
+def test_every_block_of_the_transcript_is_the_text_format_of_its_message(entries: list[golden.Entry]) -> None:
+    found = golden.blocks(golden.transcript(entries))
+    assert len(found) == len(entries)
+    for block, entry in zip(found, entries, strict=True):
+        assert golden.parse(block) == entry.message
+
+
+def test_the_readme_example_is_the_golden_transcript() -> None:
+    example = golden.readme_example(golden.GOLDEN.read_text())
+    assert golden.readme_section(golden.README.read_text()) == example, (
+        "proto/README.md's example differs from the golden transcript: run python -m tests.transport.golden --write"
+    )
