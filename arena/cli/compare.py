@@ -50,7 +50,7 @@ from arena.ratings.sprt import (
     replay_comparison,
 )
 from arena.records.db import Database, DatabaseError
-from arena.referee import MatchResult, MatchStatus
+from arena.referee import MatchKind, MatchResult, MatchStatus
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.compare import (
     ComparisonPlan,
@@ -260,32 +260,25 @@ def _parse_bot(text: str, option: str) -> BotSpec:
 
 
 def _unused_id(db: Database, wanted: str | None) -> str:
-    def taken(cid: str) -> bool:
-        return db.conn.execute("SELECT 1 FROM matches WHERE id LIKE ? OR tournament = ?",
-                               (f"{cid}-%", cid)).fetchone() is not None
-
     if wanted is not None:
-        if taken(wanted):
+        if db.event_taken(wanted):
             raise click.UsageError(f"comparison {wanted!r} is already recorded in {db.path}; choose another --id")
         return wanted
     base = time.strftime("c%Y%m%d-%H%M%S")
     cid, n = base, 1
-    while taken(cid):
+    while db.event_taken(cid):
         n += 1
         cid = f"{base}-{n}"
     return cid
 
 
 def _save_meta(db: Database, comparison_id: str, data: dict[str, Any]) -> None:
-    """The test's parameters and verdict, kept beside the hands (the ``meta`` table) for ``--verify``."""
-    with db.transaction():
-        db.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                        (META_PREFIX + comparison_id, json.dumps(data, sort_keys=True)))
+    """The test's parameters and verdict, kept beside the hands for ``--verify``."""
+    db.save_note(META_PREFIX + comparison_id, data)
 
 
 def _load_meta(db: Database, comparison_id: str) -> dict[str, Any] | None:
-    row = db.conn.execute("SELECT value FROM meta WHERE key = ?", (META_PREFIX + comparison_id,)).fetchone()
-    return json.loads(row["value"]) if row is not None else None
+    return db.note(META_PREFIX + comparison_id)
 
 
 def _match_json(result: MatchResult, status: str) -> dict[str, Any]:
@@ -387,8 +380,8 @@ def _play(plan: ComparisonPlan, bots: list[BotSpec], keys: list[str], params: Sp
           db_path: str, log_dir: Path | None, quiet: bool, sandbox: SandboxPolicy) -> dict[str, Any]:
     for pairing, spec in zip(plan.pairings, plan.specs, strict=True):
         pair = [bots[pairing.first], bots[pairing.second]]
-        db.start_match(spec, [(b.name, b.version, b.command) for b in pair], len(spec.plan(2)), kind="compare",
-                       tournament=plan.comparison_id)
+        db.start_match(spec, [(b.name, b.version, b.command) for b in pair], len(spec.plan(2)),
+                       kind=MatchKind.COMPARE, tournament=plan.comparison_id)
     bot_info = [{"key": k, "name": b.name, "version": b.version, "command": b.command} for k, b in zip(
         keys, bots, strict=True)]
     meta: dict[str, Any] = {"params": dataclasses.asdict(params), "bots": bot_info, "max_hands": plan.max_hands}

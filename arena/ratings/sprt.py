@@ -85,6 +85,7 @@ from statistics import NormalDist
 from arena.ratings.sessions import bot_key, load_sessions
 from arena.ratings.stats import WinRate, win_rate
 from arena.records.db import Database
+from arena.referee import MatchKind
 
 DEFAULT_MBB0 = 0.0
 DEFAULT_MBB1 = 500.0
@@ -302,12 +303,7 @@ def recorded_comparison(db: Database, comparison_id: str) -> RecordedComparison:
     """Rebuild a comparison's rounds from its recorded hands (matches of kind ``compare`` whose tournament is the
     comparison id, named as ``arena.runner.compare.plan_comparison`` names them); a round counts only if its deal
     was recorded complete in every match, as the live test counted it."""
-    ids = [
-        str(r["id"])
-        for r in db.conn.execute(
-            "SELECT id FROM matches WHERE tournament = ? AND kind = 'compare' ORDER BY id", (comparison_id,)
-        )
-    ]
+    ids = db.matches_of(comparison_id, MatchKind.COMPARE)
     h2h = f"{comparison_id}-h2h"
     if h2h not in ids:
         raise KeyError(f"no comparison {comparison_id!r} in {db.path}")

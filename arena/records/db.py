@@ -24,7 +24,7 @@ from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structu
 from arena.records.vault import SeedVault
 from arena.referee import ClockPolicy, DecisionRecord, HandRecord, Introduction
 from arena.referee.match import MatchResult, MatchSpec, ParticipantResult
-from arena.referee.status import MatchStatus
+from arena.referee.status import MatchKind, MatchStatus
 
 SCHEMA_VERSION = 2
 ARENA_TABLES = {"meta", "bots", "matches", "match_bots", "hands", "hand_seats", "actions", "violations"}
@@ -254,7 +254,7 @@ class Database:
         spec: MatchSpec,
         bots: Sequence[tuple[str, str, str]],
         hands_total: int,
-        kind: str = "match",
+        kind: MatchKind = MatchKind.MATCH,
         tournament: str | None = None,
     ) -> None:
         """Record a match before its first hand; ``bots`` are (name, version, command) in participant order.
@@ -408,6 +408,32 @@ class Database:
                 Introduction(r["bot_name"], r["bot_version"], r["language"])
             )
         return out
+
+    def event_taken(self, name: str) -> bool:
+        """Whether a tournament or comparison of this name (or matches named after it) is recorded already."""
+        row = self.conn.execute("SELECT 1 FROM matches WHERE id LIKE ? OR tournament = ?",
+                                (f"{name}-%", name)).fetchone()
+        return row is not None
+
+    def matches_of(self, event: str, kind: MatchKind) -> list[str]:
+        """The match ids of a tournament or comparison, by id."""
+        rows = self.conn.execute("SELECT id FROM matches WHERE tournament = ? AND kind = ? ORDER BY id",
+                                 (event, kind))
+        return [str(r["id"]) for r in rows]
+
+    def save_note(self, key: str, data: dict[str, Any]) -> None:
+        """Keep a JSON document beside the hands (a comparison's parameters and verdict)."""
+        with self.transaction():
+            self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                              (f"note:{key}", json.dumps(data, sort_keys=True)))
+
+    def note(self, key: str) -> dict[str, Any] | None:
+        """A document kept with ``save_note``."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"note:{key}",)).fetchone()
+        if row is None:
+            return None
+        data = json.loads(row["value"])
+        return data if isinstance(data, dict) else None
 
     def match_seed(self, match_id: str) -> str | None:
         """A match's seed: published once it is over, else kept in the vault (for a resume), else unknown."""

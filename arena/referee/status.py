@@ -33,3 +33,11 @@ class BotOutcome(enum.StrEnum):
     def failed(self) -> bool:
         """Whether this outcome makes the match's command fail (a documented exit status)."""
         return self is not BotOutcome.OK
+
+
+class MatchKind(enum.StrEnum):
+    """What a match was played for; stored as its value (with the event's name beside it)."""
+
+    MATCH = "match"  # a single match (arena match, arena serve)
+    TOURNAMENT = "tournament"  # one match of a round-robin (its tournament's name beside it)
+    COMPARE = "compare"  # one match of a comparison (its comparison id beside it)

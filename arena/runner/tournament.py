@@ -20,7 +20,7 @@ from typing import Any
 from arena.deals import derive_seed
 from arena.engine import TableConfig
 from arena.records.db import Database
-from arena.referee import ClockPolicy, HandRecord, MatchResult, MatchSpec, MatchStatus
+from arena.referee import ClockPolicy, HandRecord, MatchKind, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import run_local_match
 from arena.runner.sandbox import SandboxPolicy
@@ -231,7 +231,7 @@ async def run_tournament(
             return
         async with limit:
             total = len(m.spec.plan(len(m.bots)))
-            db.start_match(m.spec, [(b.name, b.version, b.command) for b in m.bots], total, kind="tournament",
+            db.start_match(m.spec, [(b.name, b.version, b.command) for b in m.bots], total, kind=MatchKind.TOURNAMENT,
                            tournament=config.name)
             result = await run_local_match(m.spec, m.bots, [db], log_dir=log_dir, cwd=config.cwd,
                                            on_hand=progress.on_hand, recorded=db.recorded_hands(m.match_id),
