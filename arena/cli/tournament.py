@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 import sys
 from pathlib import Path
@@ -21,7 +22,8 @@ from arena.cli.options import (
     settings_from_flags,
     settings_options,
 )
-from arena.ratings.leaderboard import build_leaderboard
+from arena.deals import commitment
+from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.records.db import Database
 from arena.referee import HandRecord, MatchResult
 from arena.runner.settings import SANDBOX_SETTINGS, MatchSettings
@@ -66,10 +68,11 @@ def play_tournament(
 @click.option("--progress/--no-progress", "show_progress", default=None,
               help="Progress bars (default: when the output is a terminal).")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep each bot's output here.")
+@click.option("--json", "json_out", is_flag=True, help="Print the outcome as JSON (leaderboard, errors) instead.")
 @settings_options(SANDBOX_SETTINGS)
 @sandbox_options
 def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool | None, log_dir: str | None,
-               **kw: Any) -> None:
+               json_out: bool, **kw: Any) -> None:
     """Play a round-robin of duplicate matches between the bots of CONFIG.toml and print the leaderboard.
 
     See arena.runner.tournament.TournamentConfig.from_toml for the file's keys.
@@ -96,7 +99,18 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
         click.secho(f"interrupted: every finished hand is recorded; finish with arena tournament {config_path} "
                     f"--db {db_path} --resume", fg="yellow", err=True)
         raise SystemExit(EXIT_INTERRUPTED) from None
-    print_leaderboard(build_leaderboard(db, list(matches_of(config))), f"tournament {config.name}")
+    board = build_leaderboard(db, list(matches_of(config)))
+    if json_out:
+        failures = [failure for result in results for failure in result.failures()]
+        code = EXIT_BOT_FAILED if failures else EXIT_OK
+        click.echo(json.dumps({
+            "summary": f"tournament {config.name}: {len(results)} matches played, {board.sessions} duplicate sessions"
+                       + (f"; {len(failures)} bot failure(s)" if failures else ""),
+            "exit_code": code, "tournament": config.name, "commitment": commitment(config.seed),
+            "seed": db.published_seed(config.seed_key), "leaderboard": leaderboard_json(board), "errors": failures,
+        }, indent=2))
+        raise SystemExit(code)
+    print_leaderboard(board, f"tournament {config.name}")
     raise SystemExit(report_failures(results))
 
 
