@@ -15,7 +15,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structu
 from arena.records.vault import SeedVault
 from arena.referee import ClockPolicy, DecisionRecord, HandRecord, Introduction
 from arena.referee.match import MatchResult, MatchSpec, ParticipantResult
-from arena.referee.status import MatchKind, MatchStatus
+from arena.referee.status import BotOutcome, MatchKind, MatchStatus
 
 SCHEMA_VERSION = 2
 ARENA_TABLES = {"meta", "bots", "matches", "match_bots", "hands", "hand_seats", "actions", "violations"}
@@ -140,6 +140,17 @@ def config_from_json(text: str) -> TableConfig:
     data["structure"] = Structure(data["structure"])
     data["ante_mode"] = AnteMode(data["ante_mode"])
     return TableConfig(**data)
+
+
+@dataclass(frozen=True, slots=True)
+class BotMatchOutcome:
+    """How one match went for one bot."""
+
+    match_id: str
+    name: str
+    version: str
+    outcome: BotOutcome
+    detail: str
 
 
 class DatabaseError(RuntimeError):
@@ -407,6 +418,17 @@ class Database:
             out.setdefault(int(r["participant"]), []).append(
                 Introduction(r["bot_name"], r["bot_version"], r["language"])
             )
+        return out
+
+    def bot_outcomes(self, match_ids: list[str]) -> list[BotMatchOutcome]:
+        """How each match went for each of its bots (recorded when the match ended; empty before)."""
+        out: list[BotMatchOutcome] = []
+        for match_id in match_ids:
+            rows = self.conn.execute(
+                "SELECT b.name, b.version, m.outcome, m.detail FROM match_bots m JOIN bots b ON b.id = m.bot_id"
+                " WHERE m.match_id = ? AND m.outcome != '' ORDER BY m.participant", (match_id,))
+            out.extend(BotMatchOutcome(match_id, r["name"], r["version"], BotOutcome(r["outcome"]), r["detail"])
+                       for r in rows)
         return out
 
     def event_taken(self, name: str) -> bool:
