@@ -31,6 +31,12 @@ class Session:
         """The bot's win rate in this session, in thousandths of a big blind per hand."""
         return 1000.0 * self.chips[bot] / self.big_blind / self.hands[bot]
 
+    def places(self) -> dict[str, int]:
+        """Each bot's place by its total chips over the session's rotations: 0 for the most; equal totals share a
+        place (a draw)."""
+        totals = sorted(set(self.chips.values()), reverse=True)
+        return {bot: totals.index(chips) for bot, chips in self.chips.items()}
+
 
 def load_sessions(db: Database, match_ids: list[str] | None = None, complete_only: bool = True) -> list[Session]:
     """Every duplicate session in the database, in the order the matches were played.
