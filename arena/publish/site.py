@@ -230,7 +230,8 @@ def publish(
         "crosstable": "plots/crosstable.svg",
     }
     drawn = {
-        "rating": plots.rating_plot(board.history, ranked, out / "plots/rating.svg", palette),
+        "rating": plots.rating_plot(board.history, ranked, out / "plots/rating.svg", palette,
+                                    board.system.estimate_label),
         "winrate": plots.winrate_plot([(row.bot, row.win_rate) for row in board.rows], out / "plots/winrate.svg"),
         "crosstable": plots.crosstable_plot(board.crosstable, ranked, out / "plots/crosstable.svg"),
     }
@@ -241,7 +242,7 @@ def publish(
             figures[name] = None
 
     common = {"title": title, "generated": board.generated_at, "version": __version__, "bot_slugs": bot_slugs,
-              "sections": bool(matches)}
+              "sections": bool(matches), "system": board.system}
     hands = sum(m.hands for m in board.matches)
     writer.text("index.html", env.get_template("index.html").render(
         root="", rows=board.rows, sessions=board.sessions, matches=matches, figures=figures, hands=hands,
@@ -252,7 +253,8 @@ def publish(
     for bot in bots:
         slug = bot_slugs[bot]
         plot: str | None = f"plots/bots/{slug}.svg"
-        if plots.rating_plot(board.history, [bot], out / f"plots/bots/{slug}.svg", palette):
+        if plots.rating_plot(board.history, [bot], out / f"plots/bots/{slug}.svg", palette,
+                             board.system.estimate_label):
             writer.files.append(f"plots/bots/{slug}.svg")
         else:
             plot = None

@@ -1,5 +1,8 @@
-"""The leaderboard: TrueSkill order (mu - 3 sigma) beside mbb/hand with 95% CIs, a crosstable, play statistics
-and rating histories, all computed from the database; also its JSON form for machines and the published site.
+"""The leaderboard: the bots in the order of a rating system (by default TrueSkill fitted to all sessions at once,
+sorted by mu - 3 sigma) beside mbb/hand with 95% CIs, a crosstable, play statistics and rating histories, all
+computed from the database; also its JSON form for machines and the published site.
+
+Nothing here knows TrueSkill's field names: the sort key and the columns come from the ``RatingSystem``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from typing import Any
 from arena.ratings.play_stats import PlayStats, play_stats
 from arena.ratings.sessions import Session, bot_key, load_sessions
 from arena.ratings.stats import WinRate, crosstable, win_rates
-from arena.ratings.trueskill_ratings import Rating, RatingPoint, rate_sessions
+from arena.ratings.system import Rating, RatingPoint, RatingSystem
+from arena.ratings.trueskill_ratings import TrueSkill
 from arena.records.db import Database
 
 
@@ -51,6 +55,12 @@ class Leaderboard:
     matches: tuple[MatchSummary, ...]
     sessions: int
     generated_at: float
+    system: RatingSystem
+
+
+def default_system() -> RatingSystem:
+    """The leaderboard's rating system unless one is given: TrueSkill, all sessions fitted at once."""
+    return TrueSkill()
 
 
 def matches_summary(db: Database, match_ids: list[str]) -> tuple[MatchSummary, ...]:
@@ -69,40 +79,65 @@ def matches_summary(db: Database, match_ids: list[str]) -> tuple[MatchSummary, .
     return tuple(out)
 
 
-def build_leaderboard(db: Database, match_ids: list[str] | None = None) -> Leaderboard:
-    """The leaderboard of the given matches (default: every match in the database)."""
+def build_leaderboard(
+    db: Database, match_ids: list[str] | None = None, system: RatingSystem | None = None, history_points: int = 30
+) -> Leaderboard:
+    """The leaderboard of the given matches (default: every match in the database), ordered by ``system``'s sort
+    key, highest first; ties go to the higher mbb/hand, then to the name.
+    """
+    system = system if system is not None else default_system()
+    system.check()
     ids = match_ids if match_ids is not None else db.match_ids()
     sessions: list[Session] = load_sessions(db, ids)
-    ratings, history = rate_sessions(sessions)
+    ratings = system.rate(sessions)
+    history = system.history(sessions, history_points) if history_points > 0 else {}
     rates = win_rates(sessions)
     stats = play_stats(db, ids)
-    ordered = sorted(ratings, key=lambda b: (-ratings[b].conservative, -rates[b].mean, b))
+    ordered = rank_bots(system, ratings, rates)
     rows = tuple(Row(i + 1, bot, ratings[bot], rates[bot], stats.get(bot)) for i, bot in enumerate(ordered))
-    return Leaderboard(rows, crosstable(sessions), history, matches_summary(db, ids), len(sessions), time.time())
+    return Leaderboard(rows, crosstable(sessions), history, matches_summary(db, ids), len(sessions), time.time(),
+                       system)
+
+
+def rank_bots(system: RatingSystem, ratings: dict[str, Rating], rates: dict[str, WinRate]) -> list[str]:
+    """The rated bots in leaderboard order: by the system's sort key, highest first, then by mbb/hand, then name."""
+    key = system.sort_key
+    return sorted(ratings, key=lambda b: (-ratings[b][key], -rates[b].mean if b in rates else 0.0, b))
 
 
 def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def sorted_by(system: RatingSystem) -> dict[str, Any]:
+    """What a leaderboard is sorted by, as JSON data."""
+    column = system.sort_column
+    return {"key": column.key, "label": column.label, "order": "descending", "rating_system": system.name,
+            "ties": ["mbb_per_hand descending", "bot ascending"], "text": system.sorted_by()}
+
+
 def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
-    """The leaderboard as plain JSON data (infinite CI bounds of one-session bots become null)."""
+    """The leaderboard as plain JSON data (infinite CI bounds of one-session bots become null). Each row carries
+    the rating system's values under its column keys (TrueSkill: ``conservative``, ``mu``, ``sigma``);
+    ``sorted_by`` and ``rating_system`` say which of them orders the rows and what they mean.
+    """
 
     def rate(w: WinRate) -> dict[str, Any]:
         return {"mbb_per_hand": w.mean, "ci95": [_finite(w.low), _finite(w.high)], "sessions": w.sessions,
                 "hands": w.hands}
 
+    system = board.system
     return {
         "generated_at": board.generated_at,
         "sessions": board.sessions,
-        "ranking": "TrueSkill conservative estimate mu - 3 sigma, one update per duplicate session",
+        "ranking": system.sorted_by(),
+        "sorted_by": sorted_by(system),
+        "rating_system": system.describe(),
         "rows": [
             {
                 "rank": r.rank,
                 "bot": r.bot,
-                "mu": r.rating.mu,
-                "sigma": r.rating.sigma,
-                "conservative": r.rating.conservative,
+                **{c.key: r.rating[c.key] for c in system.columns},
                 **rate(r.win_rate),
                 "stats": asdict(r.stats) if r.stats else None,
             }
