@@ -11,10 +11,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from arena.ratings.leaderboard import Leaderboard, build_leaderboard, leaderboard_json
+from arena.ratings.leaderboard import Leaderboard, build_leaderboard, flag_text, leaderboard_json
 from arena.records.db import Database, DatabaseError
 
 DEFAULT_DB = "arena.db"
+HISTORY_POINTS = 30  # in the JSON: the rating after the first n sessions, for this many values of n
 
 
 def console() -> Console:
@@ -36,22 +37,39 @@ def _ci(low: float, high: float) -> str:
     return f"[{low:+.0f}, {high:+.0f}]"
 
 
+def sorted_by_text(board: Leaderboard) -> str:
+    """The table's caption: what it is sorted by, and what the win rate is."""
+    return f"sorted by {board.system.sorted_by()} · mbb/hand: mean over sessions, with its 95% CI"
+
+
 def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
-    """The leaderboard as a terminal table."""
-    table = Table(title=f"{title}: {board.sessions} duplicate sessions")
-    for column in ("#", "bot", "mu - 3σ", "mu", "σ", "mbb/hand", "95% CI", "hands", "VPIP", "PFR", "AF", "viol."):
-        table.add_column(column, justify="left" if column == "bot" else "right")
+    """The leaderboard as a terminal table: the rating system's columns (its sort column marked ▼) beside mbb/hand
+    with its 95% CI, and play statistics."""
+    system = board.system
+    table = Table(title=f"{title}: {board.sessions} duplicate sessions", caption=sorted_by_text(board))
+    table.add_column("#", justify="right")
+    table.add_column("bot", justify="left")
+    for column in system.columns:
+        table.add_column(f"{column.label} ▼" if column.key == system.sort_key else column.label, justify="right")
+    for header in ("mbb/hand", "95% CI", "sessions", "hands", "VPIP", "PFR", "AF", "viol."):
+        table.add_column(header, justify="right")
+    flagged = any(row.flags for row in board.rows)
+    if flagged:
+        table.add_column("flags", justify="left")
     for row in board.rows:
         stats = row.stats
         table.add_row(
-            str(row.rank), row.bot, f"{row.rating.conservative:.2f}", f"{row.rating.mu:.2f}",
-            f"{row.rating.sigma:.2f}", f"{row.win_rate.mean:+.1f}", _ci(row.win_rate.low, row.win_rate.high),
+            str(row.rank), row.bot, *(column.format(row.rating[column.key]) for column in system.columns),
+            f"{row.win_rate.mean:+.1f}", _ci(row.win_rate.low, row.win_rate.high), str(row.win_rate.sessions),
             str(row.win_rate.hands),
             f"{stats.vpip:.0%}" if stats else "", f"{stats.pfr:.0%}" if stats else "",
             f"{stats.aggression:.2f}" if stats and stats.aggression is not None else "–",
             str(stats.violations) if stats else "",
+            *([row.flag_text] if flagged else []),
         )
     console().print(table)
+    for bot, flags in board.unrated.items():
+        console().print(f"[red]{bot}: not rated: {flag_text(flags)}[/red]")
 
 
 @click.command()
@@ -59,12 +77,13 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
 @click.option("--match", "match_ids", multiple=True, help="Only these matches (repeat); default: all.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def leaderboard(db_path: str, match_ids: tuple[str, ...], as_json: bool) -> None:
-    """Rank the bots of a database: TrueSkill (mu - 3 sigma) beside mbb/hand with 95% CIs."""
+    """Rank the bots of a database: TrueSkill fitted to all sessions at once (sorted by mu - 3 sigma) beside
+    mbb/hand with 95% CIs."""
     db = open_db(db_path)
     unknown = [m for m in match_ids if db.match_row(m) is None]
     if unknown:
         raise click.ClickException(f"no match {', '.join(unknown)} in {db_path}")
-    board = build_leaderboard(db, list(match_ids) or None)
+    board = build_leaderboard(db, list(match_ids) or None, history_points=HISTORY_POINTS if as_json else 0)
     if as_json:
         click.echo(json.dumps(leaderboard_json(board), indent=2))
     else:

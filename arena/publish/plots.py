@@ -1,5 +1,6 @@
-"""The site's plots, drawn with matplotlib into SVG files: rating over time with its uncertainty band, win rates
-with 95% confidence intervals, and the head-to-head table as a heat map.
+"""The site's plots, drawn with matplotlib into SVG files: the rating system's history (its estimate after the first
+n sessions, with its uncertainty band), win rates with 95% confidence intervals, and the head-to-head table as a
+heat map. Every axis is fitted to what it shows.
 
 Only the object-oriented API is used (a ``Figure`` per plot, never ``pyplot``): no global state, no GUI backend,
 safe on a headless machine and in threads. Text is drawn as paths, so the SVGs need no fonts, and the output is
@@ -22,9 +23,9 @@ from matplotlib.ticker import MaxNLocator
 from matplotlib.typing import RcKeyType
 
 from arena.ratings.stats import WinRate
-from arena.ratings.trueskill_ratings import RatingPoint
+from arena.ratings.system import RatingPoint
 
-BAND_SIGMAS = 3  # the band is mu ± 3 sigma: its lower edge is the conservative rating the leaderboard sorts by
+RATING_LABEL = "rating (band: its uncertainty)"
 _STYLE: dict[RcKeyType, Any] = {
     "svg.fonttype": "path",
     "svg.hashsalt": "arena-publish",
@@ -59,20 +60,36 @@ def rating_plot(
     bots: Sequence[str],
     path: Path,
     palette: Mapping[str, tuple[float, float, float, float]] | None = None,
+    ylabel: str = RATING_LABEL,
 ) -> bool:
-    """Each bot's TrueSkill mu after every session it played, with the mu ± 3 sigma band; False if nothing to draw."""
+    """Each bot's rating estimate after the first n sessions, with its band; False if nothing to draw."""
     with matplotlib.rc_context(_STYLE):
-        fig = rating_figure(history, bots, palette)
+        fig = rating_figure(history, bots, palette, ylabel)
         if fig is None:
             return False
         _save(fig, path)
     return True
 
 
+def rating_limits(history: Mapping[str, Sequence[RatingPoint]], bots: Sequence[str]) -> tuple[float, float]:
+    """The y range of a rating plot: every estimate and each bot's last band, padded. Earlier bands (few sessions,
+    wide) may run off it: a range that held the prior's band would squeeze every line into a sliver.
+    """
+    values: list[float] = []
+    for bot in bots:
+        points = history[bot]
+        values += [p.estimate for p in points]
+        values += [points[-1].low, points[-1].high]
+    low, high = min(values), max(values)
+    pad = 0.06 * (high - low) or 1.0
+    return low - pad, high + pad
+
+
 def rating_figure(
     history: Mapping[str, Sequence[RatingPoint]],
     bots: Sequence[str],
     palette: Mapping[str, tuple[float, float, float, float]] | None = None,
+    ylabel: str = RATING_LABEL,
 ) -> Figure | None:
     """The figure of ``rating_plot`` (None when no bot has a history)."""
     drawn = [bot for bot in bots if history.get(bot)]
@@ -85,20 +102,18 @@ def rating_figure(
         handles: list[Line2D] = []
         for bot in drawn:
             points = history[bot]
-            # x counts sessions played; the prior (session -1) sits just before the bot's first session.
-            x = np.array([p.session + 1 for p in points], dtype=float)
-            if len(points) > 1 and points[0].session < 0:
-                x[0] = points[1].session
-            mu = np.array([p.mu for p in points])
-            sigma = np.array([p.sigma for p in points])
+            x = np.array([p.sessions for p in points], dtype=float)
+            estimate = np.array([p.estimate for p in points])
             color = palette[bot]
-            ax.fill_between(x, mu - BAND_SIGMAS * sigma, mu + BAND_SIGMAS * sigma, color=color,
-                            alpha=0.12 if len(drawn) > 1 else 0.25, linewidth=0, step=None)
-            (line,) = ax.plot(x, mu, color=color, linewidth=1.6, marker="o" if len(x) <= 40 else None,
+            ax.fill_between(x, [p.low for p in points], [p.high for p in points], color=color,
+                            alpha=0.12 if len(drawn) > 1 else 0.25, linewidth=0)
+            (line,) = ax.plot(x, estimate, color=color, linewidth=1.6, marker="o" if len(x) <= 40 else None,
                               markersize=3)
             handles.append(line)
-        ax.set_xlabel("duplicate sessions played (in order, all matches)")
-        ax.set_ylabel(f"TrueSkill mu (band: mu \u00b1 {BAND_SIGMAS}\u03c3)")
+        ax.set_ylim(*rating_limits(history, drawn))
+        ax.set_xlim(0, max(history[bot][-1].sessions for bot in drawn) * 1.02 or 1)
+        ax.set_xlabel("duplicate sessions fitted (the first n, in the order played; all matches)")
+        ax.set_ylabel(ylabel)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if len(drawn) > 1:
             # Explicit labels: matplotlib would drop a label starting with "_" if it were given to plot().

@@ -9,7 +9,6 @@ later run remove pages of bots or matches that are gone, without ever touching f
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -21,13 +20,13 @@ import jinja2
 from arena import __version__
 from arena.publish import formatting, plots
 from arena.publish.slugs import unique_slugs
-from arena.ratings.leaderboard import Leaderboard, MatchSummary, Row, build_leaderboard, leaderboard_json
+from arena.ratings.leaderboard import Leaderboard, MatchSummary, Row, build_leaderboard, flag_text, leaderboard_json
 from arena.ratings.stats import WinRate
-from arena.records.db import Database, config_from_json
+from arena.records.db import Database
+from arena.referee.status import MatchStatus
 
 MANIFEST = ".arena-publish.json"
 DEFAULT_TITLE = "arena leaderboard"
-FINISHED = ("completed", "aborted")
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,37 +119,27 @@ def _mbb(net: int, big_blind: int, hands: int) -> float | None:
     return 1000.0 * net / big_blind / hands if hands else None
 
 
-def _rotations(match: Any, seats: int) -> int:
-    """Hands per duplicate deal, as arena.ratings.sessions counts them."""
-    if match["all_orders"]:
-        return math.factorial(seats)
-    return seats if match["duplicate"] else 1
-
-
 def match_page(db: Database, summary: MatchSummary, slug: str) -> MatchPage:
     """A match's page data. The seed is shown only once the match is over; while it runs, the hands of a deal
     whose rotations are not all played yet are withheld (the same cards are still to come in other seats).
     """
     row = db.match_row(summary.match_id)
     assert row is not None
-    config = config_from_json(row["config"])
-    finished = row["status"] in FINISHED
-    hands_by_number: dict[int, HandLine] = {}
+    spec = db.match_spec(summary.match_id)
+    config = spec.config
+    finished = MatchStatus(row["status"]).over
+    results = db.hand_results(summary.match_id)
     rotations_seen: dict[int, set[int]] = {}
-    query = (
-        "SELECT h.hand_number, h.deal, h.rotation, h.board, s.participant, s.payoff FROM hands h"
-        " JOIN hand_seats s USING (match_id, hand_number) WHERE h.match_id = ? ORDER BY h.hand_number, s.seat"
-    )
-    for r in db.conn.execute(query, (summary.match_id,)):
-        number = int(r["hand_number"])
-        line = hands_by_number.get(number)
-        if line is None:
-            line = hands_by_number[number] = HandLine(number, int(r["deal"]), int(r["rotation"]),
-                                                      formatting.cards(r["board"]), [0] * len(summary.bots))
-            rotations_seen.setdefault(line.deal, set()).add(line.rotation)
-        line.payoffs[int(r["participant"])] = int(r["payoff"])
-    needed = _rotations(row, len(summary.bots))
-    hands = [h for h in hands_by_number.values() if finished or len(rotations_seen[h.deal]) >= needed]
+    for hand in results:
+        rotations_seen.setdefault(hand.deal, set()).add(hand.rotation)
+    needed = spec.hands_per_deal(len(summary.bots))
+    hands = []
+    for hand in results:
+        if finished or len(rotations_seen[hand.deal]) >= needed:
+            payoffs = [0] * len(summary.bots)
+            for seat, participant in enumerate(hand.seating):
+                payoffs[participant] = hand.payoffs[seat]
+            hands.append(HandLine(hand.hand_number, hand.deal, hand.rotation, formatting.cards(hand.board), payoffs))
     bots = [
         MatchBot(name, "", net, _mbb(net, config.big_blind, summary.hands))
         for name, net in zip(summary.bots, summary.net, strict=True)
@@ -159,7 +148,7 @@ def match_page(db: Database, summary: MatchSummary, slug: str) -> MatchPage:
     return MatchPage(
         summary=summary, slug=slug, seed=row["seed"] if finished else None, finished_at=row["finished_at"],
         blinds=blinds, structure=config.structure.name.replace("_", "-").lower(), bots=bots, hands=hands,
-        withheld=len(hands_by_number) - len(hands),
+        withheld=len(results) - len(hands),
     )
 
 
@@ -230,7 +219,8 @@ def publish(
         "crosstable": "plots/crosstable.svg",
     }
     drawn = {
-        "rating": plots.rating_plot(board.history, ranked, out / "plots/rating.svg", palette),
+        "rating": plots.rating_plot(board.history, ranked, out / "plots/rating.svg", palette,
+                                    board.system.estimate_label),
         "winrate": plots.winrate_plot([(row.bot, row.win_rate) for row in board.rows], out / "plots/winrate.svg"),
         "crosstable": plots.crosstable_plot(board.crosstable, ranked, out / "plots/crosstable.svg"),
     }
@@ -241,18 +231,19 @@ def publish(
             figures[name] = None
 
     common = {"title": title, "generated": board.generated_at, "version": __version__, "bot_slugs": bot_slugs,
-              "sections": bool(matches)}
+              "sections": bool(matches), "system": board.system}
     hands = sum(m.hands for m in board.matches)
     writer.text("index.html", env.get_template("index.html").render(
         root="", rows=board.rows, sessions=board.sessions, matches=matches, figures=figures, hands=hands,
-        bots=bots, **common,
+        bots=bots, unrated={bot: flag_text(f) for bot, f in board.unrated.items()}, **common,
     ))
 
     bot_template = env.get_template("bot.html")
     for bot in bots:
         slug = bot_slugs[bot]
         plot: str | None = f"plots/bots/{slug}.svg"
-        if plots.rating_plot(board.history, [bot], out / f"plots/bots/{slug}.svg", palette):
+        if plots.rating_plot(board.history, [bot], out / f"plots/bots/{slug}.svg", palette,
+                             board.system.estimate_label):
             writer.files.append(f"plots/bots/{slug}.svg")
         else:
             plot = None

@@ -1,18 +1,22 @@
-"""The leaderboard: TrueSkill order (mu - 3 sigma) beside mbb/hand with 95% CIs, a crosstable, play statistics
-and rating histories, all computed from the database; also its JSON form for machines and the published site.
+"""The leaderboard: the bots in the order of a rating system (by default TrueSkill fitted to all sessions at once,
+sorted by mu - 3 sigma) beside mbb/hand with 95% CIs, a crosstable, play statistics and rating histories, all
+computed from the database; also its JSON form for machines and the published site.
+
+Nothing here knows TrueSkill's field names: the sort key and the columns come from the ``RatingSystem``.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from arena.ratings.play_stats import PlayStats, play_stats
 from arena.ratings.sessions import Session, bot_key, load_sessions
 from arena.ratings.stats import WinRate, crosstable, win_rates
-from arena.ratings.trueskill_ratings import Rating, RatingPoint, rate_sessions
+from arena.ratings.system import Rating, RatingPoint, RatingSystem
+from arena.ratings.trueskill_ratings import TrueSkill
 from arena.records.db import Database
 
 
@@ -25,6 +29,12 @@ class Row:
     rating: Rating
     win_rate: WinRate
     stats: PlayStats | None
+    flags: dict[str, int] = field(default_factory=dict)  # matches it never connected to, crashed in, ... (BotOutcome)
+
+    @property
+    def flag_text(self) -> str:
+        """The flags in words: ``crashed in 2 matches, no show in 1``."""
+        return flag_text(self.flags)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +61,13 @@ class Leaderboard:
     matches: tuple[MatchSummary, ...]
     sessions: int
     generated_at: float
+    system: RatingSystem
+    unrated: dict[str, dict[str, int]] = field(default_factory=dict)  # flagged bots with no complete session
+
+
+def default_system() -> RatingSystem:
+    """The leaderboard's rating system unless one is given: TrueSkill, all sessions fitted at once."""
+    return TrueSkill()
 
 
 def matches_summary(db: Database, match_ids: list[str]) -> tuple[MatchSummary, ...]:
@@ -60,55 +77,105 @@ def matches_summary(db: Database, match_ids: list[str]) -> tuple[MatchSummary, .
         row = db.match_row(match_id)
         assert row is not None
         bots = tuple(bot_key(n, v) for n, v in db.participants(match_id))
-        net = [0] * len(bots)
-        for r in db.conn.execute("SELECT participant, SUM(payoff) AS s FROM hand_seats WHERE match_id = ?"
-                                 " GROUP BY participant", (match_id,)):
-            net[r["participant"]] = int(r["s"])
+        net = db.net_chips(match_id)
         out.append(MatchSummary(match_id, row["status"], bots, db.hands_recorded(match_id), row["hands_total"],
                                 row["created_at"], row["commitment"], tuple(net)))
     return tuple(out)
 
 
-def build_leaderboard(db: Database, match_ids: list[str] | None = None) -> Leaderboard:
-    """The leaderboard of the given matches (default: every match in the database)."""
+def build_leaderboard(
+    db: Database, match_ids: list[str] | None = None, system: RatingSystem | None = None, history_points: int = 30
+) -> Leaderboard:
+    """The leaderboard of the given matches (default: every match in the database), ordered by ``system``'s sort
+    key, highest first; ties go to the higher mbb/hand, then to the name.
+    """
+    system = system if system is not None else default_system()
+    system.check()
     ids = match_ids if match_ids is not None else db.match_ids()
     sessions: list[Session] = load_sessions(db, ids)
-    ratings, history = rate_sessions(sessions)
+    ratings = system.rate(sessions)
+    history = system.history(sessions, history_points) if history_points > 0 else {}
     rates = win_rates(sessions)
     stats = play_stats(db, ids)
-    ordered = sorted(ratings, key=lambda b: (-ratings[b].conservative, -rates[b].mean, b))
-    rows = tuple(Row(i + 1, bot, ratings[bot], rates[bot], stats.get(bot)) for i, bot in enumerate(ordered))
-    return Leaderboard(rows, crosstable(sessions), history, matches_summary(db, ids), len(sessions), time.time())
+    ordered = rank_bots(system, ratings, rates)
+    flags = bot_flags(db, ids)
+    rows = tuple(Row(i + 1, bot, ratings[bot], rates[bot], stats.get(bot), flags.get(bot, {}))
+                 for i, bot in enumerate(ordered))
+    unrated = {bot: f for bot, f in flags.items() if bot not in ratings}
+    return Leaderboard(rows, crosstable(sessions), history, matches_summary(db, ids), len(sessions), time.time(),
+                       system, unrated)
+
+
+def bot_flags(db: Database, match_ids: list[str]) -> dict[str, dict[str, int]]:
+    """For each bot, in how many of the matches it never connected, crashed, forfeited or was disconnected."""
+    flags: dict[str, dict[str, int]] = {}
+    for outcome in db.bot_outcomes(match_ids):
+        if outcome.outcome.failed:
+            counts = flags.setdefault(bot_key(outcome.name, outcome.version), {})
+            counts[outcome.outcome.value] = counts.get(outcome.outcome.value, 0) + 1
+    return flags
+
+
+FLAG_WORDS = {"no_show": "no show", "crashed": "crashed", "forfeited": "forfeited", "absent": "disconnected"}
+
+
+def flag_text(flags: dict[str, int]) -> str:
+    """Flags in words, worst first: ``crashed in 2 matches, no show in 1``."""
+    parts: list[str] = []
+    for key, word in FLAG_WORDS.items():
+        n = flags.get(key, 0)
+        if n:
+            parts.append(f"{word} in {n} match{'es' if n > 1 else ''}" if not parts else f"{word} in {n}")
+    return ", ".join(parts)
+
+
+def rank_bots(system: RatingSystem, ratings: dict[str, Rating], rates: dict[str, WinRate]) -> list[str]:
+    """The rated bots in leaderboard order: by the system's sort key, highest first, then by mbb/hand, then name."""
+    key = system.sort_key
+    return sorted(ratings, key=lambda b: (-ratings[b][key], -rates[b].mean if b in rates else 0.0, b))
 
 
 def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def sorted_by(system: RatingSystem) -> dict[str, Any]:
+    """What a leaderboard is sorted by, as JSON data."""
+    column = system.sort_column
+    return {"key": column.key, "label": column.label, "order": "descending", "rating_system": system.name,
+            "ties": ["mbb_per_hand descending", "bot ascending"], "text": system.sorted_by()}
+
+
 def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
-    """The leaderboard as plain JSON data (infinite CI bounds of one-session bots become null)."""
+    """The leaderboard as plain JSON data (infinite CI bounds of one-session bots become null). Each row carries
+    the rating system's values under its column keys (TrueSkill: ``conservative``, ``mu``, ``sigma``);
+    ``sorted_by`` and ``rating_system`` say which of them orders the rows and what they mean.
+    """
 
     def rate(w: WinRate) -> dict[str, Any]:
         return {"mbb_per_hand": w.mean, "ci95": [_finite(w.low), _finite(w.high)], "sessions": w.sessions,
                 "hands": w.hands}
 
+    system = board.system
     return {
         "generated_at": board.generated_at,
         "sessions": board.sessions,
-        "ranking": "TrueSkill conservative estimate mu - 3 sigma, one update per duplicate session",
+        "ranking": system.sorted_by(),
+        "sorted_by": sorted_by(system),
+        "rating_system": system.describe(),
         "rows": [
             {
                 "rank": r.rank,
                 "bot": r.bot,
-                "mu": r.rating.mu,
-                "sigma": r.rating.sigma,
-                "conservative": r.rating.conservative,
+                **{c.key: r.rating[c.key] for c in system.columns},
                 **rate(r.win_rate),
                 "stats": asdict(r.stats) if r.stats else None,
+                "flags": r.flags,
             }
             for r in board.rows
         ],
         "crosstable": {a: {b: rate(w) for b, w in row.items()} for a, row in board.crosstable.items()},
         "history": {bot: [asdict(p) for p in points] for bot, points in board.history.items()},
         "matches": [asdict(m) for m in board.matches],
+        "unrated": board.unrated,  # bots flagged (never connected, crashed...) without a complete session
     }

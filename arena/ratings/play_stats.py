@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from arena.engine import EventKind
 from arena.ratings.sessions import bot_key
 from arena.records.db import Database
 
@@ -45,40 +46,30 @@ def play_stats(db: Database, match_ids: list[str] | None = None) -> dict[str, Pl
     violations: dict[str, int] = defaultdict(int)
     timeouts: dict[str, int] = defaultdict(int)
     for match_id in ids:
-        seating: dict[tuple[int, int], int] = {}
-        for row in db.conn.execute("SELECT hand_number, seat, participant FROM hand_seats WHERE match_id = ?",
-                                   (match_id,)):
-            seating[row["hand_number"], row["seat"]] = row["participant"]
-            hands[names[match_id][row["participant"]]] += 1
-        rows = db.conn.execute(
-            "SELECT hand_number, seat, street, kind, how, elapsed_ms FROM actions WHERE match_id = ? AND seat >= 0",
-            (match_id,),
-        )
-        for row in rows:
-            participant = seating.get((row["hand_number"], row["seat"]))
-            if participant is None:
-                continue
-            bot = names[match_id][participant]
-            key = (match_id, row["hand_number"])
-            kind = row["kind"]
-            if row["how"] is not None:
+        bots = names[match_id]
+        for participant, n in db.hands_per_participant(match_id).items():
+            hands[bots[participant]] += n
+        for event in db.player_events(match_id):
+            bot = bots[event.participant]
+            key = (match_id, event.hand_number)
+            kind = event.kind
+            if event.how is not None:
                 decisions[bot] += 1
-                think[bot] += row["elapsed_ms"] or 0.0
-                if row["how"] == "timeout":
+                think[bot] += event.elapsed_ms
+                if event.how == "timeout":
                     timeouts[bot] += 1
-            if kind in ("SHOW", "MUCK"):
+            if kind in (EventKind.SHOW, EventKind.MUCK):
                 showdown[bot].add(key)
-            elif row["street"] == 0 and kind in ("CALL", "BET", "RAISE"):
+            elif event.street == 0 and kind in (EventKind.CALL, EventKind.BET, EventKind.RAISE):
                 vpip[bot].add(key)
-                if kind != "CALL":
+                if kind is not EventKind.CALL:
                     pfr[bot].add(key)
-            elif row["street"] > 0 and kind in ("BET", "RAISE"):
+            elif event.street > 0 and kind in (EventKind.BET, EventKind.RAISE):
                 aggressive[bot] += 1
-            elif row["street"] > 0 and kind == "CALL":
+            elif event.street > 0 and kind is EventKind.CALL:
                 calls[bot] += 1
-        for row in db.conn.execute("SELECT participant, COUNT(*) AS n FROM violations WHERE match_id = ?"
-                                   " GROUP BY participant", (match_id,)):
-            violations[names[match_id][row["participant"]]] += row["n"]
+        for participant, n in db.violation_counts(match_id).items():
+            violations[bots[participant]] += n
     return {
         bot: PlayStats(
             hands=n,

@@ -37,14 +37,15 @@ class WinRate:
 
 
 def win_rate(samples: Sequence[float], hands: int = 0) -> WinRate:
-    """Mean and 95% t-interval of per-session win rates (each session one sample)."""
+    """Mean and 95% t-interval of per-session win rates (each session one sample). The sums are exactly rounded
+    (``math.fsum``), so the result does not depend on the order of the samples, to the last bit."""
     n = len(samples)
     if n == 0:
         return WinRate(0.0, 0.0, 0.0, 0, hands, 0.0)
-    mean = sum(samples) / n
+    mean = math.fsum(samples) / n
     if n == 1:
         return WinRate(mean, -math.inf, math.inf, 1, hands, 0.0)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in samples) / (n - 1))
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in samples) / (n - 1))
     half = t95(n - 1) * sd / math.sqrt(n)
     return WinRate(mean, mean - half, mean + half, n, hands, sd)
 

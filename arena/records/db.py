@@ -143,6 +143,31 @@ def config_from_json(text: str) -> TableConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class HandResult:
+    """One recorded hand in brief: which deal and rotation (or table) it was, who sat where, who won what."""
+
+    hand_number: int
+    deal: int
+    rotation: int
+    seating: tuple[int, ...]  # the participant in each seat
+    payoffs: tuple[int, ...]  # each seat's chips won or lost
+    board: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerEvent:
+    """One event of a player in a recorded hand (an action, a blind, a show), with the participant who made it
+    and, for decisions, how the referee got it (``how``: ok, timeout, illegal, absent, forfeited) and how long."""
+
+    hand_number: int
+    participant: int
+    street: int
+    kind: EventKind
+    how: str | None
+    elapsed_ms: float
+
+
+@dataclass(frozen=True, slots=True)
 class BotMatchOutcome:
     """How one match went for one bot."""
 
@@ -419,6 +444,56 @@ class Database:
                 Introduction(r["bot_name"], r["bot_version"], r["language"])
             )
         return out
+
+    def hand_results(self, match_id: str) -> list[HandResult]:
+        """Every recorded hand of a match in brief, by hand number (for sessions, listings and pages)."""
+        rows = self.conn.execute(
+            "SELECT h.hand_number, h.deal, h.rotation, h.board, s.participant, s.payoff FROM hands h JOIN hand_seats s"
+            " USING (match_id, hand_number) WHERE h.match_id = ? ORDER BY h.hand_number, s.seat", (match_id,))
+        out: list[HandResult] = []
+        seating: list[int] = []
+        payoffs: list[int] = []
+        current: tuple[int, int, int, str] | None = None
+        for r in rows:
+            key = (int(r["hand_number"]), int(r["deal"]), int(r["rotation"]), str(r["board"]))
+            if key != current:
+                if current is not None:
+                    out.append(HandResult(*current[:3], tuple(seating), tuple(payoffs), current[3]))
+                current, seating, payoffs = key, [], []
+            seating.append(int(r["participant"]))
+            payoffs.append(int(r["payoff"]))
+        if current is not None:
+            out.append(HandResult(*current[:3], tuple(seating), tuple(payoffs), current[3]))
+        return out
+
+    def player_events(self, match_id: str) -> list[PlayerEvent]:
+        """Every event a player made in a match's recorded hands (for play statistics)."""
+        rows = self.conn.execute(
+            "SELECT a.hand_number, s.participant, a.street, a.kind, a.how, a.elapsed_ms FROM actions a"
+            " JOIN hand_seats s USING (match_id, hand_number, seat) WHERE a.match_id = ? AND a.seat >= 0"
+            " ORDER BY a.hand_number, a.seq", (match_id,))
+        return [PlayerEvent(int(r["hand_number"]), int(r["participant"]), int(r["street"]), EventKind[r["kind"]],
+                            r["how"], float(r["elapsed_ms"] or 0.0)) for r in rows]
+
+    def violation_counts(self, match_id: str) -> dict[int, int]:
+        """Violations recorded per participant of a match."""
+        rows = self.conn.execute("SELECT participant, COUNT(*) AS n FROM violations WHERE match_id = ?"
+                                 " GROUP BY participant", (match_id,))
+        return {int(r["participant"]): int(r["n"]) for r in rows}
+
+    def hands_per_participant(self, match_id: str) -> dict[int, int]:
+        """How many recorded hands each participant of a match was dealt into."""
+        rows = self.conn.execute("SELECT participant, COUNT(*) AS n FROM hand_seats WHERE match_id = ?"
+                                 " GROUP BY participant", (match_id,))
+        return {int(r["participant"]): int(r["n"]) for r in rows}
+
+    def net_chips(self, match_id: str) -> list[int]:
+        """Each participant's chips won over the recorded hands of a match."""
+        net = [0] * len(self.participants(match_id))
+        for r in self.conn.execute("SELECT participant, SUM(payoff) AS s FROM hand_seats WHERE match_id = ?"
+                                   " GROUP BY participant", (match_id,)):
+            net[int(r["participant"])] = int(r["s"])
+        return net
 
     def bot_outcomes(self, match_ids: list[str]) -> list[BotMatchOutcome]:
         """How each match went for each of its bots (recorded when the match ended; empty before)."""

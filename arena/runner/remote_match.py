@@ -9,7 +9,6 @@ mirror (arena.referee.match).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 import tempfile
 from collections.abc import Callable, Collection, Sequence
@@ -23,8 +22,6 @@ from arena.transport import convert
 from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer, ServerLimits
-
-EXIT_GRACE_S = 5.0  # how long a bot that exited may wait for its match to end before its exit counts as a crash
 
 
 @dataclass(slots=True)
@@ -146,26 +143,22 @@ async def play_watched(setup: MatchSetup, on_crash: Callable[[str], None] | None
     playing = asyncio.ensure_future(play(setup))
     bots = len(setup.seats)
     exits = [  # processes were started table by table, in participant order (``launch``)
-        (asyncio.ensure_future(p.process.wait()), p, index % bots)
+        (asyncio.ensure_future(p.process.wait()), p, index % bots, setup.lanes[index // bots][index % bots])
         for index, p in enumerate(setup.processes)
         if p.process is not None
     ]
     try:
         watching = list(exits)
         while True:
-            waiting: list[asyncio.Future[int] | asyncio.Future[MatchResult]] = [playing, *(f for f, _, _ in watching)]
+            waiting: list[asyncio.Future[int] | asyncio.Future[MatchResult]] = [playing, *(e[0] for e in watching)]
             done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
             if playing in done:
                 return playing.result()
             for entry in [e for e in watching if e[0] in done]:
                 watching.remove(entry)
-                _, process, participant = entry
-                joined = all(seat.has_joined for seat in setup.match.participants[participant].seats)
-                if joined:  # a bot leaves on its own once told the match is over: a moment before it is a crash
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(asyncio.shield(playing), EXIT_GRACE_S)
-                    if playing.done():
-                        return playing.result()
+                _, process, participant, seat = entry
+                if seat.finished:  # it was told the match is over, and left: as it should
+                    continue
                 tail = [convert.printable(line, 200) for line in process.tail(5)]  # the bot's own words: no escapes
                 text = f"exited with status {process.returncode}"
                 if tail:
@@ -176,8 +169,8 @@ async def play_watched(setup: MatchSetup, on_crash: Callable[[str], None] | None
                 if on_crash is not None:
                     on_crash(failure)
     finally:
-        for future, _, _ in exits:
-            future.cancel()
+        for entry in exits:
+            entry[0].cancel()
 
 
 async def run_local_match(

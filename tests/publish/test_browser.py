@@ -19,6 +19,7 @@ from matplotlib.image import imread
 
 from arena.publish import formatting
 from arena.ratings.leaderboard import Row
+from arena.ratings.trueskill_ratings import TrueSkill
 from tests.publish.conftest import TITLE, Site
 from tests.publish.helpers import EVIL
 
@@ -120,10 +121,11 @@ def expected_row(row: Row) -> list[str]:
     stats = row.stats
     assert stats is not None
     return [
-        str(row.rank), row.bot, formatting.fixed(row.rating.conservative), formatting.fixed(row.rating.mu),
-        formatting.fixed(row.rating.sigma), formatting.signed(row.win_rate.mean), formatting.ci(row.win_rate),
+        str(row.rank), row.bot, *(formatting.fixed(row.rating[c.key], c.digits) for c in TrueSkill.columns),
+        formatting.signed(row.win_rate.mean), formatting.ci(row.win_rate),
         formatting.count(row.win_rate.hands), formatting.count(row.win_rate.sessions), formatting.percent(stats.vpip),
         formatting.percent(stats.pfr), formatting.fixed(stats.aggression), formatting.count(stats.violations),
+        row.flag_text or formatting.DASH,
     ]
 
 

@@ -20,7 +20,7 @@ from arena.publish.site import MANIFEST
 from arena.publish.slugs import slugify, unique_slugs
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.stats import WinRate
-from arena.ratings.trueskill_ratings import RatingPoint
+from arena.ratings.system import RatingPoint
 from arena.records.db import Database
 from tests.publish.conftest import Site
 from tests.publish.helpers import EVIL, caller, play, raiser
@@ -123,10 +123,12 @@ def test_index_content(site: Site) -> None:
     ranked = [b for _, b in sorted(zip(positions, ("caller", "raiser@1.0", EVIL), strict=True))]
     assert [order[b] for b in ranked] == [1, 2, 3]
     for row in board.rows:
-        assert formatting.fixed(row.rating.conservative) in index
+        assert formatting.fixed(row.rating["conservative"]) in index
         assert formatting.signed(row.win_rate.mean) in index
         assert formatting.ci(row.win_rate) in index
-    assert "mu − 3σ" in index and "95% CI" in index and "duplicate" in index
+    assert "mu − 3σ ▼" in index and "95% CI" in index and "duplicate" in index
+    assert "Sorted by <strong>mu − 3σ</strong> (TrueSkill, all sessions fitted at once), highest first" in index
+    assert "all the sessions at once" in index and "order in which sessions were played" in index
     for svg in ("plots/rating.svg", "plots/winrate.svg", "plots/crosstable.svg"):
         assert f'src="{svg}"' in index
     for slug in ("heads-up-1", "three-way", "evil-vs-caller", "still-running"):
@@ -136,7 +138,7 @@ def test_index_content(site: Site) -> None:
 def test_bot_page(site: Site) -> None:
     page = (site.out / "bots" / "caller.html").read_text(encoding="utf-8")
     row = next(r for r in site.result.board.rows if r.bot == "caller")
-    assert formatting.fixed(row.rating.mu) in page
+    assert formatting.fixed(row.rating["mu"]) in page
     assert 'src="../plots/bots/caller.svg"' in page
     assert 'href="../bots/raiser-1.0.html"' in page and ESCAPED_EVIL in page  # head to head
     for vs in site.result.board.crosstable["caller"].values():
@@ -252,7 +254,7 @@ def test_plots_degenerate_cases(tmp_path: Path) -> None:
     bars = [c for c in fig.axes[0].containers if isinstance(c, ErrorbarContainer)]
     assert len(bars) == 1  # one session: no bar
     assert plots.winrate_plot([("solo", infinite)], tmp_path / "w.svg")
-    history = {"solo": [RatingPoint(-1, 25.0, 8.333), RatingPoint(0, 27.0, 7.0)]}
+    history = {"solo": [RatingPoint(1, 27.0, 6.0, 48.0)]}  # one point: a marker, no band to fill
     assert plots.rating_plot(history, ["solo"], tmp_path / "r.svg")
     assert not plots.rating_plot({}, ["solo"], tmp_path / "none.svg")
     assert not plots.crosstable_plot({"solo": {}}, ["solo"], tmp_path / "c.svg")

@@ -17,6 +17,7 @@ import pytest
 from pokerkit import HandHistory
 
 from arena.ratings.leaderboard import build_leaderboard
+from arena.ratings.sessions import load_sessions
 from arena.records.db import Database
 from arena.records.phh import load
 from arena.records.verify import verify_match
@@ -53,16 +54,25 @@ def test_heads_up_duplicate_hands_mirror_the_cards_with_seats_exchanged(tmp_path
 
 
 def test_a_better_bot_beats_a_worse_one_with_a_ci_that_excludes_zero(tmp_path: Path) -> None:
+    """mbb/hand finds the better bot. TrueSkill counts sessions won, not by how much: the random bot wins more of
+    them (74 to 65, 11 drawn), by a big blind or so, and loses the others by tens of big blinds, so TrueSkill puts
+    it first. (The old one-session-at-a-time update put the equity bot first only in the order the sessions were
+    played; in the reverse order it put the random bot first.)"""
     db = Database(tmp_path / "a.db")
     play_in_process(db, "better", [("equity", EquityBot()), ("random", RandomBot(seed=3))], 300, "better-seed")
     board = build_leaderboard(db)
-    assert [r.bot for r in board.rows] == ["equity@1", "random@1"]
-    equity = board.rows[0]
+    rows = {r.bot: r for r in board.rows}
+    equity, random_bot = rows["equity@1"], rows["random@1"]
     assert equity.win_rate.low > 0 and equity.win_rate.significant
-    assert board.rows[1].win_rate.high < 0
-    assert equity.rating.conservative > board.rows[1].rating.conservative
+    assert random_bot.win_rate.high < 0
     assert board.sessions == 150
     assert board.crosstable["equity@1"]["random@1"].mean == pytest.approx(equity.win_rate.mean)
+    sessions = load_sessions(db)
+    won = sum(s.chips["equity@1"] > s.chips["random@1"] for s in sessions)
+    lost = sum(s.chips["equity@1"] < s.chips["random@1"] for s in sessions)
+    assert (won, lost) == (65, 74)
+    assert [r.bot for r in board.rows] == ["random@1", "equity@1"]
+    assert random_bot.rating["mu"] > equity.rating["mu"]
 
 
 def test_records_use_wal_and_export_to_phh_that_pokerkit_replays(tmp_path: Path) -> None:
