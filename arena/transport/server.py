@@ -53,10 +53,11 @@ class ServerLimits:
 
     Messages: size, and a rate (token bucket) for every message that is not the answer to the request the referee
     is waiting for (answers are never limited: a fast bot is welcome). Connections: keepalive pings every
-    ``keepalive_s`` answered within ``keepalive_timeout_s``, closed after ``idle_connection_s`` without a call; a
-    stream must Join within ``join_timeout_s``; at most ``streams_per_peer`` open bot streams per peer address and
-    ``unjoined_streams`` streams not yet joined in all; after ``failed_joins_burst`` failed Joins a peer gets
-    ``failed_joins_per_second`` more, and each refusal beyond that waits ``failed_join_delay_s`` before it is sent.
+    ``keepalive_s``, closed when one is not answered within ``keepalive_timeout_s``, or after ``idle_connection_s``
+    without a call (also one that never spoke HTTP/2); a stream must Join within ``join_timeout_s``; at most
+    ``streams_per_peer`` open bot streams per peer address and ``unjoined_streams`` streams not yet joined in all;
+    after ``failed_joins_burst`` failed Joins a peer gets ``failed_joins_per_second`` more, and each refusal beyond
+    that waits ``failed_join_delay_s`` before it is sent.
     Spectators: at most ``max_watchers`` watch at once; with ``watch_token`` set they must send it as metadata
     ``authorization: Bearer TOKEN``.
     """
@@ -523,6 +524,9 @@ class RefereeServer:
             ("grpc.so_reuseport", 0),
             ("grpc.keepalive_time_ms", int(limits.keepalive_s * 1000)),
             ("grpc.keepalive_timeout_ms", int(limits.keepalive_timeout_s * 1000)),
+            # What closes a connection whose pings go unanswered (gRPC 1.85 waits for it, a minute by default,
+            # whatever the keepalive timeout says: a silently cut connection would hold its seat that long)
+            ("grpc.http2.ping_timeout_ms", int(limits.keepalive_timeout_s * 1000)),
             ("grpc.keepalive_permit_without_calls", 1),
             ("grpc.http2.min_ping_interval_without_data_ms", 5000),
             ("grpc.http2.max_ping_strikes", 2),
