@@ -6,7 +6,7 @@ them reaches the referee's tables, which only ever see seats that answer, or don
 
 Nothing a client does can stall a table (``ServerLimits``): keepalive pings find a silently cut connection within
 seconds; connections without calls are closed; a stream that does not join in time is closed; each peer has a cap
-on open streams; failed Joins are throttled per peer (each refusal after the first few waits before it is sent);
+on open streams; refusals are throttled per peer (after the first few, each waits for its turn);
 spectators are limited in number (optionally behind a token) and are fed events serialized once for all of them.
 The referee serves local bots on a Unix-domain socket that only they can reach (no spectators there), and remote
 bots and spectators on TCP.
@@ -55,9 +55,12 @@ class ServerLimits:
     is waiting for (answers are never limited: a fast bot is welcome). Connections: keepalive pings every
     ``keepalive_s``, closed when one is not answered within ``keepalive_timeout_s``, or after ``idle_connection_s``
     without a call (also one that never spoke HTTP/2); a stream must Join within ``join_timeout_s``; at most
-    ``streams_per_peer`` open bot streams per peer address and ``unjoined_streams`` streams not yet joined in all;
-    after ``failed_joins_burst`` failed Joins a peer gets ``failed_joins_per_second`` more, and each refusal beyond
-    that waits ``failed_join_delay_s`` before it is sent.
+    ``streams_per_connection`` calls at once on one connection (HTTP/2's limit: more wait on the client's side),
+    ``streams_per_peer`` open bot streams per peer address and ``unjoined_streams`` streams not yet joined in all.
+    Refusals (a failed Join, a stream beyond those limits) are answered at once ``failed_joins_burst`` times per
+    peer, then at ``failed_joins_per_second``, in turn: each waits for its slot, so a peer that keeps trying gets no
+    more answers however many streams it opens (every stream costs the referee's loop far more than its refusal
+    saves).
     Spectators: at most ``max_watchers`` watch at once; with ``watch_token`` set they must send it as metadata
     ``authorization: Bearer TOKEN``.
     """
@@ -70,10 +73,10 @@ class ServerLimits:
     idle_connection_s: float = 30.0
     join_timeout_s: float = 5.0
     streams_per_peer: int = 32
+    streams_per_connection: int = 100
     unjoined_streams: int = 64
     failed_joins_per_second: float = 2.0
     failed_joins_burst: int = 10
-    failed_join_delay_s: float = 1.0
     max_watchers: int = 64
     watch_token: str | None = None
     max_connections: int = 512
@@ -117,7 +120,7 @@ class PeerGuard:
         self.limits = limits
         self.streams: dict[str, int] = {}
         self.unjoined = 0
-        self.failures: dict[str, _Bucket] = {}
+        self.refusals: dict[str, float] = {}  # per peer: when its next refusal is due (a virtual schedule)
 
     def open(self, host: str) -> str | None:
         """Count a new stream; why it must be refused, or None."""
@@ -141,14 +144,17 @@ class PeerGuard:
         else:
             self.streams.pop(host, None)
 
-    def failed(self, host: str) -> float:
-        """Count a failed Join; how long to wait before saying so."""
-        bucket = self.failures.get(host)
-        if bucket is None:
-            bucket = self.failures[host] = _Bucket(self.limits.failed_joins_per_second, self.limits.failed_joins_burst)
-        if len(self.failures) > 10_000:  # forget the oldest peers rather than grow without bound
-            self.failures.pop(next(iter(self.failures)))
-        return 0.0 if bucket.take() else self.limits.failed_join_delay_s
+    def refused(self, host: str) -> float:
+        """Count a refusal for ``host`` (a failed Join, a stream over a limit); how long to wait before sending it:
+        none for the first ``failed_joins_burst``, then one slot every 1/``failed_joins_per_second`` seconds, in
+        the order they came (the generic cell rate algorithm)."""
+        now = time.monotonic()
+        interval = 1.0 / self.limits.failed_joins_per_second
+        due = max(self.refusals.get(host, now), now) + interval
+        self.refusals[host] = due
+        if len(self.refusals) > 10_000:  # forget the peers that are quiet again rather than grow without bound
+            self.refusals = {h: t for h, t in self.refusals.items() if t > now}
+        return max(0.0, due - now - self.limits.failed_joins_burst * interval)
 
 
 @dataclass(slots=True)
@@ -261,6 +267,11 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         host = peer_host(peer)
         crowded = self.guard.open(host)
         if crowded is not None:
+            # In turn, like a failed Join: refused at once, a flood of streams would come straight back (the waiting
+            # ones are bounded by ``streams_per_connection`` on each connection)
+            delay = self.guard.refused(host)
+            if delay:
+                await asyncio.sleep(delay)
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{crowded}: stream refused")
             return
         joined = False
@@ -292,9 +303,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         refusal = self._check_join(first)
         if refusal is not None:
             code, status, text = refusal
-            delay = self.guard.failed(host)
+            delay = self.guard.refused(host)
             if delay:
-                await asyncio.sleep(delay)  # a peer that keeps failing is answered slowly
+                await asyncio.sleep(delay)  # a peer that keeps failing is answered slowly, in turn
             yield error_message(code, text, fatal=True)
             await context.abort(status, text)
             return
@@ -532,6 +543,7 @@ class RefereeServer:
             ("grpc.http2.max_ping_strikes", 2),
             ("grpc.max_connection_idle_ms", int(limits.idle_connection_s * 1000)),
             ("grpc.max_allowed_incoming_connections", limits.max_connections),
+            ("grpc.max_concurrent_streams", limits.streams_per_connection),
         ]
 
     async def _server(self, spectators: bool) -> grpc.aio.Server:
