@@ -6,8 +6,10 @@ them reaches the referee's tables, which only ever see seats that answer, or don
 
 Nothing a client does can stall a table (``ServerLimits``): keepalive pings find a silently cut connection within
 seconds; connections without calls are closed; a stream that does not join in time is closed; each peer has a cap
-on open streams; refusals are throttled per peer (after the first few, each waits for its turn);
-spectators are limited in number (optionally behind a token) and are fed events serialized once for all of them.
+on open streams; refusals are throttled per peer (after the first few, each waits for its turn); spectators are
+limited in number (optionally behind a token), are fed events serialized once for all of them, and share a budget
+of messages per second (each message to each spectator costs the referee's loop about as much as a message to a
+bot: without a budget 64 spectators of a fast match halve its speed).
 The referee serves local bots on a Unix-domain socket that only they can reach (no spectators there), and remote
 bots and spectators on TCP.
 
@@ -62,7 +64,9 @@ class ServerLimits:
     more answers however many streams it opens (every stream costs the referee's loop far more than its refusal
     saves).
     Spectators: at most ``max_watchers`` watch at once; with ``watch_token`` set they must send it as metadata
-    ``authorization: Bearer TOKEN``.
+    ``authorization: Bearer TOKEN``; all of them together are sent at most ``watch_messages_per_second`` messages
+    (``watch_burst`` at once): a spectator that falls more than ``WATCHER_QUEUE`` events behind is dropped, the
+    tables are never slowed down for it.
     """
 
     max_message_bytes: int = 64 * 1024
@@ -79,6 +83,8 @@ class ServerLimits:
     failed_joins_burst: int = 10
     max_watchers: int = 64
     watch_token: str | None = None
+    watch_messages_per_second: float = 200.0
+    watch_burst: int = 100
     max_connections: int = 512
 
 
@@ -95,14 +101,43 @@ class _Bucket:
         self.tokens = float(burst)
         self.last = time.monotonic()
 
-    def take(self) -> bool:
+    def _refill(self) -> None:
         now = time.monotonic()
         self.tokens = min(self.capacity, self.tokens + (now - self.last) * self.rate)
         self.last = now
-        if self.tokens < 1.0:
+
+    def take(self, n: int = 1) -> bool:
+        """Take ``n`` tokens if there are that many (``n`` at most the burst)."""
+        self._refill()
+        if self.tokens < n:
             return False
-        self.tokens -= 1.0
+        self.tokens -= n
         return True
+
+    def wait_s(self, n: int = 1) -> float:
+        """Seconds until there are ``n`` tokens (0 if there are now)."""
+        self._refill()
+        return max(0.0, (n - self.tokens) / self.rate)
+
+
+class _Pacer:
+    """Messages to spectators, paced for all of them together: first come, first served, never faster than the
+    bucket allows. A spectator waiting for its turn costs nothing, and one that is behind takes its turn for
+    several messages at once (each turn costs the loop a few wake-ups)."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.bucket = _Bucket(rate, max(1, burst))
+        self.batch = max(1, burst // 4)  # the most messages one turn sends
+        self.lock = asyncio.Lock()
+
+    async def turn(self, n: int = 1) -> None:
+        """Wait until ``n`` more messages may be sent (at most ``batch``)."""
+        n = min(n, self.batch)
+        if not self.lock.locked() and self.bucket.take(n):
+            return
+        async with self.lock:  # one waiter sleeps at a time; the others queue behind it, asleep
+            while not self.bucket.take(n):
+                await asyncio.sleep(self.bucket.wait_s(n))
 
 
 def peer_host(peer: str) -> str:
@@ -393,6 +428,7 @@ class ArenaServicer:
         self.directory = directory
         self.limits = limits
         self.watching = 0
+        self.pacer = _Pacer(limits.watch_messages_per_second, limits.watch_burst)
 
     async def _authorized(self, context: Context) -> None:
         token = self.limits.watch_token
@@ -434,21 +470,31 @@ class ArenaServicer:
                                 f"{self.limits.max_watchers} spectators are watching already; try again later")
             return
         self.watching += 1
+        turn = self.pacer.turn
         try:
+            await turn()
             yield arena_pb2.MatchEvent(match_id=request.match_id, info=self.directory.info(entry)).SerializeToString()
             if request.from_start:
                 for event in list(entry.history):
+                    await turn()
                     yield event
             if entry.status in (arena_pb2.MATCH_STATUS_FINISHED, arena_pb2.MATCH_STATUS_ABORTED):
                 return
             queue: asyncio.Queue[bytes | None] = asyncio.Queue()
             entry.watchers.append(queue)
+            batch = self.pacer.batch
             try:
                 while True:
-                    item = await queue.get()
-                    if item is None:
-                        break
-                    yield item
+                    await turn()  # first the turn, then the event: a spectator waiting for its turn is not woken
+                    items = [await queue.get()]  # by every event published meanwhile
+                    while len(items) < batch and not queue.empty():  # behind: the rest of the turn at once
+                        items.append(queue.get_nowait())
+                    if len(items) > 1:
+                        await turn(len(items) - 1)
+                    for item in items:
+                        if item is None:
+                            return
+                        yield item
             finally:
                 if queue in entry.watchers:
                     entry.watchers.remove(queue)
