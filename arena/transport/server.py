@@ -58,11 +58,11 @@ class ServerLimits:
     ``keepalive_s``, closed when one is not answered within ``keepalive_timeout_s``, or after ``idle_connection_s``
     without a call (also one that never spoke HTTP/2); a stream must Join within ``join_timeout_s``; at most
     ``streams_per_connection`` calls at once on one connection (HTTP/2's limit: more wait on the client's side),
-    ``streams_per_peer`` open bot streams per peer address and ``unjoined_streams`` streams not yet joined in all.
-    Refusals (a failed Join, a stream beyond those limits) are answered at once ``failed_joins_burst`` times per
-    peer, then at ``failed_joins_per_second``, in turn: each waits for its slot, so a peer that keeps trying gets no
-    more answers however many streams it opens (every stream costs the referee's loop far more than its refusal
-    saves).
+    ``streams_per_peer`` open bot streams per peer address and ``unjoined_streams`` streams not yet joined in all
+    (the local socket's single peer, every local bot, may also have one more of each per seat). Refusals (a failed
+    Join, a stream beyond those limits) are answered at once ``failed_joins_burst`` times per peer, then at
+    ``failed_joins_per_second``, in turn: each waits for its slot, so a peer that keeps trying gets no more answers
+    however many streams it opens (every stream costs the referee's loop far more than its refusal saves).
     Spectators: at most ``max_watchers`` watch at once; with ``watch_token`` set they must send it as metadata
     ``authorization: Bearer TOKEN``; all of them together are sent at most ``watch_messages_per_second`` messages
     (``watch_burst`` at once): a spectator that falls more than ``WATCHER_QUEUE`` events behind is dropped, the
@@ -151,18 +151,21 @@ def peer_host(peer: str) -> str:
 class PeerGuard:
     """Counts what each peer holds open and how often it failed to join, to refuse floods before they cost."""
 
-    def __init__(self, limits: ServerLimits) -> None:
+    def __init__(self, limits: ServerLimits, seats: Callable[[], int] = lambda: 0) -> None:
         self.limits = limits
+        self.seats = seats
         self.streams: dict[str, int] = {}
         self.unjoined = 0
         self.refusals: dict[str, float] = {}  # per peer: when its next refusal is due (a virtual schedule)
 
     def open(self, host: str) -> str | None:
-        """Count a new stream; why it must be refused, or None."""
-        if self.streams.get(host, 0) >= self.limits.streams_per_peer:
-            return f"more than {self.limits.streams_per_peer} open streams from {host}"
-        if self.unjoined >= self.limits.unjoined_streams:
-            return f"more than {self.limits.unjoined_streams} streams are waiting to join"
+        """Count a new stream; why it must be refused, or None. On the local socket every bot process is the one
+        peer ``unix`` (one process per seat: a 6-handed duplicate match has 36), so there each seat adds one."""
+        extra = self.seats() if host == "unix" else 0
+        if self.streams.get(host, 0) >= self.limits.streams_per_peer + extra:
+            return f"more than {self.limits.streams_per_peer + extra} open streams from {host}"
+        if self.unjoined >= self.limits.unjoined_streams + extra:
+            return f"more than {self.limits.unjoined_streams + extra} streams are waiting to join"
         self.streams[host] = self.streams.get(host, 0) + 1
         self.unjoined += 1
         return None
@@ -293,7 +296,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     def __init__(self, seats: dict[str, RemoteSeat], limits: ServerLimits) -> None:
         self.seats = seats
         self.limits = limits
-        self.guard = PeerGuard(limits)
+        self.guard = PeerGuard(limits, lambda: len(seats))
 
     async def Play(
         self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context
