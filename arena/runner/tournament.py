@@ -185,7 +185,7 @@ async def run_tournament(
         assert row is not None
         if row["commitment"] != m.spec.commitment:
             raise TournamentError(f"{m.match_id} in {db.path} was dealt from another seed: not the same tournament")
-    sandbox = config.policy_for_bots.hiding(db.path, db.vault.path, log_dir)
+    sandbox = config.policy_for_bots.hiding(db.path, *db.vault.files, log_dir)
     progress = progress or TournamentProgress()
     limit = asyncio.Semaphore(config.workers)
     results: list[MatchResult] = []
