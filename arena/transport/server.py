@@ -57,12 +57,14 @@ class ServerLimits:
     is waiting for (answers are never limited: a fast bot is welcome). Connections: keepalive pings every
     ``keepalive_s``, closed when one is not answered within ``keepalive_timeout_s``, or after ``idle_connection_s``
     without a call (also one that never spoke HTTP/2); a stream must Join within ``join_timeout_s``; at most
-    ``streams_per_connection`` calls at once on one connection (HTTP/2's limit: more wait on the client's side),
-    ``streams_per_peer`` open bot streams per peer address and ``unjoined_streams`` streams not yet joined in all
-    (the local socket's single peer, every local bot, may also have one more of each per seat). Refusals (a failed
-    Join, a stream beyond those limits) are answered at once ``failed_joins_burst`` times per peer, then at
-    ``failed_joins_per_second``, in turn: each waits for its slot, so a peer that keeps trying gets no more answers
-    however many streams it opens (every stream costs the referee's loop far more than its refusal saves).
+    ``streams_per_connection`` calls at once on one connection (HTTP/2's limit: more wait on the client's side).
+    Beyond ``streams_per_peer`` open bot streams from one peer address, or ``unjoined_streams`` not yet joined in
+    all (the local socket's single peer, every local bot, has one more of each per seat), a stream must join within
+    ``crowded_join_s``: one with a valid token always gets in, so a flood never locks out a bot that shares its
+    address. Refusals (a failed Join, a crowded stream that did not join) are answered at once
+    ``failed_joins_burst`` times per peer, then at ``failed_joins_per_second``, in turn: each waits for its slot,
+    so a peer that keeps trying gets no more answers however many streams it opens (every stream costs the
+    referee's loop far more than its refusal saves).
     Spectators: at most ``max_watchers`` watch at once; with ``watch_token`` set they must send it as metadata
     ``authorization: Bearer TOKEN``; all of them together are sent at most ``watch_messages_per_second`` messages
     (``watch_burst`` at once): a spectator that falls more than ``WATCHER_QUEUE`` events behind is dropped, the
@@ -77,6 +79,7 @@ class ServerLimits:
     idle_connection_s: float = 30.0
     join_timeout_s: float = 5.0
     streams_per_peer: int = 32
+    crowded_join_s: float = 1.0
     streams_per_connection: int = 100
     unjoined_streams: int = 64
     failed_joins_per_second: float = 2.0
@@ -159,16 +162,18 @@ class PeerGuard:
         self.refusals: dict[str, float] = {}  # per peer: when its next refusal is due (a virtual schedule)
 
     def open(self, host: str) -> str | None:
-        """Count a new stream; why it must be refused, or None. On the local socket every bot process is the one
-        peer ``unix`` (one process per seat: a 6-handed duplicate match has 36), so there each seat adds one."""
+        """Count a new stream; if it is over a limit, why (it must then join at once). On the local socket every
+        bot process is the one peer ``unix`` (one process per seat: a 6-handed duplicate match has 36), so there
+        each seat adds one."""
         extra = self.seats() if host == "unix" else 0
+        crowded = None
         if self.streams.get(host, 0) >= self.limits.streams_per_peer + extra:
-            return f"more than {self.limits.streams_per_peer + extra} open streams from {host}"
-        if self.unjoined >= self.limits.unjoined_streams + extra:
-            return f"more than {self.limits.unjoined_streams + extra} streams are waiting to join"
+            crowded = f"more than {self.limits.streams_per_peer + extra} open streams from {host}"
+        elif self.unjoined >= self.limits.unjoined_streams + extra:
+            crowded = f"more than {self.limits.unjoined_streams + extra} streams are waiting to join"
         self.streams[host] = self.streams.get(host, 0) + 1
         self.unjoined += 1
-        return None
+        return crowded
 
     def joined(self) -> None:
         self.unjoined -= 1
@@ -304,17 +309,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         peer = context.peer()
         host = peer_host(peer)
         crowded = self.guard.open(host)
-        if crowded is not None:
-            # In turn, like a failed Join: refused at once, a flood of streams would come straight back (the waiting
-            # ones are bounded by ``streams_per_connection`` on each connection)
-            delay = self.guard.refused(host)
-            if delay:
-                await asyncio.sleep(delay)
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{crowded}: stream refused")
-            return
         joined = False
         try:
-            async for message in self._play(request_iterator, context, peer, host):
+            async for message in self._play(request_iterator, context, peer, host, crowded):
                 if not joined and message.WhichOneof("msg") == "welcome":
                     joined = True
                     self.guard.joined()
@@ -323,14 +320,21 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             self.guard.close(host, joined)
 
     async def _play(
-        self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context, peer: str, host: str
+        self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context, peer: str, host: str,
+        crowded: str | None,
     ) -> AsyncIterator[bot_pb2.RefereeMessage]:
-        timeout = self.limits.join_timeout_s
+        timeout = self.limits.join_timeout_s if crowded is None else self.limits.crowded_join_s
         try:
             first = await asyncio.wait_for(anext(request_iterator), timeout)
         except (StopAsyncIteration, asyncio.CancelledError):
             return
         except TimeoutError:
+            if crowded is not None:  # part of a flood: refused in turn (the waiting streams are bounded by
+                delay = self.guard.refused(host)  # ``streams_per_connection`` on each connection)
+                if delay:
+                    await asyncio.sleep(delay)
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{crowded}, and no Join: stream refused")
+                return
             text = f"no Join within {timeout:g} s of opening the stream"
             yield error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, text, fatal=True)
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, text)
