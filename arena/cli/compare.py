@@ -364,7 +364,7 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
         cid = _unused_id(db, comparison_id)
         plan = plan_comparison(cid, resolve_seed(seed_file), max_hands, len(references), config,
                                settings.starting_stack(), settings.clock())
-        sandbox = sandbox.hiding(db.path, db.vault.path, seed_file, log_dir)
+        sandbox = sandbox.hiding(db.path, *db.vault.files, seed_file, log_dir)
         report = _play(plan, bots, keys, params, db, db_path, Path(log_dir) if log_dir else None, quiet, sandbox)
     except click.ClickException:
         raise

@@ -202,7 +202,7 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
             raise click.ClickException(f"match {spec.match_id} is already in {db.path}: use --resume to finish it")
     if db is not None:
         db.start_match(spec, [(s.name, s.version, s.command) for s in specs], len(spec.plan(len(specs))))
-        sandbox = sandbox.hiding(db.path, db.vault.path)
+        sandbox = sandbox.hiding(db.path, *db.vault.files)
     sandbox = sandbox.hiding(kw["seed_file"], kw["phh_dir"], log_dir)
     earlier = db.participant_totals(spec.match_id) if db is not None and recorded else []
     tally = SessionTally(len(specs), spec.hands_per_deal(len(specs)), spec.config.big_blind,

@@ -54,14 +54,22 @@ class BotClock:
 class TurnTimer:
     """The clock of one request. It starts when the request leaves the referee: a remote seat calls ``sent`` as
     its stream hands the request to the network, so time the referee itself spends (building, queueing, a busy
-    loop) is never charged to the bot; a seat that never calls it is timed from the moment it was asked."""
+    loop) is never charged to the bot; a seat that never calls it is timed from the moment it was asked.
 
-    __slots__ = ("_deadline", "allowance_s", "is_sent", "started")
+    The referee can also be late at the other end: its loop busy, or its process not scheduled, when the deadline
+    passes, while the answer waits to be read. ``give_back`` then gives the bot, once, as much time again as the
+    referee was late (from the moment it noticed; a few milliseconds at least), and that lateness is not charged
+    (``charged``)."""
+
+    __slots__ = ("_deadline", "_extended", "_limit", "allowance_s", "given_back", "is_sent", "started")
 
     def __init__(self, allowance_s: float) -> None:
         self.allowance_s = allowance_s
+        self._limit = allowance_s  # the allowance before anything was given back
         self.started = time.monotonic()
         self.is_sent = False
+        self.given_back = 0.0
+        self._extended = False
         self._deadline: asyncio.Timeout | None = None
 
     def watch(self, timeout: asyncio.Timeout) -> None:
@@ -85,6 +93,24 @@ class TurnTimer:
     def elapsed(self) -> float:
         """Seconds the bot has had so far."""
         return time.monotonic() - self.started
+
+    def give_back(self, window_s: float = 0.005) -> bool:
+        """The deadline has passed: the first time, let the bot's answer in for as long again as the referee was
+        late noticing it, from now, and at least ``window_s`` (an answer that arrived in time may still be on its
+        way through the referee's loop, which takes it a few turns), and say so; after that, False: the bot is out
+        of time."""
+        if self._extended:
+            return False
+        self._extended = True
+        elapsed = self.elapsed()
+        late = max(0.0, elapsed - self.allowance_s)
+        self.given_back = late
+        self.allowance_s = elapsed + max(late, window_s)
+        return True
+
+    def charged(self) -> float:
+        """Seconds to charge the bot: what it had, less what the referee gave back, at most its allowance."""
+        return max(0.0, min(self.elapsed() - self.given_back, self._limit))
 
     def remaining(self) -> float:
         """Seconds the bot has left (negative once it is over time)."""

@@ -254,6 +254,9 @@ class TableRunner:
                 hand.act(seat, action)
                 break
             except TimeoutError:
+                if timer.give_back():  # once: the answer may be here already, waiting for the referee to read it
+                    retry = True  # (the referee's delay is not the bot's); wait again without sending anything
+                    continue
                 how = "timeout"
                 break
             except SeatUnavailable:
@@ -272,7 +275,7 @@ class TableRunner:
                 rejected.append(f"error: {exc!r}")
                 how = "illegal"
                 break
-        elapsed = min(timer.elapsed(), timer.allowance_s) if how == "timeout" else timer.elapsed()
+        elapsed = timer.charged() if how == "timeout" else max(0.0, timer.elapsed() - timer.given_back)
         clock.charge(elapsed)
         participant.decisions += 1
         participant.think_s += elapsed

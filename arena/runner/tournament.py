@@ -218,7 +218,7 @@ async def run_tournament(
             raise TournamentError(f"{m.match_id} in {db.path} was started with {row['hands_total']} hands, the file "
                                   f"now asks for {planned}: a resumed tournament keeps its schedule (restore hands, "
                                   "or use another database)")
-    sandbox = config.policy_for_bots.hiding(db.path, db.vault.path, log_dir)
+    sandbox = config.policy_for_bots.hiding(db.path, *db.vault.files, log_dir)
     progress = progress or TournamentProgress()
     limit = asyncio.Semaphore(config.workers)
     results: list[MatchResult] = []

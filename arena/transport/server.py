@@ -6,8 +6,10 @@ them reaches the referee's tables, which only ever see seats that answer, or don
 
 Nothing a client does can stall a table (``ServerLimits``): keepalive pings find a silently cut connection within
 seconds; connections without calls are closed; a stream that does not join in time is closed; each peer has a cap
-on open streams; failed Joins are throttled per peer (each refusal after the first few waits before it is sent);
-spectators are limited in number (optionally behind a token) and are fed events serialized once for all of them.
+on open streams; refusals are throttled per peer (after the first few, each waits for its turn); spectators are
+limited in number (optionally behind a token), are fed events serialized once for all of them, and share a budget
+of messages per second (each message to each spectator costs the referee's loop about as much as a message to a
+bot: without a budget 64 spectators of a fast match halve its speed).
 The referee serves local bots on a Unix-domain socket that only they can reach (no spectators there), and remote
 bots and spectators on TCP.
 
@@ -54,12 +56,20 @@ class ServerLimits:
 
     Messages: size, and a rate (token bucket) for every message that is not the answer to the request the referee
     is waiting for (answers are never limited: a fast bot is welcome). Connections: keepalive pings every
-    ``keepalive_s`` answered within ``keepalive_timeout_s``, closed after ``idle_connection_s`` without a call; a
-    stream must Join within ``join_timeout_s``; at most ``streams_per_peer`` open bot streams per peer address and
-    ``unjoined_streams`` streams not yet joined in all; after ``failed_joins_burst`` failed Joins a peer gets
-    ``failed_joins_per_second`` more, and each refusal beyond that waits ``failed_join_delay_s`` before it is sent.
+    ``keepalive_s``, closed when one is not answered within ``keepalive_timeout_s``, or after ``idle_connection_s``
+    without a call (also one that never spoke HTTP/2); a stream must Join within ``join_timeout_s``; at most
+    ``streams_per_connection`` calls at once on one connection (HTTP/2's limit: more wait on the client's side).
+    Beyond ``streams_per_peer`` open bot streams from one peer address, or ``unjoined_streams`` not yet joined in
+    all (the local socket's single peer, every local bot, has one more of each per seat), a stream must join within
+    ``crowded_join_s``: one with a valid token always gets in, so a flood never locks out a bot that shares its
+    address. Refusals (a failed Join, a crowded stream that did not join) are answered at once
+    ``failed_joins_burst`` times per peer, then at ``failed_joins_per_second``, in turn: each waits for its slot,
+    so a peer that keeps trying gets no more answers however many streams it opens (every stream costs the
+    referee's loop far more than its refusal saves).
     Spectators: at most ``max_watchers`` watch at once; with ``watch_token`` set they must send it as metadata
-    ``authorization: Bearer TOKEN``.
+    ``authorization: Bearer TOKEN``; all of them together are sent at most ``watch_messages_per_second`` messages
+    (``watch_burst`` at once): a spectator that falls more than ``WATCHER_QUEUE`` events behind is dropped, the
+    tables are never slowed down for it.
     """
 
     max_message_bytes: int = 64 * 1024
@@ -70,12 +80,15 @@ class ServerLimits:
     idle_connection_s: float = 30.0
     join_timeout_s: float = 5.0
     streams_per_peer: int = 32
+    crowded_join_s: float = 1.0
+    streams_per_connection: int = 100
     unjoined_streams: int = 64
     failed_joins_per_second: float = 2.0
     failed_joins_burst: int = 10
-    failed_join_delay_s: float = 1.0
     max_watchers: int = 64
     watch_token: str | None = None
+    watch_messages_per_second: float = 200.0
+    watch_burst: int = 100
     max_connections: int = 512
 
 
@@ -92,14 +105,43 @@ class _Bucket:
         self.tokens = float(burst)
         self.last = time.monotonic()
 
-    def take(self) -> bool:
+    def _refill(self) -> None:
         now = time.monotonic()
         self.tokens = min(self.capacity, self.tokens + (now - self.last) * self.rate)
         self.last = now
-        if self.tokens < 1.0:
+
+    def take(self, n: int = 1) -> bool:
+        """Take ``n`` tokens if there are that many (``n`` at most the burst)."""
+        self._refill()
+        if self.tokens < n:
             return False
-        self.tokens -= 1.0
+        self.tokens -= n
         return True
+
+    def wait_s(self, n: int = 1) -> float:
+        """Seconds until there are ``n`` tokens (0 if there are now)."""
+        self._refill()
+        return max(0.0, (n - self.tokens) / self.rate)
+
+
+class _Pacer:
+    """Messages to spectators, paced for all of them together: first come, first served, never faster than the
+    bucket allows. A spectator waiting for its turn costs nothing, and one that is behind takes its turn for
+    several messages at once (each turn costs the loop a few wake-ups)."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.bucket = _Bucket(rate, max(1, burst))
+        self.batch = max(1, burst // 4)  # the most messages one turn sends
+        self.lock = asyncio.Lock()
+
+    async def turn(self, n: int = 1) -> None:
+        """Wait until ``n`` more messages may be sent (at most ``batch``)."""
+        n = min(n, self.batch)
+        if not self.lock.locked() and self.bucket.take(n):
+            return
+        async with self.lock:  # one waiter sleeps at a time; the others queue behind it, asleep
+            while not self.bucket.take(n):
+                await asyncio.sleep(self.bucket.wait_s(n))
 
 
 def peer_host(peer: str) -> str:
@@ -113,21 +155,26 @@ def peer_host(peer: str) -> str:
 class PeerGuard:
     """Counts what each peer holds open and how often it failed to join, to refuse floods before they cost."""
 
-    def __init__(self, limits: ServerLimits) -> None:
+    def __init__(self, limits: ServerLimits, seats: Callable[[], int] = lambda: 0) -> None:
         self.limits = limits
+        self.seats = seats
         self.streams: dict[str, int] = {}
         self.unjoined = 0
-        self.failures: dict[str, _Bucket] = {}
+        self.refusals: dict[str, float] = {}  # per peer: when its next refusal is due (a virtual schedule)
 
     def open(self, host: str) -> str | None:
-        """Count a new stream; why it must be refused, or None."""
-        if self.streams.get(host, 0) >= self.limits.streams_per_peer:
-            return f"more than {self.limits.streams_per_peer} open streams from {host}"
-        if self.unjoined >= self.limits.unjoined_streams:
-            return f"more than {self.limits.unjoined_streams} streams are waiting to join"
+        """Count a new stream; if it is over a limit, why (it must then join at once). On the local socket every
+        bot process is the one peer ``unix`` (one process per seat: a 6-handed duplicate match has 36), so there
+        each seat adds one."""
+        extra = self.seats() if host == "unix" else 0
+        crowded = None
+        if self.streams.get(host, 0) >= self.limits.streams_per_peer + extra:
+            crowded = f"more than {self.limits.streams_per_peer + extra} open streams from {host}"
+        elif self.unjoined >= self.limits.unjoined_streams + extra:
+            crowded = f"more than {self.limits.unjoined_streams + extra} streams are waiting to join"
         self.streams[host] = self.streams.get(host, 0) + 1
         self.unjoined += 1
-        return None
+        return crowded
 
     def joined(self) -> None:
         self.unjoined -= 1
@@ -141,14 +188,17 @@ class PeerGuard:
         else:
             self.streams.pop(host, None)
 
-    def failed(self, host: str) -> float:
-        """Count a failed Join; how long to wait before saying so."""
-        bucket = self.failures.get(host)
-        if bucket is None:
-            bucket = self.failures[host] = _Bucket(self.limits.failed_joins_per_second, self.limits.failed_joins_burst)
-        if len(self.failures) > 10_000:  # forget the oldest peers rather than grow without bound
-            self.failures.pop(next(iter(self.failures)))
-        return 0.0 if bucket.take() else self.limits.failed_join_delay_s
+    def refused(self, host: str) -> float:
+        """Count a refusal for ``host`` (a failed Join, a stream over a limit); how long to wait before sending it:
+        none for the first ``failed_joins_burst``, then one slot every 1/``failed_joins_per_second`` seconds, in
+        the order they came (the generic cell rate algorithm)."""
+        now = time.monotonic()
+        interval = 1.0 / self.limits.failed_joins_per_second
+        due = max(self.refusals.get(host, now), now) + interval
+        self.refusals[host] = due
+        if len(self.refusals) > 10_000:  # forget the peers that are quiet again rather than grow without bound
+            self.refusals = {h: t for h, t in self.refusals.items() if t > now}
+        return max(0.0, due - now - self.limits.failed_joins_burst * interval)
 
 
 @dataclass(slots=True)
@@ -252,7 +302,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
     def __init__(self, seats: dict[str, RemoteSeat], limits: ServerLimits) -> None:
         self.seats = seats
         self.limits = limits
-        self.guard = PeerGuard(limits)
+        self.guard = PeerGuard(limits, lambda: len(seats))
 
     async def Play(
         self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context
@@ -260,12 +310,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         peer = context.peer()
         host = peer_host(peer)
         crowded = self.guard.open(host)
-        if crowded is not None:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{crowded}: stream refused")
-            return
         joined = False
         try:
-            async for message in self._play(request_iterator, context, peer, host):
+            async for message in self._play(request_iterator, context, peer, host, crowded):
                 if not joined and message.WhichOneof("msg") == "welcome":
                     joined = True
                     self.guard.joined()
@@ -274,14 +321,21 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             self.guard.close(host, joined)
 
     async def _play(
-        self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context, peer: str, host: str
+        self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context, peer: str, host: str,
+        crowded: str | None,
     ) -> AsyncIterator[bot_pb2.RefereeMessage]:
-        timeout = self.limits.join_timeout_s
+        timeout = self.limits.join_timeout_s if crowded is None else self.limits.crowded_join_s
         try:
             first = await asyncio.wait_for(anext(request_iterator), timeout)
         except (StopAsyncIteration, asyncio.CancelledError):
             return
         except TimeoutError:
+            if crowded is not None:  # part of a flood: refused in turn (the waiting streams are bounded by
+                delay = self.guard.refused(host)  # ``streams_per_connection`` on each connection)
+                if delay:
+                    await asyncio.sleep(delay)
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{crowded}, and no Join: stream refused")
+                return
             text = f"no Join within {timeout:g} s of opening the stream"
             yield error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, text, fatal=True)
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, text)
@@ -289,7 +343,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         except Exception as exc:  # bytes that are not a BotMessage: answered as after the Join
             log.info("bot stream from %s sent an unreadable first message: %r", peer, exc)
             text = "the first message could not be read as a BotMessage (not protobuf?): stream closed"
-            delay = self.guard.failed(host)  # a failed Join like any other
+            delay = self.guard.refused(host)  # a failed Join like any other
             if delay:
                 await asyncio.sleep(delay)
             yield error_message(bot_pb2.ERROR_CODE_MALFORMED, text, fatal=True)
@@ -298,9 +352,9 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         refusal = self._check_join(first)
         if refusal is not None:
             code, status, text = refusal
-            delay = self.guard.failed(host)
+            delay = self.guard.refused(host)
             if delay:
-                await asyncio.sleep(delay)  # a peer that keeps failing is answered slowly
+                await asyncio.sleep(delay)  # a peer that keeps failing is answered slowly, in turn
             yield error_message(code, text, fatal=True)
             await context.abort(status, text)
             return
@@ -388,6 +442,7 @@ class ArenaServicer:
         self.directory = directory
         self.limits = limits
         self.watching = 0
+        self.pacer = _Pacer(limits.watch_messages_per_second, limits.watch_burst)
 
     async def _authorized(self, context: Context) -> None:
         token = self.limits.watch_token
@@ -429,21 +484,31 @@ class ArenaServicer:
                                 f"{self.limits.max_watchers} spectators are watching already; try again later")
             return
         self.watching += 1
+        turn = self.pacer.turn
         try:
+            await turn()
             yield arena_pb2.MatchEvent(match_id=request.match_id, info=self.directory.info(entry)).SerializeToString()
             if request.from_start:
                 for event in list(entry.history):
+                    await turn()
                     yield event
             if entry.status in (arena_pb2.MATCH_STATUS_FINISHED, arena_pb2.MATCH_STATUS_ABORTED):
                 return
             queue: asyncio.Queue[bytes | None] = asyncio.Queue()
             entry.watchers.append(queue)
+            batch = self.pacer.batch
             try:
                 while True:
-                    item = await queue.get()
-                    if item is None:
-                        break
-                    yield item
+                    await turn()  # first the turn, then the event: a spectator waiting for its turn is not woken
+                    items = [await queue.get()]  # by every event published meanwhile
+                    while len(items) < batch and not queue.empty():  # behind: the rest of the turn at once
+                        items.append(queue.get_nowait())
+                    if len(items) > 1:
+                        await turn(len(items) - 1)
+                    for item in items:
+                        if item is None:
+                            return
+                        yield item
             finally:
                 if queue in entry.watchers:
                     entry.watchers.remove(queue)
@@ -559,11 +624,15 @@ class RefereeServer:
             ("grpc.so_reuseport", 0),
             ("grpc.keepalive_time_ms", int(limits.keepalive_s * 1000)),
             ("grpc.keepalive_timeout_ms", int(limits.keepalive_timeout_s * 1000)),
+            # What closes a connection whose pings go unanswered (gRPC 1.85 waits for it, a minute by default,
+            # whatever the keepalive timeout says: a silently cut connection would hold its seat that long)
+            ("grpc.http2.ping_timeout_ms", int(limits.keepalive_timeout_s * 1000)),
             ("grpc.keepalive_permit_without_calls", 1),
             ("grpc.http2.min_ping_interval_without_data_ms", 5000),
             ("grpc.http2.max_ping_strikes", 2),
             ("grpc.max_connection_idle_ms", int(limits.idle_connection_s * 1000)),
             ("grpc.max_allowed_incoming_connections", limits.max_connections),
+            ("grpc.max_concurrent_streams", limits.streams_per_connection),
         ]
 
     async def _server(self, spectators: bool) -> grpc.aio.Server:

@@ -85,10 +85,12 @@ def main() -> int:
         time.sleep(30)
         return 0
     first = [join(token)]
-    if MODE == "garbage":
-        first.append(b"\xff\xfe\x00garbage that is not a protobuf message\x13\x37")
-    if MODE == "unknown":
-        first.append(b"\xfa\x06\x03abc")  # field 111, a message type this protocol does not have
+    # garbage and unknown messages go out once the referee has welcomed the bot (sent together with the Join, gRPC
+    # may read both before the Join is handled, and the bot would never have joined)
+    after_welcome = {
+        "garbage": b"\xff\xfe\x00garbage that is not a protobuf message\x13\x37",
+        "unknown": b"\xfa\x06\x03abc",  # field 111, a message type this protocol does not have
+    }.get(MODE)
     outbox: queue.Queue[object] = queue.Queue()
     good = 0
     reconnected = False
@@ -99,6 +101,9 @@ def main() -> int:
             for message in responses:
                 log(message)
                 kind = message.WhichOneof("msg")
+                if kind == "welcome" and after_welcome is not None:
+                    outbox.put(after_welcome)
+                    after_welcome = None
                 if kind == "match_end":
                     outbox.put(END)
                     return 0
