@@ -142,6 +142,10 @@ BY_KEY = {s.key: s for s in SETTINGS}
 SANDBOX_SETTINGS = [s.key for s in SETTINGS if s.key.startswith("sandbox.")]
 
 
+_CLOCK = ClockPolicy()
+_LIMITS = SandboxLimits()
+
+
 @dataclass(frozen=True, slots=True)
 class MatchSettings:
     """Every setting of a match, typed and checked."""
@@ -160,16 +164,16 @@ class MatchSettings:
     muck: bool = False
     duplicate: bool = True
     all_orders: bool = False
-    per_action_ms: int = 2000
-    time_bank_ms: int = 30000
-    max_retries: int = 2
-    max_violations: int = 20
-    connect_timeout_ms: int = 10000
-    reconnect_grace_ms: int = 2000
-    memory_mb: int = 4096
-    cpu_seconds: int = 0
-    processes: int = 256
-    open_files: int = 1024
+    per_action_ms: int = _CLOCK.per_action_ms  # the clock's and the sandbox's defaults are theirs, not copies
+    time_bank_ms: int = _CLOCK.time_bank_ms
+    max_retries: int = _CLOCK.max_retries
+    max_violations: int = _CLOCK.max_violations
+    connect_timeout_ms: int = _CLOCK.connect_timeout_ms
+    reconnect_grace_ms: int = _CLOCK.reconnect_grace_ms
+    memory_mb: int = _LIMITS.memory_mb
+    cpu_seconds: int = _LIMITS.cpu_seconds
+    processes: int = _LIMITS.processes
+    open_files: int = _LIMITS.open_files
     binds: tuple[str, ...] = field(default_factory=tuple)
 
     def table_config(self) -> TableConfig:

@@ -17,12 +17,7 @@ from arena.ratings.tally import SessionTally
 from arena.records.db import Database
 from arena.records.verify import verify_match
 from arena.referee import ClockPolicy, Decision, FunctionSeat, HandRecord, Match, MatchSpec, MatchStatus
-
-
-def caller(decision: Decision) -> Action:
-    legal = decision.view.legal
-    assert legal is not None
-    return Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.CALL)
+from tests.publish.helpers import caller
 
 
 def raiser(seed: int) -> FunctionSeat:
