@@ -47,7 +47,7 @@ def test_without_the_sandbox_the_token_thief_steals_a_seat(tmp_path: Path) -> No
     bots = [BotSpec("victim", CALLER), BotSpec("thief", cheat("token_thief"))]
     result = asyncio.run(run_local_match(spec, bots, log_dir=tmp_path, cwd=REPO,
                                          sandbox=SandboxPolicy(enabled=False)))
-    thefts = reports(tmp_path, "THIEF-START", "thief")
+    thefts = reports(tmp_path, "THIEF-PROC", "thief")
     assert any(t["found"] for t in thefts) and any(t["stolen"] for t in thefts), thefts
     victim = result.results[0]  # told that another connection took its seat, it left; its seat is silent
     assert victim.violations > 0 or victim.crashed or victim.absent, victim

@@ -5,8 +5,9 @@ Where it looks: every process in /proc (environment: ``ARENA_TOKEN=``; command l
 environment, and the files of its working directory, its own folder, ``$HOME``, /tmp, /run and /dev/shm. Then it
 opens a stream for each token found (other than its own) and for a dozen guesses (empty, its own token altered,
 random ones), all at once, and notes what the referee answers. A stream that is welcomed is held open, silent, to
-the end (a stolen seat). Then it plays its own seat honestly (check, else call) and at the match's end prints one
-line ``THIEF {json}``.
+the end (a stolen seat). It looks in /proc first and tries what it found there at once (line ``THIEF-PROC
+{json}``), then in the files and with the guesses (line ``THIEF-START {json}``). Then it plays its own seat
+honestly (check, else call) and at the match's end prints one line ``THIEF {json}``.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ def scan(data: bytes, where: str, found: dict[str, str]) -> None:
                 found.setdefault(token, where)
 
 
-def search() -> tuple[dict[str, str], list[str]]:
-    """Tokens that are not this bot's own, with where each was found; and the pids it could look into."""
+def search_processes() -> tuple[dict[str, str], list[str]]:
+    """Tokens in the other processes' environments and command lines; and the pids it could look into."""
     found: dict[str, str] = {}
     pids = sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int)
     for pid in pids:
@@ -54,6 +55,12 @@ def search() -> tuple[dict[str, str], list[str]]:
                 pass
     for key, value in os.environ.items():
         scan(f"{key}={value}".encode(), "own environment", found)
+    return found, pids
+
+
+def search_files() -> dict[str, str]:
+    """Tokens in the files it can reach (slow where there is no sandbox: bounded by a budget of files)."""
+    found: dict[str, str] = {}
     folders = {os.getcwd(), str(Path(__file__).resolve().parent), os.environ.get("HOME", "/tmp"), "/tmp", "/run",
                "/dev/shm"}
     budget = 20_000  # files: enough for everything a sandbox holds there; bounded where there is no sandbox
@@ -70,7 +77,7 @@ def search() -> tuple[dict[str, str], list[str]]:
                             scan(f.read(), path, found)
                 except OSError:
                     pass
-    return found, pids
+    return found
 
 
 def try_join(token: str) -> str:
@@ -108,33 +115,47 @@ def guesses() -> list[str]:
     return ["", "0" * 43, *altered, *(secrets.token_urlsafe(32) for _ in range(6))]
 
 
+def steal(tokens: list[tuple[str, str]]) -> dict[str, str]:
+    """Join with every token at once; what the referee answered to each, by label."""
+    attempts: dict[str, str] = {}
+    lock = threading.Lock()
+
+    def attempt(label: str, token: str) -> None:
+        outcome = try_join(token)
+        with lock:
+            attempts[label] = outcome
+
+    threads = [threading.Thread(target=attempt, args=item) for item in tokens]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return attempts
+
+
+def stolen(attempts: dict[str, str]) -> int:
+    return sum(1 for outcome in attempts.values() if outcome == "welcome")
+
+
 class TokenThief(Bot):
     """Plays its own seat honestly once the theft is over."""
 
     def __init__(self) -> None:
-        found, pids = search()
+        found, pids = search_processes()
         for _ in range(4):  # the other bots may still be starting: look again a few times before giving up
             if found:
                 break
             time.sleep(0.5)
-            found, pids = search()
-        attempts: dict[str, str] = {}
-        lock = threading.Lock()
-
-        def attempt(label: str, token: str) -> None:
-            outcome = try_join(token)
-            with lock:
-                attempts[label] = outcome
-
-        tokens = [(f"found {where}", token) for token, where in found.items()]
-        tokens += [(f"guess {i}", token) for i, token in enumerate(guesses())]
-        threads = [threading.Thread(target=attempt, args=item) for item in tokens]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(30)
+            found, pids = search_processes()
+        attempts = steal([(f"found {where}", token) for token, where in found.items()])
+        # reported at once: the lane may end (its victim gone) before the slower search of the files is over
+        print("THIEF-PROC " + json.dumps({"found": sorted(found.values()), "stolen": stolen(attempts)}), flush=True)
+        in_files = {token: where for token, where in search_files().items() if token not in found}
+        found.update(in_files)
+        tokens = [(f"found {where}", token) for token, where in in_files.items()]
+        attempts.update(steal(tokens + [(f"guess {i}", token) for i, token in enumerate(guesses())]))
         self.report = {"uid": os.getuid(), "pids": pids, "found": sorted(found.values()), "attempts": attempts,
-                       "stolen": sum(1 for a in attempts.values() if a == "welcome")}
+                       "stolen": stolen(attempts)}
         print("THIEF-START " + json.dumps(self.report), flush=True)
 
     def act(self, request: Request) -> Action:
