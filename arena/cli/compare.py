@@ -363,7 +363,7 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
     try:
         cid = _unused_id(db, comparison_id)
         plan = plan_comparison(cid, resolve_seed(seed_file), max_hands, len(references), config,
-                               settings.starting_stack(), settings.clock())
+                               settings.starting_stack(), settings.clock(), settings.tables)
         sandbox = sandbox.hiding(db.path, *db.vault.files, seed_file, log_dir)
         report = _play(plan, bots, keys, params, db, db_path, Path(log_dir) if log_dir else None, quiet, sandbox)
     except click.ClickException:

@@ -249,7 +249,7 @@ def _resumed(db: Database, match_id: str, bots: list[BotSpec], settings: MatchSe
     conflicts = resume_conflicts(settings_of(recorded), settings, MatchSettings())
     if conflicts:
         raise click.UsageError("a resumed match keeps its schedule and table: " + "; ".join(conflicts))
-    resumed = dataclasses.replace(recorded, policy=settings.clock())
+    resumed = dataclasses.replace(recorded, policy=settings.clock(), tables=settings.tables)
     return resumed, db.recorded_hands(match_id)
 
 

@@ -3,8 +3,10 @@
 A match is played at one table, or at one table per rotation ("lanes") played side by side: with one seat object
 per bot for each rotation (for local bots, one process each), no seat ever sees the same deal twice, so a bot that
 remembers hands gains nothing from it (RULES.md R11.5; the Annual Computer Poker Competition resets memory between
-the halves of a duplicate match for the same reason). Hand numbers, decks and seats are those of the duplicate
-schedule whichever way the match is played.
+the halves of a duplicate match for the same reason). Each lane may play on several tables at once
+(``MatchSpec.tables``): the same seats, one connection per bot and lane hosting them all, each table taking the
+lane's next hand when it is free. Hand numbers, decks and seats are those of the duplicate schedule whichever way
+the match is played, so the records are the same.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 import dataclasses
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +24,7 @@ from arena.deals import DealPlan, commitment, cross_table_plan, deck_for_hand, d
 from arena.engine import ConfigError, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee.clock import BotClock, ClockPolicy
+from arena.referee.gate import TableGate
 from arena.referee.records import HandRecord, HandSink
 from arena.referee.seat import Introduction, Seat
 from arena.referee.status import BotOutcome, MatchStatus
@@ -43,10 +47,13 @@ class MatchSpec:
     all_orders: bool = False
     table_id: str = "table-1"
     seats: int = 0  # seats per table; fewer than the bots: duplicate across tables (cross_table_plan)
+    tables: int = 1  # tables played side by side by the same seats (each bot connection hosts that many)
 
     def __post_init__(self) -> None:
         if self.hands < 1:
             raise ValueError(f"a match needs at least one hand, got {self.hands}")
+        if self.tables < 1:
+            raise ValueError(f"a match is played on at least one table at once, got {self.tables}")
         if self.starting_stack <= 0:
             raise ConfigError("R11.1", f"the starting stack must be positive, got {self.starting_stack}")
 
@@ -204,20 +211,35 @@ class Match:
         ]
         self.lanes = count
         self.cross_tables = spec.hands_per_deal(len(seats)) if spec.cross_table(len(seats)) else 0
+        if self.cross_tables and count != 1:
+            raise ValueError("duplicate across tables needs one seat per bot")
+        gates: dict[int, TableGate] = {}
+
+        def player(participant: Participant, seat: Seat) -> Player:
+            gate = gates.setdefault(id(seat), TableGate(seat)) if spec.tables > 1 else None
+            return Player(participant, seat, BotClock(spec.policy), gate=gate)
+
+        def name(base: str, k: int) -> str:
+            return base if spec.tables == 1 else f"{base}.{k + 1}"
+
+        self.gates = gates
+        # groups[g][k]: the k-th table played side by side in group g (a lane; or one table per seat-group of a
+        # deal across tables); each group plays its hands on as many tables as the match has at once
+        self.groups: list[list[list[TableRunner]]] = []
         if self.cross_tables:  # every bot has one seat, at whichever table it sits this deal
-            if count != 1:
-                raise ValueError("duplicate across tables needs one seat per bot")
-            players = [Player(p, p.seats[0], BotClock(spec.policy)) for p in self.participants]
-            self.tables = [TableRunner(spec.match_id, f"{spec.table_id}-t{table + 1}", spec.config, spec.policy,
-                                       players, sinks) for table in range(self.cross_tables)]
+            sides = []
+            for k in range(spec.tables):  # a bot sits at one table of a deal: one clock for all of them
+                players = [player(p, p.seats[0]) for p in self.participants]
+                sides.append([TableRunner(spec.match_id, name(f"{spec.table_id}-t{table + 1}", k), spec.config,
+                                          spec.policy, players, sinks) for table in range(self.cross_tables)])
+            self.groups = [sides]
         else:
-            self.tables = [
-                TableRunner(
-                    spec.match_id, spec.table_id if count == 1 else f"{spec.table_id}-r{lane}", spec.config,
-                    spec.policy, [Player(p, p.seats[lane], BotClock(spec.policy)) for p in self.participants], sinks,
-                )
-                for lane in range(count)
-            ]
+            for lane in range(count):
+                base = spec.table_id if count == 1 else f"{spec.table_id}-r{lane}"
+                self.groups.append([[TableRunner(spec.match_id, name(base, k), spec.config, spec.policy,
+                                                 [player(p, p.seats[lane]) for p in self.participants], sinks)]
+                                    for k in range(spec.tables)])
+        self.tables = [table for group in self.groups for side in group for table in side]
         self.recorded = frozenset(recorded)
         self.hands_played = 0
         self.on_hand = on_hand
@@ -281,10 +303,7 @@ class Match:
         if cut_short or not all(p.ever_connected for p in self.participants):
             reason = MatchStatus.NO_SHOW
         else:
-            if self.cross_tables:
-                await self._play_across_tables()
-            else:
-                await asyncio.gather(*(self._play_lane(lane) for lane in range(self.lanes)))
+            await asyncio.gather(*(self._play_group(group) for group in range(len(self.groups))))
             cut = self._stop.is_set() and self.hands_played < len(self.plan)
             reason = self._stop_reason if cut else MatchStatus.COMPLETED
         result = self.result(reason, time.monotonic() - started)
@@ -293,25 +312,25 @@ class Match:
                 await notify(seat.match_finished(result, index), f"match end to {participant.name}")
         return result
 
-    async def _play_lane(self, lane: int) -> None:
-        """Play this lane's hands in order: every hand of its rotation (or every hand, with one lane)."""
-        table = self.tables[lane]
-        for plan in self.plan:
-            if self.lanes > 1 and plan.rotation != lane:
-                continue
-            if self._stop.is_set():
-                return
-            await self._play(table, plan)
+    async def _play_group(self, group: int) -> None:
+        """Play a lane's hands (every hand, with one lane; every deal, across tables) on its tables side by side:
+        each table takes the next hand (or deal) in order when it is free."""
+        sides = self.groups[group]
+        if self.cross_tables:
+            by_deal: dict[int, list[DealPlan]] = {}
+            for plan in self.plan:
+                by_deal.setdefault(plan.deal, []).append(plan)
+            work: deque[list[DealPlan]] = deque(by_deal[deal] for deal in sorted(by_deal))
+        else:
+            work = deque([plan] for plan in self.plan if self.lanes == 1 or plan.rotation == group)
 
-    async def _play_across_tables(self) -> None:
-        """Play deal after deal, each at every table at once (every bot sits at one of them)."""
-        by_deal: dict[int, list[DealPlan]] = {}
-        for plan in self.plan:
-            by_deal.setdefault(plan.deal, []).append(plan)
-        for deal in sorted(by_deal):
-            if self._stop.is_set():
-                return
-            await asyncio.gather(*(self._play(self.tables[plan.rotation], plan) for plan in by_deal[deal]))
+        async def side(tables: list[TableRunner]) -> None:
+            while work and not self._stop.is_set():
+                plans = work.popleft()  # a deal at every table at once, across tables; else one hand
+                table_of = (lambda plan: tables[plan.rotation]) if self.cross_tables else (lambda plan: tables[0])
+                await asyncio.gather(*(self._play(table_of(plan), plan) for plan in plans))
+
+        await asyncio.gather(*(side(tables) for tables in sides))
 
     async def _play(self, table: TableRunner, plan: DealPlan) -> None:
         deck = deck_for_hand(self.spec.seed, plan.deal)

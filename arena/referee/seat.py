@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from arena.engine import Action, IllegalActionError
 from arena.referee.records import Decision, HandRecord
 
+UNLIMITED_TABLES = 1 << 20
+
 
 class SeatUnavailable(Exception):
     """The seat cannot answer now (its bot is disconnected or crashed); the time-out policy acts for it."""
@@ -73,6 +75,12 @@ class Seat(abc.ABC):
     def introduction(self) -> Introduction | None:
         """What the seat's bot said about itself when it joined, if it did (remote bots)."""
         return None
+
+    @property
+    def max_tables(self) -> int:
+        """How many hands (at different tables) the seat may be in at once. A seat that keeps nothing between
+        requests takes any number; a remote bot takes what its Join said (1 unless it said more)."""
+        return UNLIMITED_TABLES
 
     def first_seat(self, seat: int) -> None:
         """Before the match: the seat this seat object holds in its first hand."""

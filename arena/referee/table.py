@@ -9,12 +9,14 @@ import itertools
 import logging
 import time
 from collections.abc import Awaitable, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 
 from arena.deals import DealPlan
 from arena.engine import Action, ActionKind, EventKind, Hand, IllegalActionError, TableConfig
 from arena.engine.view import PublicHistories, seat_view
 from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
+from arena.referee.gate import TableGate, enter_all
 from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
 from arena.referee.seat import HandStart, InvalidAction, Seat, SeatUnavailable
 
@@ -54,6 +56,7 @@ class Player:
     clock: BotClock
     was_connected: bool = True
     awaiting_reconnect: bool = False
+    gate: TableGate | None = None  # with several tables: the seat's places, shared by its Players at every table
 
     @property
     def name(self) -> str:
@@ -109,7 +112,16 @@ class TableRunner:
         self._request_ids = itertools.count(1)  # replaced per hand; see play_hand
 
     async def play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int]) -> HandRecord:
-        """Play one hand to the end and return its record (already handed to every sink)."""
+        """Play one hand to the end and return its record (already handed to every sink). With several tables,
+        each seat's place is taken first (``TableGate``): no bot is in more hands at once than it takes."""
+        gates = [g for g in (self.players[p].gate for p in sorted(plan.seating)) if g is not None]
+        if not gates:
+            return await self._play_hand(plan, deck, stacks)
+        async with AsyncExitStack() as stack:
+            await enter_all(stack, gates)
+            return await self._play_hand(plan, deck, stacks)
+
+    async def _play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int]) -> HandRecord:
         hand_id = f"{self.match_id}-{plan.hand_number}"
         seating = plan.seating
         names = tuple(self.players[p].name for p in seating)

@@ -93,6 +93,7 @@ def plan_comparison(
     config: TableConfig | None = None,
     starting_stack: int = 20000,
     policy: ClockPolicy | None = None,
+    tables: int = 1,
 ) -> ComparisonPlan:
     """The matches of a comparison with ``references`` reference bots, sharing ``seed``; ``max_hands`` (over all the
     matches) is rounded down to whole rounds, but at least one round is played."""
@@ -106,7 +107,7 @@ def plan_comparison(
     specs = tuple(
         MatchSpec(
             match_id=p.match_id, seed=seed, hands=ROTATIONS * rounds, config=config or TableConfig(),
-            starting_stack=starting_stack, policy=policy or ClockPolicy(), duplicate=True,
+            starting_stack=starting_stack, policy=policy or ClockPolicy(), duplicate=True, tables=tables,
         )
         for p in pairings
     )

@@ -77,8 +77,11 @@ async def prepare_match(
     )
     hands_total = len(spec.plan(len(names)))
     table_ids = [spec.table_id] if lanes == 1 else [f"{spec.table_id}-r{lane}" for lane in range(lanes)]
+    if spec.tables > 1:  # each lane plays on several tables: the Welcome names the first (arena.referee.match)
+        table_ids = [f"{table_id}.1" for table_id in table_ids]
     seats = [
-        [RemoteSeat(name, new_token(), spec.match_id, table_id, config, policy, hands_total) for name in names]
+        [RemoteSeat(name, new_token(), spec.match_id, table_id, config, policy, hands_total, spec.tables)
+         for name in names]
         for table_id in table_ids
     ]
     for lane in seats:

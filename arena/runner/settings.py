@@ -17,6 +17,7 @@ from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee import ClockPolicy, MatchSpec
 from arena.runner.sandbox import SandboxLimits
 
+MAX_TABLES = 1024  # tables at once per lane: far more than any bot connection plays usefully
 MAX_HANDS = 1_000_000  # far more than any match needs, and few enough that its schedule fits in memory
 
 
@@ -119,6 +120,8 @@ SETTINGS: tuple[Setting, ...] = (
             "R11.5", "flag", "--duplicate/--no-duplicate"),
     Setting("all_orders", "all_orders", _boolean, "Duplicate over all K! seat orders, not K rotations.", "R11.5",
             "flag", "--all-orders/--rotations"),
+    Setting("tables", "tables", _integer(1, MAX_TABLES), "Tables each bot plays at once, side by side, on one "
+            "connection (the records are the same as on one)."),
     Setting("clock.per_action_ms", "per_action_ms", _integer(1), "Milliseconds per action before the time bank."),
     Setting("clock.time_bank_ms", "time_bank_ms", _integer(0), "Milliseconds of time bank for the match."),
     Setting("clock.max_retries", "max_retries", _integer(0, 100), "Illegal actions refused per request before the "
@@ -164,6 +167,7 @@ class MatchSettings:
     muck: bool = False
     duplicate: bool = True
     all_orders: bool = False
+    tables: int = 1
     per_action_ms: int = _CLOCK.per_action_ms  # the clock's and the sandbox's defaults are theirs, not copies
     time_bank_ms: int = _CLOCK.time_bank_ms
     max_retries: int = _CLOCK.max_retries
@@ -204,7 +208,7 @@ class MatchSettings:
         config = self.table_config()
         return MatchSpec(match_id=match_id, seed=seed, hands=self.hands, config=config,
                          starting_stack=self.starting_stack(), policy=self.clock(), duplicate=self.duplicate,
-                         all_orders=self.all_orders, seats=seats)
+                         all_orders=self.all_orders, seats=seats, tables=self.tables)
 
     def replace(self, **changes: Any) -> MatchSettings:
         """These settings with some changed."""
@@ -220,6 +224,7 @@ def settings_of(spec: MatchSpec) -> MatchSettings:
         big_blind_ante=config.ante_mode is AnteMode.BIG_BLIND, stack=spec.starting_stack, small_bet=config.small_bet,
         big_bet=config.big_bet, raise_cap=config.raise_cap, uncapped_heads_up=config.uncapped_heads_up,
         chip=config.chip, muck=not config.reveal_all, duplicate=spec.duplicate, all_orders=spec.all_orders,
+        tables=spec.tables,
         per_action_ms=policy.per_action_ms, time_bank_ms=policy.time_bank_ms, max_retries=policy.max_retries,
         max_violations=policy.max_violations, connect_timeout_ms=policy.connect_timeout_ms,
         reconnect_grace_ms=policy.reconnect_grace_ms,

@@ -46,6 +46,7 @@ class TournamentConfig:
     policy: ClockPolicy = field(default_factory=ClockPolicy)
     workers: int = 2
     all_orders: bool = False
+    tables: int = 1
     cwd: Path = field(default_factory=Path.cwd)
     seed_file: Path | None = None
     source: Path | None = None  # the tournament file, hidden from the bots' sandboxes
@@ -123,7 +124,7 @@ class TournamentConfig:
         return cls(
             name=name, bots=bots, seed_file=(cwd / seed_file).resolve() if seed_file else None, hands=settings.hands,
             seats=seats, config=config, starting_stack=settings.starting_stack(), policy=settings.clock(),
-            workers=workers, all_orders=settings.all_orders, cwd=cwd,
+            workers=workers, all_orders=settings.all_orders, tables=settings.tables, cwd=cwd,
             sandbox=SandboxPolicy(limits=limits, binds=binds),
         )
 
@@ -179,6 +180,7 @@ def schedule(config: TournamentConfig) -> list[ScheduledMatch]:
         spec = MatchSpec(
             match_id=match_id, seed=derive_seed(config.seed, match_id), hands=config.hands, config=config.config,
             starting_stack=config.starting_stack, policy=config.policy, duplicate=True, all_orders=config.all_orders,
+            tables=config.tables,
         )
         out.append(ScheduledMatch(index, match_id, tuple(group), spec))
     return out

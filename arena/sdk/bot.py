@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
 from arena.sdk.actions import Action, safe_action
 from arena.sdk.request import Request
@@ -16,11 +17,25 @@ class Bot(ABC):
 
     ``run(bot)`` calls them all from one thread, in the order the referee's messages arrive. An exception in any
     of them is logged and answered with ``safe_action``, never passed on: a buggy bot keeps its seat.
+
+    ``max_tables``: how many tables the bot plays at once on its connection. A bot that acts from the request
+    alone (or keys what it remembers by ``request.table_id``) can say 64 or more: the SDK multiplexes the tables and
+    ``act`` is still called once per request. The default, 1, keeps a bot that remembers "the current hand" correct:
+    the referee then never puts it in two hands at once. ``run(max_tables=...)``, ``--max-tables`` and
+    ``ARENA_MAX_TABLES`` override it.
     """
+
+    max_tables: int = 1
 
     @abstractmethod
     def act(self, request: Request) -> Action:
         """Your move: return ``fold()``, ``check()``, ``call()``, ``raise_to(amount)`` or ``all_in()``."""
+
+    def act_batch(self, requests: Sequence[Request]) -> Sequence[Action]:
+        """Answer several requests at once (one per table), in order: override it to score many states in one go,
+        e.g. with a neural network. A bot that overrides it asks the referee for batches: every request ready at
+        the same moment comes in one message, and the answers go back in one. The default calls ``act`` on each."""
+        return [self.act(request) for request in requests]
 
     def on_welcome(self, welcome: bot_pb2.Welcome) -> None:
         """You are seated: match id, first seat, table rules and clock policy."""

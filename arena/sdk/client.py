@@ -1,8 +1,12 @@
 """``run(bot)``: connect to the referee, play the whole match on one gRPC stream, return the result.
 
 One thread does everything: it reads the referee's messages in order and calls the bot; the bot's answers go
-through a queue to the request stream that gRPC sends from. Network and protocol failures never raise: they are
-logged and end up in ``MatchResult.error``. Only a missing address or token stops the program (exit status 2).
+through a queue to the request stream that gRPC sends from. Several tables on one stream (``Bot.max_tables``)
+need nothing more: each request names its table, and each answer echoes it. A bot that overrides ``act_batch`` asks
+for batches and gets every request of a ``RefereeBatch`` in one call, answered in one ``ActionBatch``.
+
+Network and protocol failures never raise: they are logged and end up in ``MatchResult.error``. Only a missing
+address or token stops the program (exit status 2).
 
 The path from a request to its answer is kept short, since it sets how fast a quick bot can play: the request is
 read lazily (``Request``), the answer built in place and handed over through a ``SimpleQueue``.
@@ -125,6 +129,8 @@ class _Settings:
     token: str
     name: str
     tls_ca: str | None
+    max_tables: int
+    batches: bool
 
 
 def _kebab(text: str) -> str:
@@ -145,12 +151,15 @@ def _settings(
     name: str | None,
     tls_ca: str | None,
     argv: Sequence[str] | None,
+    max_tables: int | None = None,
 ) -> _Settings:
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--address")
     parser.add_argument("--token")
     parser.add_argument("--name")
     parser.add_argument("--tls-ca")
+    parser.add_argument("--max-tables")
+    parser.add_argument("--batches", action="store_true")
     args, _unknown = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
     env = os.environ
     address = address or args.address or env.get("ARENA_ADDRESS")
@@ -162,7 +171,15 @@ def _settings(
         raise _usage_error("no referee address: pass --address HOST:PORT or set ARENA_ADDRESS")
     if not token:
         raise _usage_error("no token: pass --token TOKEN or set ARENA_TOKEN (the runner gives each bot its own)")
-    return _Settings(address, token, name, tls_ca)
+    tables_text = args.max_tables or env.get("ARENA_MAX_TABLES")
+    if tables_text is not None:
+        if not tables_text.strip().isdigit() or int(tables_text) < 1:
+            raise _usage_error(f"--max-tables / ARENA_MAX_TABLES {tables_text!r}: expected a whole number, at least 1")
+        max_tables = int(tables_text)
+    tables = max_tables if max_tables is not None else bot.max_tables
+    batches = (args.batches or env.get("ARENA_BATCHES", "") in ("1", "true", "yes")
+               or type(bot).act_batch is not Bot.act_batch)
+    return _Settings(address, token, name, tls_ca, max(1, int(tables)), batches)
 
 
 def _setup_logging() -> None:
@@ -202,6 +219,8 @@ class _Session:
         self.open: dict[str, Request] = {}  # table_id -> the latest request (kept for rejections)
         self.result: MatchResult | None = None
         self.match_id = ""
+        self._answers: list[bot_pb2.BotMessage] | None = None  # while a batch is handled: its answers, sent as one
+        self._custom_batch = type(bot).act_batch is not Bot.act_batch
 
     def _outgoing(self) -> Iterator[bot_pb2.BotMessage]:
         get = self.outbox.get
@@ -247,6 +266,8 @@ class _Session:
         which = msg.WhichOneof("msg")
         if which == "action_request":
             self._on_request(msg.action_request)
+        elif which == "batch":
+            self._on_batch(msg.batch)
         elif which == "action_rejected":
             self._on_rejected(msg.action_rejected)
         elif which == "hand_start":
@@ -274,17 +295,67 @@ class _Session:
         else:
             log.debug("ignoring a message this SDK does not know: %s", which)
 
-    def _on_request(self, pb: bot_pb2.ActionRequest) -> None:
+    def _read_request(self, pb: bot_pb2.ActionRequest) -> Request | None:
+        """The request, noted as its table's open one; None (answered check-if-free-else-fold) if unreadable."""
         try:
             request = Request(pb)
         except Exception:
             log.exception("cannot read request %d; answering check-if-free-else-fold", pb.request_id)
             kind = ActionKind.CHECK if pb.legal.can_check else ActionKind.FOLD
             self._send_pb(pb.table_id, pb.hand_id, pb.request_id, int(kind), 0)
-            return
+            return None
         self.open[request.table_id] = request
-        action = self._decide("act", self.bot.act, request)
-        self._send(request, action or safe_action(request))
+        return request
+
+    def _on_request(self, pb: bot_pb2.ActionRequest) -> None:
+        request = self._read_request(pb)
+        if request is not None:
+            action = self._decide("act", self.bot.act, request)
+            self._send(request, action or safe_action(request))
+
+    def _on_batch(self, batch: bot_pb2.RefereeBatch) -> None:
+        """Every message of a batch in order; its requests answered together (``act_batch``), all its answers sent
+        in one ActionBatch."""
+        self._answers = []
+        requests: list[Request] = []
+        try:
+            for inner in batch.messages:
+                if inner.WhichOneof("msg") == "action_request":
+                    request = self._read_request(inner.action_request)
+                    if request is not None:
+                        requests.append(request)
+                elif inner.WhichOneof("msg") != "batch":  # never nested; one that is would be ignored
+                    self._handle(inner)
+            if requests:
+                self._answer_all(requests)
+        finally:
+            answers, self._answers = self._answers, None
+        if len(answers) == 1:
+            self.outbox.put(answers[0])
+        elif answers:
+            out = bot_pb2.BotMessage()
+            out.actions.actions.extend(a.action for a in answers)
+            self.outbox.put(out)
+
+    def _answer_all(self, requests: list[Request]) -> None:
+        if not self._custom_batch:  # act on each, each failure on its own
+            for request in requests:
+                self._send(request, self._decide("act", self.bot.act, request) or safe_action(request))
+            return
+        try:
+            actions = list(self.bot.act_batch(requests))
+            if len(actions) != len(requests):
+                raise ValueError(f"act_batch returned {len(actions)} actions for {len(requests)} requests")
+        except Exception:
+            log.exception("%s.act_batch raised; sending the safe action for all %d requests",
+                          type(self.bot).__name__, len(requests))
+            actions = [safe_action(r) for r in requests]
+        for request, action in zip(requests, actions, strict=True):
+            if not isinstance(action, Action):
+                log.error("%s.act_batch gave %r for request %d, not an Action; sending %s", type(self.bot).__name__,
+                          action, request.request_id, safe_action(request))
+                action = safe_action(request)
+            self._send(request, action)
 
     def _on_rejected(self, rejection: bot_pb2.ActionRejected) -> None:
         request = self.open.get(rejection.table_id)
@@ -358,7 +429,10 @@ class _Session:
         action.request_id = request_id
         action.kind = poker_pb2.ActionKind.ValueType(kind)
         action.amount = amount
-        self.outbox.put(msg)
+        if self._answers is not None:
+            self._answers.append(msg)
+        else:
+            self.outbox.put(msg)
 
 
 def run(
@@ -371,6 +445,7 @@ def run(
     argv: Sequence[str] | None = None,
     tls_ca: str | None = None,
     connect_timeout: float = CONNECT_TIMEOUT_S,
+    max_tables: int | None = None,
 ) -> MatchResult:
     """Play one match with ``bot`` and return its result.
 
@@ -379,8 +454,11 @@ def run(
     exits with status 2. The display name comes from ``--name``, else ``ARENA_BOT_NAME``, else ``name``, else the
     class name, so a launcher can rename a bot. TLS is used when a root certificate is given (``tls_ca``,
     ``--tls-ca`` or ``ARENA_TLS_CA``). Waits up to ``connect_timeout`` seconds for the referee to come up.
+    The tables played at once are ``--max-tables``, else ``ARENA_MAX_TABLES``, else ``max_tables``, else
+    ``bot.max_tables``; batches are asked for when the bot overrides ``act_batch`` (or ``--batches``,
+    ``ARENA_BATCHES=1``).
     """
-    settings = _settings(bot, address, token, name, tls_ca, argv)
+    settings = _settings(bot, address, token, name, tls_ca, argv, max_tables)
     _setup_logging()
     join = bot_pb2.Join(
         token=settings.token,
@@ -388,6 +466,8 @@ def run(
         bot_version=version,
         protocol_version=PROTOCOL_VERSION,
         language="python",
+        max_tables=settings.max_tables,
+        batches=settings.batches,
     )
     log.info("connecting to the referee at %s as %r", settings.address, settings.name)
     with _channel(settings) as channel:

@@ -3,6 +3,9 @@
 The referee never waits on the network: sending only queues a message for the stream's writer, and an answer
 is awaited only under the referee's clock. A bot that drops its stream can reconnect with its token; it is
 dealt in again from the next hand (R2.2's "dealt in"), and meanwhile its seat is played by the time-out policy.
+
+One stream may host the seat at several tables at once (a match played on several tables, ``Join.max_tables``):
+each table's request is open on its own, under its own clock, until the Action that names it arrives.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class Connection:
 
     def __init__(self, peer: str) -> None:
         self.peer = peer
+        self.batches = False  # pack what is ready at once into one RefereeBatch (Join.batches)
         self.queue: asyncio.Queue[tuple[bot_pb2.RefereeMessage, Callable[[], None] | None] | None] = asyncio.Queue()
         self.closed = False
         self.closing: Closing | None = None
@@ -98,8 +102,10 @@ class RemoteSeat(Seat):
         config: poker_pb2.TableConfig,
         policy: bot_pb2.ActionClockPolicy,
         hands_total: int,
+        tables: int = 1,
     ) -> None:
         self.name = name
+        self.tables = tables  # tables the match is played on at once: the most this seat can be given
         self.token = token
         self.match_id = match_id
         self.table_id = table_id
@@ -114,10 +120,11 @@ class RemoteSeat(Seat):
         self.finished = False
         self._conn: Connection | None = None
         self._ready = asyncio.Event()
-        self._in_hand = False
-        self._waiting_for_next_hand = False
+        self._in_hand: set[str] = set()  # tables where a hand of this seat is being played
+        self._stale: set[str] = set()  # of those, the tables whose hand began before the current stream joined
         self._seat = 0
-        self._pending: tuple[Decision, asyncio.Future[Action]] | None = None
+        self._max_tables = 1
+        self._pending: dict[int, tuple[Decision, asyncio.Future[Action]]] = {}  # request_id: the open request
         self.on_join: Callable[[RemoteSeat, str, bot_pb2.Join], None] | None = None  # told of every join
         self._requests = convert.RequestBuilder()
 
@@ -135,8 +142,14 @@ class RemoteSeat(Seat):
 
     @property
     def connected(self) -> bool:
-        """Whether the bot can be asked to act now (a bot that rejoined mid-hand waits for the next hand)."""
-        return self.live and not self._waiting_for_next_hand
+        """Whether the bot can be asked to act now (a bot that rejoined mid-hand waits for the table's next hand;
+        with several tables, it plays on at the tables whose hand began after it joined)."""
+        return self.live and not (self._stale and self._stale >= self._in_hand)
+
+    @property
+    def max_tables(self) -> int:
+        """The tables the bot said it takes at once (Join.max_tables; 1 until it joins, or if it said 0)."""
+        return self._max_tables
 
     async def wait_connected(self, timeout_s: float) -> bool:
         try:
@@ -180,7 +193,9 @@ class RemoteSeat(Seat):
         self.bot_name = join.bot_name
         self.bot_version = join.bot_version
         self.language = join.language
-        self._waiting_for_next_hand = self._in_hand
+        self._max_tables = max(1, join.max_tables)
+        conn.batches = join.batches
+        self._stale = set(self._in_hand)
         self._ready.set()
         conn.send(
             bot_pb2.RefereeMessage(
@@ -192,6 +207,8 @@ class RemoteSeat(Seat):
                     clock_policy=self.policy,
                     protocol_version=convert.PROTOCOL_VERSION,
                     hands_total=self.hands_total,
+                    tables=min(self._max_tables, self.tables),
+                    batches=join.batches,
                 )
             )
         )
@@ -207,8 +224,9 @@ class RemoteSeat(Seat):
         self._fail_pending(f"{self.name} disconnected")
 
     def _fail_pending(self, why: str) -> None:
-        if self._pending is not None and not self._pending[1].done():
-            self._pending[1].set_exception(SeatUnavailable(why))
+        for _, future in self._pending.values():
+            if not future.done():
+                future.set_exception(SeatUnavailable(why))
 
     def _send(self, message: bot_pb2.RefereeMessage, on_sent: Callable[[], None] | None = None) -> None:
         if self._conn is not None:
@@ -217,25 +235,37 @@ class RemoteSeat(Seat):
     # ------------------------------------------------------------------ answers from the bot
 
     def answers(self, message: poker_pb2.Action) -> bool:
-        """Whether ``message`` names the request the referee is waiting for an answer to (table, hand and
-        request ids all equal to the request's)."""
-        pending = self._pending
+        """Whether ``message`` names a request the referee is waiting for an answer to (table, hand and request
+        ids all equal to the request's)."""
+        pending = self._pending.get(message.request_id)
         return pending is not None and not pending[1].done() and not _mismatches(message, pending[0])
 
     def deliver(self, message: poker_pb2.Action) -> None:
-        """An Action arrived on the stream: resolve the open request, or tell the bot why it was ignored. An Action
-        must echo the open request's table_id, hand_id and request_id: one that differs in any of them (an empty
-        one included) is ignored, so that no action is ever applied to a table or hand it was not meant for."""
-        pending = self._pending
-        if pending is None or pending[1].done():
+        """An Action arrived on the stream: resolve the open request it names, or tell the bot why it was ignored.
+        An Action must echo an open request's table_id, hand_id and request_id: one that differs in any of them
+        (an empty one included) is ignored, so that no action is ever applied to a table or hand it was not meant
+        for."""
+        open_ = [p for p in self._pending.values() if not p[1].done()]
+        if not open_:
             self._send(action_error(
                 bot_pb2.ERROR_CODE_OUT_OF_ORDER,
                 f"no action is requested from you now (request {message.request_id} is not open); ignored",
                 message, "R6.3",
             ))
             return
-        decision, future = pending
-        wrong = _mismatches(message, decision)
+        pending = self._pending.get(message.request_id)
+        if pending is not None and pending[1].done():
+            self._send(action_error(
+                bot_pb2.ERROR_CODE_OUT_OF_ORDER,
+                f"request {message.request_id} is answered already (one Action per request); ignored", message,
+                "R6.3",
+            ))
+            return
+        if pending is None and len(open_) > 1:
+            ids = ", ".join(str(d.request_id) for d, _ in open_)
+            wrong = [f"request_id {message.request_id} is not one of the open requests ({ids})"]
+        else:
+            wrong = _mismatches(message, (pending or open_[0])[0])
         if wrong:
             self._send(action_error(
                 bot_pb2.ERROR_CODE_UNKNOWN_REQUEST,
@@ -244,6 +274,8 @@ class RemoteSeat(Seat):
                 message,
             ))
             return
+        assert pending is not None
+        future = pending[1]
         try:
             future.set_result(convert.action_from_pb(message))
         except convert.MalformedAction as exc:
@@ -252,16 +284,16 @@ class RemoteSeat(Seat):
     # ------------------------------------------------------------------ the Seat interface
 
     async def decide(self, decision: Decision, retry: bool) -> Action:
-        if not self.connected:
+        if not self.live or decision.table_id in self._stale:
             raise SeatUnavailable(f"{self.name} is not connected")
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
-        self._pending = (decision, future)
+        self._pending[decision.request_id] = (decision, future)
         if not retry:
             self._send(self._requests.message(decision, decision.timeouts), decision.timer.sent)
         try:
             return await future
         finally:
-            self._pending = None
+            del self._pending[decision.request_id]
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
         self._send(bot_pb2.RefereeMessage(action_rejected=bot_pb2.ActionRejected(
@@ -281,8 +313,8 @@ class RemoteSeat(Seat):
         ))
 
     async def hand_started(self, start: HandStart) -> None:
-        self._in_hand = True
-        self._waiting_for_next_hand = False
+        self._in_hand.add(start.table_id)
+        self._stale.discard(start.table_id)
         self._seat = start.seat
         self._send(bot_pb2.RefereeMessage(hand_start=bot_pb2.HandStart(
             table_id=start.table_id, hand_id=start.hand_id, hand_number=convert.wire_hand_number(start.hand_number),
@@ -298,7 +330,8 @@ class RemoteSeat(Seat):
         )))
 
     async def hand_finished(self, record: HandRecord, seat: int) -> None:
-        self._in_hand = False
+        self._in_hand.discard(record.table_id)
+        self._stale.discard(record.table_id)
         message = bot_pb2.RefereeMessage()
         fill_hand_end(message.hand_end, record, seat)
         self._send(message)

@@ -365,13 +365,7 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                  convert.printable(first.join.language), convert.printable(first.join.bot_version), peer)
         reader = asyncio.create_task(self._read(request_iterator, seat, conn))
         try:
-            while True:
-                item = await conn.queue.get()
-                if item is None:
-                    break
-                message, on_sent = item
-                if on_sent is not None:
-                    on_sent()  # the bot's clock starts now, not when the referee queued the message
+            async for message in _outgoing(conn):
                 yield message
         finally:
             reader.cancel()
@@ -402,8 +396,16 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         bucket = _Bucket(self.limits.messages_per_second, self.limits.burst)
         try:
             async for message in requests:
-                # The answer to the open request is always welcome, however fast the bot is; the limit is for the rest
-                answer = message.WhichOneof("msg") == "action" and seat.answers(message.action)
+                kind = message.WhichOneof("msg")
+                # Answers to open requests are always welcome, however fast the bot is; the limit is for the rest
+                if kind == "action":
+                    answer = seat.answers(message.action)
+                elif kind == "actions":
+                    actions = message.actions.actions
+                    answer = len(actions) > 0 and all(seat.answers(a) for a in actions) and \
+                        len({a.request_id for a in actions}) == len(actions)
+                else:
+                    answer = False
                 if not answer and not bucket.take():
                     conn.send(error_message(
                         bot_pb2.ERROR_CODE_RATE_LIMITED,
@@ -412,10 +414,13 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
                     ))
                     conn.close("RESOURCE_EXHAUSTED", "rate limit exceeded")
                     return
-                kind = message.WhichOneof("msg")
                 if kind == "action":
                     if conn is seat.connection:
                         seat.deliver(message.action)
+                elif kind == "actions":
+                    for action in message.actions.actions:
+                        if conn is seat.connection:
+                            seat.deliver(action)
                 elif kind == "join":
                     conn.send(error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, "already joined: Join only once"))
                 else:
@@ -433,6 +438,42 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             conn.close("INVALID_ARGUMENT", text)
             return
         conn.close()
+
+
+async def _outgoing(conn: Connection) -> AsyncIterator[bot_pb2.RefereeMessage]:
+    """The messages queued for a stream, in order, until it closes. For a bot that asked for batches, everything
+    queued by the time the writer runs goes out as one RefereeBatch (the Welcome always alone, first). Each
+    message's callback runs as it is handed to gRPC: an ActionRequest's clock starts then, not when it was queued.
+    """
+    queue = conn.queue
+    first = True
+    while True:
+        item = await queue.get()
+        if item is None:
+            return
+        if first or not conn.batches or queue.empty():
+            first = False
+            message, on_sent = item
+            if on_sent is not None:
+                on_sent()
+            yield message
+            continue
+        items = [item]
+        ended = False
+        while not queue.empty():
+            more = queue.get_nowait()
+            if more is None:
+                ended = True
+                break
+            items.append(more)
+        batch = bot_pb2.RefereeMessage()
+        batch.batch.messages.extend(m for m, _ in items)
+        for _, on_sent in items:
+            if on_sent is not None:
+                on_sent()
+        yield batch
+        if ended:
+            return
 
 
 class ArenaServicer:

@@ -19,6 +19,8 @@ except ModuleNotFoundError:  # run from a checkout where the arena package is no
 class CallingStation(Bot):
     """Check if free, else call: the simplest bot that never gives up a pot, and a baseline every bot should beat."""
 
+    max_tables = 256  # it acts from the request alone: any number of tables on one connection
+
     def act(self, request: Request) -> Action:
         """Check when nothing is owed, otherwise call whatever it costs."""
         return check() if request.legal.can_check else call()

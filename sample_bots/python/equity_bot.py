@@ -69,6 +69,8 @@ class EquityBot(Bot):
     the fair share, 2 / (opponents + 1), since each extra hand in the pot lowers every hand's equity.
     """
 
+    max_tables = 256  # it acts from the request alone: any number of tables on one connection
+
     def __init__(self, samples: int = 300, raise_equity: float = 0.65) -> None:
         self.samples = samples
         self.raise_equity = raise_equity

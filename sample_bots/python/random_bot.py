@@ -29,6 +29,8 @@ class RandomBot(Bot):
     the request, so the bot plays the same way whenever it sees the same request, even in a resumed match.
     """
 
+    max_tables = 256  # it acts from the request alone: any number of tables on one connection
+
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
         self.rng = random.Random(seed)

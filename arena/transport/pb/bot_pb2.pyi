@@ -9,8 +9,11 @@ and request_id) until MatchEnd. See proto/README.md for a walk-through, the limi
 messages a second in bursts of 200 besides the answers, Join within 5 s, keepalive, reconnecting) and a complete
 example exchange taken from a real match.
 
-Every message about a hand names its table_id and hand_id, so that one connection can later carry
-several tables at once. Rule numbers such as "R7.2" refer to RULES.md.
+One connection may carry several tables at once: a bot that says so in its Join (max_tables) may have several
+requests open, one per table, and answers each with the Action that echoes its ids; one that asks for batches
+gets every message that is ready at once packed in one RefereeBatch and may answer many requests in one
+ActionBatch. Every message about a hand names its table_id and hand_id. Rule numbers such as "R7.2" refer to
+RULES.md.
 """
 
 from arena.transport.pb import poker_pb2 as _poker_pb2
@@ -146,6 +149,7 @@ class BotMessage(_message.Message):
 
     JOIN_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
+    ACTIONS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def join(self) -> Global___Join:
         """First message of the stream, and only the first."""
@@ -154,21 +158,50 @@ class BotMessage(_message.Message):
     def action(self) -> _poker_pb2.Action:
         """The answer to an ActionRequest (or a new try after an ActionRejected)."""
 
+    @_builtins.property
+    def actions(self) -> Global___ActionBatch:
+        """Answers to several open requests at once (any subset of them; the others stay open, their clocks running).
+        Each Action is taken exactly as if it had come alone, in order. Any bot may send one.
+        """
+
     def __init__(
         self,
         *,
         join: Global___Join | None = ...,
         action: _poker_pb2.Action | None = ...,
+        actions: Global___ActionBatch | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "join", b"join", "msg", b"msg"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "actions", b"actions", "join", b"join", "msg", b"msg"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "join", b"join", "msg", b"msg"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "actions", b"actions", "join", b"join", "msg", b"msg"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_msg: _TypeAlias = _typing.Literal["join", "action"]  # noqa: Y015
+    _WhichOneofReturnType_msg: _TypeAlias = _typing.Literal["join", "action", "actions"]  # noqa: Y015
     _WhichOneofArgType_msg: _TypeAlias = _typing.Literal["msg", b"msg"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_msg) -> _WhichOneofReturnType_msg | None: ...
 
 Global___BotMessage: _TypeAlias = BotMessage  # noqa: Y015
+
+@_typing.final
+class ActionBatch(_message.Message):
+    """Several Actions in one message, each for a different open request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACTIONS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def actions(self) -> _containers.RepeatedCompositeFieldContainer[_poker_pb2.Action]: ...
+    def __init__(
+        self,
+        *,
+        actions: _abc.Iterable[_poker_pb2.Action] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions", b"actions"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ActionBatch: _TypeAlias = ActionBatch  # noqa: Y015
 
 @_typing.final
 class Join(_message.Message):
@@ -181,6 +214,8 @@ class Join(_message.Message):
     BOT_VERSION_FIELD_NUMBER: _builtins.int
     PROTOCOL_VERSION_FIELD_NUMBER: _builtins.int
     LANGUAGE_FIELD_NUMBER: _builtins.int
+    MAX_TABLES_FIELD_NUMBER: _builtins.int
+    BATCHES_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     """Secret that identifies this bot's seat in this match. It reaches the bot as the ARENA_TOKEN environment
     variable or the --token argument. A wrong token is answered with Error(ERROR_CODE_BAD_TOKEN). Joining again
@@ -197,6 +232,15 @@ class Join(_message.Message):
     """Protocol version the bot speaks. Must be 1 for package arena.v1."""
     language: _builtins.str
     """Programming language of the bot, e.g. "python", "javascript", "rust"; informational only (logged and recorded)."""
+    max_tables: _builtins.int
+    """How many tables this connection plays at once; 0 means 1. With 1, the bot is in one hand at a time and has at
+    most one request open, whatever the match's number of tables (its hands are then played one after another).
+    With N > 1 it may be in up to N hands at once, on different tables, each with its own request and clock.
+    """
+    batches: _builtins.bool
+    """True to receive every message that is ready at the same moment packed in one RefereeBatch (several
+    ActionRequests, HandStarts and HandEnds at once): for bots that score many states in one go.
+    """
     def __init__(
         self,
         *,
@@ -205,10 +249,12 @@ class Join(_message.Message):
         bot_version: _builtins.str = ...,
         protocol_version: _builtins.int = ...,
         language: _builtins.str = ...,
+        max_tables: _builtins.int = ...,
+        batches: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "bot_version", b"bot_version", "language", b"language", "protocol_version", b"protocol_version", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batches", b"batches", "bot_name", b"bot_name", "bot_version", b"bot_version", "language", b"language", "max_tables", b"max_tables", "protocol_version", b"protocol_version", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -227,6 +273,7 @@ class RefereeMessage(_message.Message):
     HAND_END_FIELD_NUMBER: _builtins.int
     MATCH_END_FIELD_NUMBER: _builtins.int
     ERROR_FIELD_NUMBER: _builtins.int
+    BATCH_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def welcome(self) -> Global___Welcome:
         """Answer to a good Join: the bot is seated."""
@@ -255,6 +302,12 @@ class RefereeMessage(_message.Message):
     def error(self) -> Global___Error:
         """A protocol problem (not an illegal poker action, which gets ActionRejected)."""
 
+    @_builtins.property
+    def batch(self) -> Global___RefereeBatch:
+        """Several of the messages above at once, in the order they were produced (only to a bot that asked for
+        batches in its Join; never nested).
+        """
+
     def __init__(
         self,
         *,
@@ -265,16 +318,41 @@ class RefereeMessage(_message.Message):
         hand_end: Global___HandEnd | None = ...,
         match_end: Global___MatchEnd | None = ...,
         error: Global___Error | None = ...,
+        batch: Global___RefereeBatch | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_rejected", b"action_rejected", "action_request", b"action_request", "error", b"error", "hand_end", b"hand_end", "hand_start", b"hand_start", "match_end", b"match_end", "msg", b"msg", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_rejected", b"action_rejected", "action_request", b"action_request", "batch", b"batch", "error", b"error", "hand_end", b"hand_end", "hand_start", b"hand_start", "match_end", b"match_end", "msg", b"msg", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_rejected", b"action_rejected", "action_request", b"action_request", "error", b"error", "hand_end", b"hand_end", "hand_start", b"hand_start", "match_end", b"match_end", "msg", b"msg", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_rejected", b"action_rejected", "action_request", b"action_request", "batch", b"batch", "error", b"error", "hand_end", b"hand_end", "hand_start", b"hand_start", "match_end", b"match_end", "msg", b"msg", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_msg: _TypeAlias = _typing.Literal["welcome", "hand_start", "action_request", "action_rejected", "hand_end", "match_end", "error"]  # noqa: Y015
+    _WhichOneofReturnType_msg: _TypeAlias = _typing.Literal["welcome", "hand_start", "action_request", "action_rejected", "hand_end", "match_end", "error", "batch"]  # noqa: Y015
     _WhichOneofArgType_msg: _TypeAlias = _typing.Literal["msg", b"msg"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_msg) -> _WhichOneofReturnType_msg | None: ...
 
 Global___RefereeMessage: _TypeAlias = RefereeMessage  # noqa: Y015
+
+@_typing.final
+class RefereeBatch(_message.Message):
+    """Messages that were ready at the same moment, for a bot that asked for batches. Handle them in order, as if they
+    had come one by one: e.g. a HandEnd, then the HandStart of the table's next hand, then its first ActionRequest.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___RefereeMessage]: ...
+    def __init__(
+        self,
+        *,
+        messages: _abc.Iterable[Global___RefereeMessage] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RefereeBatch: _TypeAlias = RefereeBatch  # noqa: Y015
 
 @_typing.final
 class ActionClockPolicy(_message.Message):
@@ -327,6 +405,8 @@ class Welcome(_message.Message):
     CLOCK_POLICY_FIELD_NUMBER: _builtins.int
     PROTOCOL_VERSION_FIELD_NUMBER: _builtins.int
     HANDS_TOTAL_FIELD_NUMBER: _builtins.int
+    TABLES_FIELD_NUMBER: _builtins.int
+    BATCHES_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """Identifier of the match."""
     seat: _builtins.int
@@ -339,6 +419,12 @@ class Welcome(_message.Message):
     """Protocol version the referee speaks (1)."""
     hands_total: _builtins.int
     """Number of hands the match will play; 0 if not known in advance."""
+    tables: _builtins.int
+    """How many tables this connection is given at once: the smaller of Join.max_tables (at least 1) and the number
+    of tables the match is played on. Each table's messages name its own table_id; Welcome.table_id is the first.
+    """
+    batches: _builtins.bool
+    """Whether messages come packed in RefereeBatch (Join.batches)."""
     @_builtins.property
     def config(self) -> _poker_pb2.TableConfig:
         """The table's rules."""
@@ -357,10 +443,12 @@ class Welcome(_message.Message):
         clock_policy: Global___ActionClockPolicy | None = ...,
         protocol_version: _builtins.int = ...,
         hands_total: _builtins.int = ...,
+        tables: _builtins.int = ...,
+        batches: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock_policy", b"clock_policy", "config", b"config"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock_policy", b"clock_policy", "config", b"config", "hands_total", b"hands_total", "match_id", b"match_id", "protocol_version", b"protocol_version", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batches", b"batches", "clock_policy", b"clock_policy", "config", b"config", "hands_total", b"hands_total", "match_id", b"match_id", "protocol_version", b"protocol_version", "seat", b"seat", "table_id", b"table_id", "tables", b"tables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

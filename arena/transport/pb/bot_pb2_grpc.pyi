@@ -9,8 +9,11 @@ and request_id) until MatchEnd. See proto/README.md for a walk-through, the limi
 messages a second in bursts of 200 besides the answers, Join within 5 s, keepalive, reconnecting) and a complete
 example exchange taken from a real match.
 
-Every message about a hand names its table_id and hand_id, so that one connection can later carry
-several tables at once. Rule numbers such as "R7.2" refer to RULES.md.
+One connection may carry several tables at once: a bot that says so in its Join (max_tables) may have several
+requests open, one per table, and answers each with the Action that echoes its ids; one that asks for batches
+gets every message that is ready at once packed in one RefereeBatch and may answer many requests in one
+ActionBatch. Every message about a hand names its table_id and hand_id. Rule numbers such as "R7.2" refer to
+RULES.md.
 """
 
 from arena.transport.pb import bot_pb2 as _bot_pb2
