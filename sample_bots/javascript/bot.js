@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 'use strict';
 // Sample arena bot in Node.js. Speaks arena.v1 (proto/arena/v1/bot.proto) over one BotService.Play stream:
-// Join -> Welcome -> (HandStart, ActionRequest -> Action, ..., HandEnd)* -> MatchEnd.
+// Join -> Welcome -> (HandStart, ActionRequest -> Action, ..., HandEnd)* -> MatchEnd, on up to --max-tables tables
+// at once (each message names its table_id), optionally with messages packed in batches (--batches).
 // The .proto files are loaded at run time from ../../proto; nothing is generated.
 //
-// Usage: node bot.js [--address HOST:PORT] [--token TOKEN] [--name NAME]
-//        (or ARENA_ADDRESS / ARENA_TOKEN in the environment; arguments win)
+// Usage: node bot.js [--address HOST:PORT] [--token TOKEN] [--name NAME] [--max-tables N] [--batches]
+//        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_MAX_TABLES / ARENA_BATCHES=1 in the environment; arguments win)
 // Logs go to stderr. Exit status: 0 after MatchEnd or when the referee ends the stream, 1 on errors.
 
 const path = require('node:path');
@@ -20,6 +21,8 @@ const BOT_VERSION = require('./package.json').version;
 const CONNECT_TIMEOUT_MS = 10000;
 // After MatchEnd we close our side and wait this long for the referee to close its side.
 const LINGER_MS = 2000;
+// How many tables the bot offers to play at once unless told otherwise (Join.max_tables; the referee may give fewer).
+const DEFAULT_MAX_TABLES = 64;
 
 // Loader options: snake_case field names as in the .proto, enums as their names, 64-bit integers as decimal
 // strings (so a request_id is echoed exactly), unset scalars filled with defaults, and `msg` naming the oneof set.
@@ -42,7 +45,10 @@ function log(message) {
   process.stderr.write(`[js-bot] ${message}\n`);
 }
 
-/** Reads --address/--token/--name (arguments win) and ARENA_ADDRESS/ARENA_TOKEN. Throws on missing values. */
+/**
+ * Reads --address/--token/--name/--max-tables/--batches (arguments win) and ARENA_ADDRESS/ARENA_TOKEN/
+ * ARENA_MAX_TABLES/ARENA_BATCHES. Throws on missing or bad values.
+ */
 function parseConfig(argv, env) {
   const { values } = parseArgs({
     args: argv,
@@ -50,6 +56,8 @@ function parseConfig(argv, env) {
       address: { type: 'string' },
       token: { type: 'string' },
       name: { type: 'string' },
+      'max-tables': { type: 'string' },
+      batches: { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
@@ -57,9 +65,15 @@ function parseConfig(argv, env) {
   const address = (values.address || env.ARENA_ADDRESS || '').replace(/^(grpc|http):\/\//, '');
   const token = values.token || env.ARENA_TOKEN || '';
   const name = values.name || 'js-caller';
+  const tablesText = values['max-tables'] ?? (env.ARENA_MAX_TABLES || String(DEFAULT_MAX_TABLES));
+  const maxTables = Number(tablesText);
+  const batches = values.batches ?? /^(1|true|yes|on)$/i.test(env.ARENA_BATCHES || '');
   if (!address) throw new Error('no referee address: pass --address HOST:PORT or set ARENA_ADDRESS');
   if (!token) throw new Error('no token: pass --token TOKEN or set ARENA_TOKEN');
-  return { address, token, name };
+  if (!/^\d+$/.test(tablesText.trim()) || maxTables < 1 || maxTables > 0xffffffff) {
+    throw new Error(`--max-tables / ARENA_MAX_TABLES must be a whole number from 1, not ${JSON.stringify(tablesText)}`);
+  }
+  return { address, token, name, maxTables, batches };
 }
 
 /** 64-bit integers arrive as strings (longs: String); chip counts fit in a double, so convert them. */
@@ -115,20 +129,194 @@ function toView(req) {
   };
 }
 
-function requestKey(tableId, handId, requestId) {
-  return `${tableId}/${handId}/${requestId}`;
-}
-
 function describe(action) {
   const kind = action.kind.replace('ACTION_KIND_', '');
   return action.kind === strategy.ActionKind.RAISE ? `${kind} to ${action.amount}` : kind;
+}
+
+/** The strategy's action for a view, made legal; a safe one if the strategy throws. */
+function decideSafely(view) {
+  try {
+    return strategy.ensureLegal(strategy.decide(view), view.legal);
+  } catch (err) {
+    log(`strategy failed (${err.message}); playing safe`);
+    return strategy.safeAction(view.legal);
+  }
+}
+
+/** Packs the Actions answering one RefereeMessage into what to send: nothing, one Action, or one ActionBatch. */
+function pack(actions) {
+  if (actions.length === 0) return [];
+  if (actions.length === 1) return [{ action: actions[0] }];
+  return [{ actions: { actions } }];
+}
+
+/**
+ * The bot's side of one match, without I/O: give `handle()` every RefereeMessage as it comes and send the
+ * BotMessages it returns. It keeps, per table_id, the hand being played, our seat in it and the request that is
+ * open there (to answer again after an ActionRejected). A RefereeBatch is handled message by message, in order,
+ * and all the Actions it calls for go back together in one ActionBatch.
+ */
+class Session {
+  constructor({ decide = decideSafely, logger = log } = {}) {
+    this.decide = decide;
+    this.log = logger;
+    this.tables = new Map(); // table_id -> { handId, seat, open: { view, tries } | null }
+    this.seat = null; // Welcome.seat, for tables we have no HandStart from
+    this.ended = false; // MatchEnd came
+    this.fatal = false; // a fatal Error came
+    this.answered = 0; // ActionRequests answered
+    this.batches = 0; // RefereeBatches received
+    this.actionBatches = 0; // ActionBatches sent
+  }
+
+  /** The BotMessages answering one RefereeMessage (a RefereeBatch included). */
+  handle(message) {
+    const replies = pack(this.actionsFor(message));
+    if (message.msg === 'batch') this.batches += 1;
+    if (replies.length && replies[0].actions) this.actionBatches += 1;
+    return replies;
+  }
+
+  table(tableId) {
+    let t = this.tables.get(tableId);
+    if (!t) {
+      t = { handId: '', seat: this.seat, open: null };
+      this.tables.set(tableId, t);
+    }
+    return t;
+  }
+
+  /** The Actions one message calls for: one for an ActionRequest or an ActionRejected, all of a batch's. */
+  actionsFor(message) {
+    switch (message.msg) {
+      case 'batch':
+        return (message.batch.messages || []).flatMap((m) => this.actionsFor(m));
+      case 'welcome':
+        this.onWelcome(message.welcome);
+        return [];
+      case 'hand_start': {
+        const h = message.hand_start;
+        Object.assign(this.table(h.table_id), { handId: h.hand_id, seat: h.seat, open: null });
+        this.log(
+          `${h.table_id} hand ${h.hand_id} (#${h.hand_number}) seat ${h.seat} button ${h.button} ` +
+            `cards [${h.hole_cards.join(' ')}]`,
+        );
+        return [];
+      }
+      case 'action_request':
+        return [this.onActionRequest(message.action_request)];
+      case 'action_rejected':
+        return this.onActionRejected(message.action_rejected);
+      case 'hand_end': {
+        const h = message.hand_end;
+        const t = this.tables.get(h.table_id);
+        this.tables.delete(h.table_id);
+        const mine = (h.payoffs || []).find((p) => p.seat === (t ? t.seat : this.seat));
+        this.log(`${h.table_id} hand ${h.hand_id} over: board [${h.board.join(' ')}], net ${mine ? mine.net : '?'}`);
+        return [];
+      }
+      case 'match_end':
+        this.onMatchEnd(message.match_end);
+        return [];
+      case 'error':
+        this.onError(message.error);
+        return [];
+      default:
+        this.log(`ignoring unknown message ${JSON.stringify(message).slice(0, 200)}`);
+        return [];
+    }
+  }
+
+  onWelcome(w) {
+    this.seat = w.seat;
+    const c = w.config || {};
+    this.log(
+      `joined match ${w.match_id} table ${w.table_id} as seat ${w.seat}: ` +
+        `${c.num_seats} seats, ${c.structure}, blinds ${c.small_blind}/${c.big_blind}, stack ${c.starting_stack}; ` +
+        `${w.tables || 1} table(s) at once${w.batches ? ', batched' : ''}`,
+    );
+  }
+
+  onActionRequest(req) {
+    const view = toView(req);
+    const action = this.decide(view);
+    Object.assign(this.table(view.table_id), { handId: view.hand_id, open: { view, tries: 0 } });
+    this.answered += 1;
+    this.log(
+      `${view.table_id} hand ${view.hand_id} ${view.street.replace('STREET_', '').toLowerCase()} ` +
+        `[${view.hole_cards.join(' ')}] board [${view.board.join(' ')}] -> ${describe(action)}`,
+    );
+    return toAction(view, action);
+  }
+
+  /** After a rejection: check if free, else call, else fold; then fold (or all-in); then let the referee act. */
+  onActionRejected(rej) {
+    this.log(`${rej.table_id} action rejected (${rej.rule}): ${rej.message}; ${rej.retries_left} retries left`);
+    const t = this.tables.get(rej.table_id);
+    const open = t && t.open;
+    if (!open || open.view.hand_id !== rej.hand_id || open.view.request_id !== String(rej.request_id)) {
+      this.log(`rejection for unknown request ${rej.table_id}/${rej.hand_id}/${rej.request_id}; ignored`);
+      return [];
+    }
+    open.tries += 1;
+    const { legal } = open.view;
+    let action;
+    if (open.tries === 1) {
+      action = strategy.safeAction(legal);
+    } else if (open.tries === 2) {
+      action = { kind: legal.can_fold ? strategy.ActionKind.FOLD : strategy.ActionKind.ALL_IN, amount: 0 };
+    } else {
+      this.log('giving up on this request; the referee will act for us');
+      t.open = null;
+      return [];
+    }
+    this.log(`retrying with ${describe(action)}`);
+    return [toAction(open.view, action)];
+  }
+
+  onMatchEnd(m) {
+    this.ended = true;
+    this.log(
+      `match ${m.match_id} over (${m.reason})${m.message ? `: ${m.message}` : ''}; answered ${this.answered} ` +
+        `requests; ${this.batches} batches in, ${this.actionBatches} action batches out`,
+    );
+    for (const r of m.results || []) {
+      this.log(
+        `  ${r.is_you ? '*' : ' '} seat ${r.seat} ${r.name}: net ${r.net_chips} over ${r.hands_played} hands, ` +
+          `${r.violations} violations${r.forfeited ? ', forfeited' : ''}`,
+      );
+    }
+  }
+
+  onError(e) {
+    this.log(
+      `referee error ${e.code}${e.table_id ? ` on ${e.table_id}` : ''}${e.rule ? ` (${e.rule})` : ''}: ` +
+        `${e.message}${e.fatal ? ' [fatal]' : ''}`,
+    );
+    if (e.fatal) this.fatal = true;
+    // The referee answered this request for us (a timeout): it is no longer open.
+    const t = this.tables.get(e.table_id);
+    if (t && t.open && t.open.view.request_id === String(e.request_id)) t.open = null;
+  }
+}
+
+/** The Action message answering `view` with `action`, echoing its table_id, hand_id and request_id. */
+function toAction(view, action) {
+  return {
+    table_id: view.table_id,
+    hand_id: view.hand_id,
+    request_id: view.request_id, // decimal string, echoed exactly
+    kind: action.kind,
+    amount: action.kind === strategy.ActionKind.RAISE ? String(action.amount) : '0',
+  };
 }
 
 /**
  * Plays one match. Resolves with the process exit status: 0 after MatchEnd or a clean end of the stream,
  * 1 after a fatal Error or a broken connection.
  */
-function play({ address, token, name }) {
+function play({ address, token, name, maxTables = DEFAULT_MAX_TABLES, batches = false }) {
   const pkg = loadArenaPackage();
   const client = new pkg.arena.v1.BotService(address, grpc.credentials.createInsecure());
 
@@ -148,146 +336,38 @@ function play({ address, token, name }) {
         finish(1);
         return;
       }
-      runStream(client, { token, name }, finish);
+      runStream(client, { token, name, maxTables, batches }, finish);
     });
   });
 }
 
-function runStream(client, { token, name }, finish) {
+function runStream(client, { token, name, maxTables, batches }, finish) {
   const call = client.Play();
-  // Requests we answered and may have to answer again after an ActionRejected: key -> { view, tries }.
-  const open = new Map();
-  let matchEnded = false;
-  let fatal = false;
-  let seat = null;
-
-  const send = (view, action) => {
-    const message = {
-      action: {
-        table_id: view.table_id,
-        hand_id: view.hand_id,
-        request_id: view.request_id, // decimal string, echoed exactly
-        kind: action.kind,
-        amount: action.kind === strategy.ActionKind.RAISE ? String(action.amount) : '0',
-      },
-    };
-    call.write(message);
-  };
-
-  const onActionRequest = (req) => {
-    const view = toView(req);
-    let action;
-    try {
-      action = strategy.ensureLegal(strategy.decide(view), view.legal);
-    } catch (err) {
-      log(`strategy failed (${err.message}); playing safe`);
-      action = strategy.safeAction(view.legal);
-    }
-    open.set(requestKey(view.table_id, view.hand_id, view.request_id), { view, tries: 0 });
-    log(
-      `hand ${view.hand_id} ${view.street.replace('STREET_', '').toLowerCase()} ` +
-        `[${view.hole_cards.join(' ')}] board [${view.board.join(' ')}] -> ${describe(action)}`,
-    );
-    send(view, action);
-  };
-
-  const onActionRejected = (rej) => {
-    const key = requestKey(rej.table_id, rej.hand_id, rej.request_id);
-    log(`action rejected (${rej.rule}): ${rej.message}; ${rej.retries_left} retries left`);
-    const entry = open.get(key);
-    if (!entry) {
-      log(`rejection for unknown request ${key}; ignored`);
-      return;
-    }
-    entry.tries += 1;
-    let action;
-    if (entry.tries === 1) {
-      action = strategy.safeAction(entry.view.legal); // check if free, else call, else fold
-    } else if (entry.tries === 2) {
-      action = { kind: entry.view.legal.can_fold ? strategy.ActionKind.FOLD : strategy.ActionKind.ALL_IN, amount: 0 };
-    } else {
-      log('giving up on this request; the referee will act for us');
-      open.delete(key);
-      return;
-    }
-    log(`retrying with ${describe(action)}`);
-    send(entry.view, action);
-  };
-
-  const forgetHand = (tableId, handId) => {
-    const prefix = `${tableId}/${handId}/`;
-    for (const key of open.keys()) if (key.startsWith(prefix)) open.delete(key);
-  };
+  const session = new Session();
+  let closing = false;
 
   call.on('data', (message) => {
-    switch (message.msg) {
-      case 'welcome': {
-        const w = message.welcome;
-        seat = w.seat;
-        const c = w.config || {};
-        log(
-          `joined match ${w.match_id} table ${w.table_id} as seat ${seat}: ` +
-            `${c.num_seats} seats, ${c.structure}, blinds ${c.small_blind}/${c.big_blind}, stack ${c.starting_stack}`,
-        );
-        break;
-      }
-      case 'hand_start': {
-        const h = message.hand_start;
-        seat = h.seat;
-        log(`hand ${h.hand_id} (#${h.hand_number}) seat ${h.seat} button ${h.button} cards [${h.hole_cards.join(' ')}]`);
-        break;
-      }
-      case 'action_request':
-        onActionRequest(message.action_request);
-        break;
-      case 'action_rejected':
-        onActionRejected(message.action_rejected);
-        break;
-      case 'hand_end': {
-        const h = message.hand_end;
-        forgetHand(h.table_id, h.hand_id);
-        const mine = (h.payoffs || []).find((p) => p.seat === seat);
-        log(`hand ${h.hand_id} over: board [${h.board.join(' ')}], net ${mine ? mine.net : '?'}`);
-        break;
-      }
-      case 'match_end': {
-        const m = message.match_end;
-        matchEnded = true;
-        log(`match ${m.match_id} over (${m.reason})${m.message ? `: ${m.message}` : ''}`);
-        for (const r of m.results || []) {
-          log(
-            `  ${r.is_you ? '*' : ' '} seat ${r.seat} ${r.name}: net ${r.net_chips} over ${r.hands_played} hands, ` +
-              `${r.violations} violations${r.forfeited ? ', forfeited' : ''}`,
-          );
-        }
-        call.end();
-        // If the referee does not close its side promptly, stop waiting.
-        setTimeout(() => {
-          call.cancel();
-          finish(0);
-        }, LINGER_MS).unref();
-        break;
-      }
-      case 'error': {
-        const e = message.error;
-        log(`referee error ${e.code}${e.rule ? ` (${e.rule})` : ''}: ${e.message}${e.fatal ? ' [fatal]' : ''}`);
-        if (e.fatal) fatal = true;
-        if (e.request_id && e.request_id !== '0') open.delete(requestKey(e.table_id, e.hand_id, e.request_id));
-        break;
-      }
-      default:
-        log(`ignoring unknown message ${JSON.stringify(message).slice(0, 200)}`);
+    for (const reply of session.handle(message)) call.write(reply);
+    if (session.ended && !closing) {
+      // MatchEnd came (alone or at the end of a batch): close our side.
+      closing = true;
+      call.end();
+      // If the referee does not close its side promptly, stop waiting.
+      setTimeout(() => {
+        call.cancel();
+        finish(0);
+      }, LINGER_MS).unref();
     }
   });
 
   // The call's final status decides the exit code ('status' comes once, after 'end' or 'error').
   call.on('status', (status) => {
-    if (matchEnded) {
+    if (session.ended) {
       log('stream closed after match end');
       finish(0);
     } else if (status.code === grpc.status.OK) {
       log('the referee ended the stream');
-      finish(fatal ? 1 : 0);
+      finish(session.fatal ? 1 : 0);
     } else {
       log(`stream failed: ${grpc.status[status.code]} ${status.details}`);
       finish(1);
@@ -296,7 +376,7 @@ function runStream(client, { token, name }, finish) {
 
   // Errors also arrive as a non-OK 'status'; listening here keeps them from being thrown.
   call.on('error', (err) => {
-    if (!matchEnded) log(`stream error: ${err.details || err.message}`);
+    if (!session.ended) log(`stream error: ${err.details || err.message}`);
   });
 
   call.write({
@@ -306,6 +386,8 @@ function runStream(client, { token, name }, finish) {
       bot_version: BOT_VERSION,
       protocol_version: PROTOCOL_VERSION,
       language: 'javascript',
+      max_tables: maxTables,
+      batches,
     },
   });
 }
@@ -318,7 +400,10 @@ async function main() {
     log(err.message);
     process.exit(2);
   }
-  log(`connecting to ${config.address} as ${config.name}`);
+  log(
+    `connecting to ${config.address} as ${config.name}, up to ${config.maxTables} table(s) at once` +
+      `${config.batches ? ', batched' : ''}`,
+  );
   const code = await play(config);
   process.exit(code);
 }
@@ -330,4 +415,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { loadArenaPackage, parseConfig, toView, play, PROTO_ROOT, LOADER_OPTIONS };
+module.exports = { loadArenaPackage, parseConfig, toView, Session, play, PROTO_ROOT, LOADER_OPTIONS };

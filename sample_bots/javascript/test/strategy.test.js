@@ -227,14 +227,30 @@ test('safe fallback after a rejection: check, else call, else fold', () => {
 
 test('address and token come from arguments or the environment; arguments win', () => {
   assert.deepEqual(parseConfig([], { ARENA_ADDRESS: 'h:1', ARENA_TOKEN: 't' }), {
-    address: 'h:1', token: 't', name: 'js-caller',
+    address: 'h:1', token: 't', name: 'js-caller', maxTables: 64, batches: false,
   });
   assert.deepEqual(
     parseConfig(['--address', 'x:2', '--token', 'u', '--name', 'me'], { ARENA_ADDRESS: 'h:1', ARENA_TOKEN: 't' }),
-    { address: 'x:2', token: 'u', name: 'me' },
+    { address: 'x:2', token: 'u', name: 'me', maxTables: 64, batches: false },
   );
   assert.throws(() => parseConfig([], {}), /address/);
   assert.throws(() => parseConfig(['--address', 'h:1'], {}), /token/);
+});
+
+test('--max-tables / ARENA_MAX_TABLES and --batches / ARENA_BATCHES; arguments win', () => {
+  const env = { ARENA_ADDRESS: 'h:1', ARENA_TOKEN: 't' };
+  const pick = ({ maxTables, batches }) => ({ maxTables, batches });
+  assert.deepEqual(pick(parseConfig(['--max-tables', '8', '--batches'], env)), { maxTables: 8, batches: true });
+  assert.deepEqual(pick(parseConfig([], { ...env, ARENA_MAX_TABLES: '4', ARENA_BATCHES: '1' })), {
+    maxTables: 4, batches: true,
+  });
+  assert.deepEqual(pick(parseConfig(['--max-tables', '1'], { ...env, ARENA_MAX_TABLES: '4', ARENA_BATCHES: '0' })), {
+    maxTables: 1, batches: false,
+  });
+  for (const bad of ['0', '-3', '2.5', 'many', '']) {
+    assert.throws(() => parseConfig(['--max-tables', bad], env), /max-tables/, bad);
+  }
+  assert.throws(() => parseConfig([], { ...env, ARENA_MAX_TABLES: 'x' }), /ARENA_MAX_TABLES/);
 });
 
 test('toView turns 64-bit strings into numbers and keeps request_id exact', () => {
@@ -404,6 +420,8 @@ test('bot.js plays a match against a fake referee: Join, two Actions, exit 0 on 
     assert.equal(join.join.bot_name, 'tester');
     assert.equal(join.join.protocol_version, 1);
     assert.equal(join.join.language, 'javascript');
+    assert.equal(join.join.max_tables, 64);
+    assert.equal(join.join.batches, false);
 
     assert.equal(first.msg, 'action');
     assert.deepEqual(first.action, {
@@ -445,6 +463,53 @@ test('bot.js falls back to a safe action after ActionRejected and reads ARENA_* 
       table_id: 't0', hand_id: 'm1-t0-h1', request_id: '1', kind: 'ACTION_KIND_CALL', amount: '0',
     });
     assert.match(stderr, /R7\.2/);
+  } finally {
+    ref.server.forceShutdown();
+  }
+});
+
+test('bot.js with --max-tables 3 --batches answers a RefereeBatch of three tables with one ActionBatch', async () => {
+  const received = [];
+  const onTable = (table, id) => ({ ...FLOP_REQUEST, table_id: table, hand_id: `m3-${table}-h1`, request_id: id });
+  const ref = await startFakeReferee(async (call, next) => {
+    received.push(await next());
+    call.write({
+      welcome: { match_id: 'm3', seat: 1, table_id: 't0', config: TABLE_CONFIG, tables: 3, batches: true },
+    });
+    const requests = [onTable('t2', 7), onTable('t0', 5), onTable('t1', 6)];
+    call.write({ batch: { messages: requests.map((r) => ({ action_request: r })) } });
+    received.push(await next());
+    call.write({ batch: { messages: [{ action_request: onTable('t1', 8) }] } });
+    received.push(await next());
+    call.write({
+      batch: {
+        messages: ['t0', 't1', 't2'].map((t) => ({ hand_end: { table_id: t, hand_id: `m3-${t}-h1`, board: [] } }))
+          .concat([{ match_end: MATCH_END }]),
+      },
+    });
+    call.end();
+  });
+  try {
+    const args = ['--address', `127.0.0.1:${ref.port}`, '--token', 'tok', '--max-tables', '3'];
+    const { code, stderr } = await runBot(args, { ARENA_BATCHES: '1' });
+    await Promise.all(ref.done);
+    assert.equal(code, 0, stderr);
+    const [join, batch, single] = received;
+    assert.equal(join.join.max_tables, 3);
+    assert.equal(join.join.batches, true);
+    assert.equal(batch.msg, 'actions');
+    assert.deepEqual(
+      batch.actions.actions.map((a) => [a.table_id, a.hand_id, a.request_id, a.kind]),
+      [
+        ['t2', 'm3-t2-h1', '7', 'ACTION_KIND_CHECK'],
+        ['t0', 'm3-t0-h1', '5', 'ACTION_KIND_CHECK'],
+        ['t1', 'm3-t1-h1', '6', 'ACTION_KIND_CHECK'],
+      ],
+    );
+    assert.equal(single.msg, 'action', 'one answer goes as a plain Action');
+    assert.equal(single.action.request_id, '8');
+    assert.match(stderr, /3 table\(s\) at once, batched/);
+    assert.match(stderr, /match m1 over/);
   } finally {
     ref.server.forceShutdown();
   }
