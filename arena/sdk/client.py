@@ -177,7 +177,8 @@ def _settings(
             raise _usage_error(f"--max-tables / ARENA_MAX_TABLES {tables_text!r}: expected a whole number, at least 1")
         max_tables = int(tables_text)
     tables = max_tables if max_tables is not None else bot.max_tables
-    batches = (args.batches or env.get("ARENA_BATCHES", "") in ("1", "true", "yes")
+    # batches cost a bot on several tables nothing (the SDK unpacks them) and save the referee a message per request
+    batches = (args.batches or env.get("ARENA_BATCHES", "") in ("1", "true", "yes") or tables > 1
                or type(bot).act_batch is not Bot.act_batch)
     return _Settings(address, token, name, tls_ca, max(1, int(tables)), batches)
 
@@ -455,8 +456,8 @@ def run(
     class name, so a launcher can rename a bot. TLS is used when a root certificate is given (``tls_ca``,
     ``--tls-ca`` or ``ARENA_TLS_CA``). Waits up to ``connect_timeout`` seconds for the referee to come up.
     The tables played at once are ``--max-tables``, else ``ARENA_MAX_TABLES``, else ``max_tables``, else
-    ``bot.max_tables``; batches are asked for when the bot overrides ``act_batch`` (or ``--batches``,
-    ``ARENA_BATCHES=1``).
+    ``bot.max_tables``; batches are asked for with more than one table, when the bot overrides ``act_batch``, or with
+    ``--batches`` (``ARENA_BATCHES=1``).
     """
     settings = _settings(bot, address, token, name, tls_ca, argv, max_tables)
     _setup_logging()

@@ -126,7 +126,7 @@ class RemoteSeat(Seat):
         self._max_tables = 1
         self._pending: dict[int, tuple[Decision, asyncio.Future[Action]]] = {}  # request_id: the open request
         self.on_join: Callable[[RemoteSeat, str, bot_pb2.Join], None] | None = None  # told of every join
-        self._requests = convert.RequestBuilder()
+        self._requests: dict[str, convert.RequestBuilder] = {}  # one per table: each remembers its hand's history
 
     # ------------------------------------------------------------------ connection life
 
@@ -289,7 +289,10 @@ class RemoteSeat(Seat):
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._pending[decision.request_id] = (decision, future)
         if not retry:
-            self._send(self._requests.message(decision, decision.timeouts), decision.timer.sent)
+            builder = self._requests.get(decision.table_id)
+            if builder is None:
+                builder = self._requests[decision.table_id] = convert.RequestBuilder()
+            self._send(builder.message(decision, decision.timeouts), decision.timer.sent)
         try:
             return await future
         finally:

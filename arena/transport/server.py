@@ -451,6 +451,8 @@ async def _outgoing(conn: Connection) -> AsyncIterator[bot_pb2.RefereeMessage]:
         item = await queue.get()
         if item is None:
             return
+        if conn.batches and not first:
+            await asyncio.sleep(0)  # one turn of the loop: the tables that are ready add their messages first
         if first or not conn.batches or queue.empty():
             first = False
             message, on_sent = item

@@ -2,19 +2,30 @@
 // Join -> Welcome -> (HandStart, ActionRequest -> Action, ..., HandEnd)* -> MatchEnd.
 // The protobuf and gRPC code is generated from ../../proto at build time (CMakeLists.txt).
 //
+// One connection plays up to --max-tables tables at once (default 64; Join.max_tables): it keeps what it needs per
+// table_id and answers every ActionRequest with an Action echoing its ids. With batches (the default; Join.batches)
+// the referee packs every message that is ready in one RefereeBatch; the bot handles them in order and sends all the
+// answers back in one ActionBatch. Against a referee that gives it one table and no batches, it plays as before.
+//
 // Usage: arena-cpp-bot [--address HOST:PORT | --address unix:/path/to.sock] [--token TOKEN] [--name NAME]
-//        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_BOT_NAME in the environment; arguments win)
-// Logs go to stderr. Exit status: 0 after MatchEnd; 1 if the referee cannot be reached, the stream ends before
-// MatchEnd or the referee sends a fatal Error; 2 for bad usage (missing address or token).
+//                      [--max-tables N] [--no-batches] [--verbose]
+//        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_BOT_NAME / ARENA_MAX_TABLES / ARENA_BATCHES=0 / ARENA_VERBOSE=1 in
+//        the environment; arguments win)
+// Logs go to stderr: the match, errors and rejections; every hand and decision only with --verbose. The last line
+// is "cpp-bot: decisions=N bot_us_per_decision=X.XX" (the bot's own time from receiving a message to having written
+// its answer, per decision). Exit status: 0 after MatchEnd; 1 if the referee cannot be reached, the stream ends
+// before MatchEnd or the referee sends a fatal Error; 2 for bad usage (missing address or token, bad argument).
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +34,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 #include "arena/v1/bot.grpc.pb.h"
@@ -35,9 +47,13 @@ namespace {
 constexpr std::uint32_t kProtocolVersion = 1;
 constexpr const char* kBotVersion = "1.0.0";
 constexpr const char* kDefaultName = "cpp-bot";
+constexpr std::uint32_t kDefaultMaxTables = 64;
+constexpr unsigned long kMaxTablesLimit = 100000;
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
 // After MatchEnd we close our side and wait this long for the referee to close its side.
 constexpr auto kLinger = std::chrono::seconds(2);
+// A batch of many full ActionRequests can pass gRPC's default 4 MB limit on what a client receives.
+constexpr int kMaxReceiveBytes = 64 * 1024 * 1024;
 
 void log(const std::string& message) { std::cerr << "[cpp-bot] " << message << std::endl; }
 
@@ -45,6 +61,9 @@ struct Config {
   std::string address;
   std::string token;
   std::string name;
+  std::uint32_t max_tables = kDefaultMaxTables;
+  bool batches = true;
+  bool verbose = false;
 };
 
 std::string env_or_empty(const char* name) {
@@ -52,22 +71,38 @@ std::string env_or_empty(const char* name) {
   return value != nullptr ? value : "";
 }
 
-// Reads --address/--token/--name (also --flag=value), then the environment. Returns an error message on bad usage.
+// "0", "false", "no", "off" (any case) are false; anything else is true.
+bool truthy(std::string value) {
+  for (char& ch : value) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return !(value == "0" || value == "false" || value == "no" || value == "off");
+}
+
+constexpr const char* kUsage =
+    "usage: arena-cpp-bot --address HOST:PORT --token TOKEN [--name NAME] [--max-tables N] [--no-batches] "
+    "[--verbose]";
+
+// Reads the arguments (--flag value and --flag=value), then the environment. Returns an error message on bad usage.
 std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
   std::map<std::string, std::string> args;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--no-batches" || arg == "--batches" || arg == "--verbose" || arg == "-v") {
+      args[arg == "-v" ? "verbose" : arg.substr(2)] = "1";
+      continue;
+    }
     std::string value;
     const auto eq = arg.find('=');
-    if (eq != std::string::npos) {
+    const bool inline_value = eq != std::string::npos;
+    if (inline_value) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
-    } else if (arg == "--address" || arg == "--token" || arg == "--name") {
+    }
+    if (arg != "--address" && arg != "--token" && arg != "--name" && arg != "--max-tables") {
+      return "unknown argument " + arg + " (" + kUsage + ")";
+    }
+    if (!inline_value) {
       if (i + 1 >= argc) return arg + " needs a value";
       value = argv[++i];
-    }
-    if (arg != "--address" && arg != "--token" && arg != "--name") {
-      return "unknown argument " + arg + " (usage: arena-cpp-bot --address HOST:PORT --token TOKEN [--name NAME])";
     }
     args[arg.substr(2)] = value;
   }
@@ -82,6 +117,22 @@ std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
   for (const char* scheme : {"grpc://", "http://"}) {
     if (config.address.rfind(scheme, 0) == 0) config.address = config.address.substr(std::string(scheme).size());
   }
+  const std::string tables = pick("max-tables", "ARENA_MAX_TABLES");
+  if (!tables.empty()) {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(tables.c_str(), &end, 10);
+    if (!std::isdigit(static_cast<unsigned char>(tables[0])) || *end != '\0' || n < 1 || n > kMaxTablesLimit) {
+      return "bad max tables '" + tables + "': a whole number from 1 to " + std::to_string(kMaxTablesLimit);
+    }
+    config.max_tables = static_cast<std::uint32_t>(n);
+  }
+  if (args.count("no-batches") != 0) {
+    config.batches = false;
+  } else if (args.count("batches") == 0 && !env_or_empty("ARENA_BATCHES").empty()) {
+    config.batches = truthy(env_or_empty("ARENA_BATCHES"));
+  }
+  config.verbose = args.count("verbose") != 0 ||
+                   (!env_or_empty("ARENA_VERBOSE").empty() && truthy(env_or_empty("ARENA_VERBOSE")));
   if (config.address.empty()) {
     return "no referee address: pass --address HOST:PORT (or unix:/path/to.sock) or set ARENA_ADDRESS";
   }
@@ -102,16 +153,23 @@ std::string street_name(v1::Street street) {
   return name;
 }
 
-std::string request_key(const std::string& table_id, const std::string& hand_id, std::uint64_t request_id) {
-  return table_id + "/" + hand_id + "/" + std::to_string(request_id);
-}
-
-// A request we answered and may have to answer again after an ActionRejected.
+// The open request of a table: what we need to answer it again after an ActionRejected. At most one per table.
 struct Pending {
-  v1::ActionRequest request;
-  std::set<v1::ActionKind> refused;
+  bool open = false;
+  std::string hand_id;
+  std::uint64_t request_id = 0;
+  v1::LegalActions legal;
+  std::uint32_t refused = 0;  // bit per ActionKind already refused for this request
   v1::ActionKind last_kind = v1::ACTION_KIND_UNSPECIFIED;
 };
+
+// What the bot keeps per table_id.
+struct Table {
+  int seat = -1;
+  Pending pending;
+};
+
+std::uint32_t kind_bit(v1::ActionKind kind) { return 1u << (static_cast<unsigned>(kind) & 31u); }
 
 // Cancels the call if the referee has not closed the stream kLinger after MatchEnd.
 class Linger {
@@ -148,7 +206,10 @@ class Linger {
 
 class Session {
  public:
-  explicit Session(const Config& config) : config_(config) {}
+  explicit Session(const Config& config) : config_(config) {
+    out_ = batch_.mutable_actions()->mutable_actions();
+    single_.mutable_action();
+  }
 
   int run(v1::BotService::Stub& stub) {
     grpc::ClientContext context;
@@ -163,12 +224,26 @@ class Session {
     j->set_bot_version(kBotVersion);
     j->set_protocol_version(kProtocolVersion);
     j->set_language("cpp");
+    j->set_max_tables(config_.max_tables);
+    j->set_batches(config_.batches);
     if (!stream->Write(join)) log("could not send Join: the stream is already closed");
 
-    v1::RefereeMessage message;
+    v1::RefereeMessage message;  // reused: the messages inside keep their allocations where protobuf allows
     bool half_closed = false;
     while (stream->Read(&message)) {
-      handle(message);
+      const auto received = std::chrono::steady_clock::now();
+      ++messages_in_;
+      if (message.msg_case() == v1::RefereeMessage::kBatch) {
+        inner_in_ += static_cast<std::uint64_t>(message.batch().messages_size());
+        for (const auto& m : message.batch().messages()) handle(m);
+      } else {
+        handle(message);
+      }
+      if (out_->size() > 0) {
+        flush();
+        busy_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - received)
+                        .count();
+      }
       if (match_ended_ && !half_closed) {
         stream->WritesDone();  // we have nothing more to say
         half_closed = true;
@@ -178,6 +253,9 @@ class Session {
     linger.stop();
     const grpc::Status status = stream->Finish();
     stream_ = nullptr;
+    log("received " + std::to_string(messages_in_) + " messages (" + std::to_string(inner_in_) +
+        " inside batches), sent " + std::to_string(messages_out_) + " answering " + std::to_string(decisions_) +
+        " requests");
     if (match_ended_) {
       log("stream closed after match end");
       return 0;
@@ -189,6 +267,15 @@ class Session {
           (status.error_message().empty() ? "" : ": " + status.error_message()));
     }
     return 1;
+  }
+
+  // "cpp-bot: decisions=N bot_us_per_decision=X.XX", for benchmarks.
+  std::string summary() const {
+    char line[128];
+    const double us = decisions_ == 0 ? 0.0 : static_cast<double>(busy_ns_) / 1000.0 / static_cast<double>(decisions_);
+    std::snprintf(line, sizeof line, "cpp-bot: decisions=%llu bot_us_per_decision=%.2f",
+                  static_cast<unsigned long long>(decisions_), us);
+    return line;
   }
 
  private:
@@ -211,74 +298,104 @@ class Session {
     }
   }
 
-  void send(const v1::ActionRequest& request, const arena_bot::Decision& decision) {
-    v1::BotMessage out;
-    auto* a = out.mutable_action();
-    a->set_table_id(request.table_id());
-    a->set_hand_id(request.hand_id());
-    a->set_request_id(request.request_id());
+  Table& table(const std::string& table_id) { return tables_[table_id]; }
+
+  // Queues an action; flush() sends what is queued once the referee's message has been handled.
+  void queue(const std::string& table_id, const Pending& pending, const arena_bot::Decision& decision) {
+    v1::Action* a = out_->Add();  // reuses a cleared Action (and its strings' buffers) when there is one
+    a->set_table_id(table_id);
+    a->set_hand_id(pending.hand_id);
+    a->set_request_id(pending.request_id);
     a->set_kind(decision.kind);
     a->set_amount(decision.kind == v1::ACTION_KIND_RAISE ? decision.amount : 0);
-    if (!stream_->Write(out)) log("could not send the action: the stream is closed");
+  }
+
+  // With batches, every queued action in one ActionBatch; without, one Action per message.
+  void flush() {
+    if (batches_) {
+      ++messages_out_;
+      if (!stream_->Write(batch_)) log("could not send the actions: the stream is closed");
+    } else {
+      for (auto& action : *out_) {
+        ++messages_out_;
+        single_.mutable_action()->Swap(&action);
+        if (!stream_->Write(single_)) log("could not send the action: the stream is closed");
+      }
+    }
+    out_->Clear();  // keeps the Action objects for the next message
   }
 
   void on_action_request(const v1::ActionRequest& request) {
     const arena_bot::Decision decision = arena_bot::decide(request);
-    Pending& pending = open_[request_key(request.table_id(), request.hand_id(), request.request_id())];
-    pending.request = request;
-    pending.refused.clear();
+    Table& t = table(request.table_id());
+    Pending& pending = t.pending;
+    pending.open = true;
+    pending.hand_id.assign(request.hand_id());
+    pending.request_id = request.request_id();
+    pending.legal.CopyFrom(request.legal());
+    pending.refused = 0;
     pending.last_kind = decision.kind;
-    log("hand " + request.hand_id() + " " + street_name(request.street()) + " [" + join_cards(request.hole_cards()) +
-        "] board [" + join_cards(request.board()) + "] -> " + arena_bot::describe(decision));
-    send(request, decision);
+    ++decisions_;
+    if (config_.verbose) {
+      log("table " + request.table_id() + " hand " + request.hand_id() + " " + street_name(request.street()) + " [" +
+          join_cards(request.hole_cards()) + "] board [" + join_cards(request.board()) + "] -> " +
+          arena_bot::describe(decision));
+    }
+    queue(request.table_id(), pending, decision);
   }
 
   void on_action_rejected(const v1::ActionRejected& rejected) {
-    log("action rejected (" + rejected.rule() + "): " + rejected.message() + "; " +
-        std::to_string(rejected.retries_left()) + " retries left");
-    auto it = open_.find(request_key(rejected.table_id(), rejected.hand_id(), rejected.request_id()));
-    if (it == open_.end()) {
+    log("action rejected on table " + rejected.table_id() + " (" + rejected.rule() + "): " + rejected.message() +
+        "; " + std::to_string(rejected.retries_left()) + " retries left");
+    auto it = tables_.find(rejected.table_id());
+    if (it == tables_.end() || !it->second.pending.open || it->second.pending.request_id != rejected.request_id() ||
+        it->second.pending.hand_id != rejected.hand_id()) {
       log("rejection for a request we do not know; ignored");
       return;
     }
-    Pending& pending = it->second;
-    pending.refused.insert(pending.last_kind);
-    const auto retry = arena_bot::retry_action(pending.request.legal(), pending.refused);
+    Pending& pending = it->second.pending;
+    pending.refused |= kind_bit(pending.last_kind);
+    std::set<v1::ActionKind> refused;
+    for (int k = v1::ActionKind_MIN; k <= v1::ActionKind_MAX; ++k) {
+      if (v1::ActionKind_IsValid(k) && (pending.refused & kind_bit(static_cast<v1::ActionKind>(k))) != 0) {
+        refused.insert(static_cast<v1::ActionKind>(k));
+      }
+    }
+    const auto retry = arena_bot::retry_action(pending.legal, refused);
     if (!retry) {
       log("nothing left to try; the referee will act for us");
-      open_.erase(it);
+      pending.open = false;
       return;
     }
     pending.last_kind = retry->kind;
     log("retrying with " + arena_bot::describe(*retry));
-    send(pending.request, *retry);
-  }
-
-  void forget_hand(const std::string& table_id, const std::string& hand_id) {
-    const std::string prefix = table_id + "/" + hand_id + "/";
-    for (auto it = open_.begin(); it != open_.end();) {
-      it = it->first.rfind(prefix, 0) == 0 ? open_.erase(it) : std::next(it);
-    }
+    queue(it->first, pending, *retry);
   }
 
   void handle(const v1::RefereeMessage& message) {
     switch (message.msg_case()) {
       case v1::RefereeMessage::kWelcome: {
         const auto& w = message.welcome();
-        seat_ = w.seat();
+        table(w.table_id()).seat = w.seat();
+        batches_ = config_.batches && w.batches();
         const auto& c = w.config();
         std::ostringstream line;
-        line << "joined match " << w.match_id() << " table " << w.table_id() << " as seat " << seat_ << ": "
+        line << "joined match " << w.match_id() << " table " << w.table_id() << " as seat " << w.seat() << ": "
              << c.num_seats() << " seats, " << v1::Structure_Name(c.structure()) << ", blinds " << c.small_blind()
-             << "/" << c.big_blind() << ", stack " << c.starting_stack() << ", " << w.hands_total() << " hands";
+             << "/" << c.big_blind() << ", stack " << c.starting_stack() << ", " << w.hands_total() << " hands, "
+             << std::max<std::uint32_t>(w.tables(), 1) << " tables at once (asked " << config_.max_tables << "), "
+             << (batches_ ? "batches" : "no batches");
         log(line.str());
         break;
       }
       case v1::RefereeMessage::kHandStart: {
         const auto& h = message.hand_start();
-        seat_ = h.seat();
-        log("hand " + h.hand_id() + " (#" + std::to_string(h.hand_number()) + ") seat " + std::to_string(h.seat()) +
-            " button " + std::to_string(h.button()) + " cards [" + join_cards(h.hole_cards()) + "]");
+        table(h.table_id()).seat = h.seat();
+        if (config_.verbose) {
+          log("table " + h.table_id() + " hand " + h.hand_id() + " (#" + std::to_string(h.hand_number()) + ") seat " +
+              std::to_string(h.seat()) + " button " + std::to_string(h.button()) + " cards [" +
+              join_cards(h.hole_cards()) + "]");
+        }
         break;
       }
       case v1::RefereeMessage::kActionRequest:
@@ -289,12 +406,16 @@ class Session {
         break;
       case v1::RefereeMessage::kHandEnd: {
         const auto& h = message.hand_end();
-        forget_hand(h.table_id(), h.hand_id());
-        std::string net = "?";
-        for (const auto& p : h.payoffs()) {
-          if (p.seat() == seat_) net = std::to_string(p.net());
+        Table& t = table(h.table_id());
+        if (t.pending.open && t.pending.hand_id == h.hand_id()) t.pending.open = false;
+        if (config_.verbose) {
+          std::string net = "?";
+          for (const auto& p : h.payoffs()) {
+            if (p.seat() == t.seat) net = std::to_string(p.net());
+          }
+          log("table " + h.table_id() + " hand " + h.hand_id() + " over: board [" + join_cards(h.board()) + "], net " +
+              net);
         }
-        log("hand " + h.hand_id() + " over: board [" + join_cards(h.board()) + "], net " + net);
         break;
       }
       case v1::RefereeMessage::kMatchEnd: {
@@ -312,10 +433,17 @@ class Session {
       case v1::RefereeMessage::kError: {
         const auto& e = message.error();
         log("referee error " + v1::ErrorCode_Name(e.code()) + (e.rule().empty() ? "" : " (" + e.rule() + ")") + ": " +
-            e.message() + (e.fatal() ? " [fatal]" : ""));
-        if (e.request_id() != 0) open_.erase(request_key(e.table_id(), e.hand_id(), e.request_id()));
+            e.message() + (e.table_id().empty() ? "" : " [table " + e.table_id() + "]") +
+            (e.fatal() ? " [fatal]" : ""));
+        if (e.request_id() != 0) {
+          auto it = tables_.find(e.table_id());
+          if (it != tables_.end() && it->second.pending.request_id == e.request_id()) it->second.pending.open = false;
+        }
         break;
       }
+      case v1::RefereeMessage::kBatch:  // never nested
+        for (const auto& m : message.batch().messages()) handle(m);
+        break;
       default:
         log("ignoring a message of a kind this bot does not know");
     }
@@ -323,9 +451,18 @@ class Session {
 
   const Config& config_;
   grpc::ClientReaderWriter<v1::BotMessage, v1::RefereeMessage>* stream_ = nullptr;
-  std::map<std::string, Pending> open_;
-  int seat_ = -1;
+  std::unordered_map<std::string, Table> tables_;
+  bool batches_ = false;  // what the Welcome granted
   bool match_ended_ = false;
+  // The outgoing messages, reused for every answer.
+  v1::BotMessage batch_;
+  v1::BotMessage single_;
+  google::protobuf::RepeatedPtrField<v1::Action>* out_ = nullptr;  // the actions queued, inside batch_
+  std::uint64_t decisions_ = 0;
+  std::int64_t busy_ns_ = 0;  // from receiving a message to having written its answers, summed
+  std::uint64_t messages_in_ = 0;
+  std::uint64_t inner_in_ = 0;
+  std::uint64_t messages_out_ = 0;
 };
 
 std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
@@ -338,6 +475,7 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  args.SetMaxReceiveMessageSize(kMaxReceiveBytes);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 
@@ -357,5 +495,7 @@ int main(int argc, char** argv) {
   }
   auto stub = v1::BotService::NewStub(channel);
   Session session(config);
-  return session.run(*stub);
+  const int status = session.run(*stub);
+  std::cerr << session.summary() << std::endl;
+  return status;
 }

@@ -4,7 +4,6 @@
 #include <array>
 #include <cctype>
 #include <cmath>
-#include <map>
 
 namespace arena_bot {
 
@@ -44,20 +43,19 @@ Decision check_or_call_if(const v1::LegalActions& legal, bool call_ok) {
   return safe_action(legal);
 }
 
+// Ranks as bits: bit r for rank r (2..14), so sets of ranks cost no allocation.
+using RankMask = std::uint32_t;
+
+RankMask rank_bit(int rank) { return rank >= 1 && rank <= 14 ? RankMask{1} << rank : 0; }
+
 // Highest top rank of a five-card straight among the ranks (the wheel A-2-3-4-5 tops at 5, R9.1), or 0.
-int straight_top(const std::set<int>& ranks_in) {
-  std::set<int> ranks = ranks_in;
-  if (ranks.count(14) != 0) ranks.insert(1);
+int straight_top(RankMask ranks) {
+  if ((ranks & rank_bit(14)) != 0) ranks |= rank_bit(1);
   for (int top = 14; top >= 5; --top) {
-    bool all = true;
-    for (int r = top; r > top - 5 && all; --r) all = ranks.count(r) != 0;
-    if (all) return top;
+    const RankMask run = RankMask{0x1F} << (top - 4);
+    if ((ranks & run) == run) return top;
   }
   return 0;
-}
-
-bool uses_rank(const std::vector<Card>& hole, int rank) {
-  return std::any_of(hole.begin(), hole.end(), [rank](const Card& c) { return c.rank == rank; });
 }
 
 bool has_flush_draw(const std::vector<Card>& hole, const std::vector<Card>& board) {
@@ -72,18 +70,14 @@ bool has_flush_draw(const std::vector<Card>& hole, const std::vector<Card>& boar
 
 // Four ranks in a row, open at both ends (not A-2-3-4 or J-Q-K-A), with at least one hole card in the run.
 bool has_open_ended_draw(const std::vector<Card>& hole, const std::vector<Card>& board) {
-  std::set<int> ranks;
-  for (const Card& c : hole) ranks.insert(c.rank);
-  for (const Card& c : board) ranks.insert(c.rank);
-  if (ranks.count(14) != 0) ranks.insert(1);
+  RankMask ranks = 0;
+  RankMask own = 0;
+  for (const Card& c : hole) own |= rank_bit(c.rank);
+  for (const Card& c : board) ranks |= rank_bit(c.rank);
+  ranks |= own;
   for (int low = 2; low + 3 <= 13; ++low) {
-    bool run = true;
-    bool ours = false;
-    for (int r = low; r < low + 4 && run; ++r) {
-      run = ranks.count(r) != 0;
-      ours = ours || uses_rank(hole, r) || (r == 1 && uses_rank(hole, 14));
-    }
-    if (run && ours) return true;
+    const RankMask run = RankMask{0xF} << low;
+    if ((ranks & run) == run && (own & run) != 0) return true;
   }
   return false;
 }
@@ -186,12 +180,19 @@ Decision decide_postflop(const v1::ActionRequest& request, const std::vector<Car
 }  // namespace
 
 std::optional<Card> parse_card(const std::string& text) {
-  std::string s;
+  char s[3];
+  std::size_t n = 0;
   for (char ch : text) {
-    if (std::isspace(static_cast<unsigned char>(ch)) == 0) s.push_back(ch);
+    if (std::isspace(static_cast<unsigned char>(ch)) != 0) continue;
+    if (n == 3) return std::nullopt;
+    s[n++] = ch;
   }
-  if (s.size() == 3 && s[0] == '1' && s[1] == '0') s = "T" + s.substr(2);
-  if (s.size() != 2) return std::nullopt;
+  if (n == 3 && s[0] == '1' && s[1] == '0') {
+    s[0] = 'T';
+    s[1] = s[2];
+    n = 2;
+  }
+  if (n != 2) return std::nullopt;
   const char rank_char = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
   const char suit = static_cast<char>(std::tolower(static_cast<unsigned char>(s[1])));
   const char* found = std::char_traits<char>::find(kRanks, 13, rank_char);
@@ -201,6 +202,7 @@ std::optional<Card> parse_card(const std::string& text) {
 
 std::vector<Card> parse_cards(const google::protobuf::RepeatedPtrField<std::string>& texts) {
   std::vector<Card> cards;
+  cards.reserve(static_cast<std::size_t>(texts.size()));
   for (const std::string& t : texts) {
     if (auto c = parse_card(t)) cards.push_back(*c);
   }
@@ -209,26 +211,32 @@ std::vector<Card> parse_cards(const google::protobuf::RepeatedPtrField<std::stri
 
 Category hand_category(const std::vector<Card>& cards) {
   if (cards.empty()) return Category::kHighCard;
-  std::map<char, std::set<int>> by_suit;
-  std::map<int, int> count;
-  std::set<int> ranks;
+  std::array<RankMask, 5> by_suit{};  // s, h, d, c, anything else
+  std::array<int, 15> count{};
+  RankMask ranks = 0;
   for (const Card& c : cards) {
-    by_suit[c.suit].insert(c.rank);
-    ++count[c.rank];
-    ranks.insert(c.rank);
+    const std::size_t suit = c.suit == 's' ? 0 : c.suit == 'h' ? 1 : c.suit == 'd' ? 2 : c.suit == 'c' ? 3 : 4;
+    by_suit[suit] |= rank_bit(c.rank);
+    if (c.rank >= 1 && c.rank <= 14) ++count[static_cast<std::size_t>(c.rank)];
+    ranks |= rank_bit(c.rank);
   }
   bool flush = false;
-  for (const auto& [suit, suited] : by_suit) {
-    if (suited.size() >= 5) {
+  for (const RankMask suited : by_suit) {
+    if (__builtin_popcount(suited) >= 5) {
       flush = true;
       if (straight_top(suited) > 0) return Category::kStraightFlush;
     }
   }
-  std::vector<int> counts;
-  for (const auto& [rank, n] : count) counts.push_back(n);
-  std::sort(counts.rbegin(), counts.rend());
-  const int first = counts[0];
-  const int second = counts.size() > 1 ? counts[1] : 0;
+  int first = 0;  // the two largest counts of one rank
+  int second = 0;
+  for (const int n : count) {
+    if (n > first) {
+      second = first;
+      first = n;
+    } else if (n > second) {
+      second = n;
+    }
+  }
   if (first >= 4) return Category::kFourOfAKind;
   if (first == 3 && second >= 2) return Category::kFullHouse;
   if (flush) return Category::kFlush;
