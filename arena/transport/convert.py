@@ -109,20 +109,59 @@ def public_events(events: Sequence[Event], timeouts: frozenset[int] = frozenset(
     return [public_event(event, index in timeouts, bets) for index, event in enumerate(events)]
 
 
+def varint(value: int) -> bytes:
+    """A non-negative integer as protobuf's base-128 varint."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def field_bytes(tag: int, data: bytes) -> bytes:
+    """A length-delimited field (``tag``: its number shifted left by 3, or-ed with wire type 2) holding ``data``."""
+    return bytes((tag,)) + varint(len(data)) + data
+
+
+_HISTORY_TAG = (13 << 3) | 2  # ActionRequest.history
+_CONFIG_TAG = (14 << 3) | 2  # ActionRequest.config
+_REQUEST_TAG = (3 << 3) | 2  # RefereeMessage.action_request
+_BATCH_TAG = (8 << 3) | 2  # RefereeMessage.batch
+_BATCH_MESSAGES_TAG = (1 << 3) | 2  # RefereeBatch.messages
+
+
+def batch_bytes(messages: Iterable[bytes]) -> bytes:
+    """Serialized RefereeMessages packed as one serialized RefereeMessage holding a RefereeBatch (protobuf's
+    encoding of a message is the concatenation of its fields, so nothing is parsed or copied field by field)."""
+    inner = b"".join([field_bytes(_BATCH_MESSAGES_TAG, m) for m in messages])
+    return field_bytes(_BATCH_TAG, inner)
+
+
 class PublicEvents:
     """``public_events`` for one viewer, remembered: a hand's events only grow, so each call converts just the
     events added since the last one (and fixes ``by_timeout`` of earlier ones if ``timeouts`` changed). Events
     that do not extend the last ones (a new hand) start it afresh, so the result always equals ``public_events``.
-    The returned list is this object's own: copy it into a message, do not keep or change it.
+    The returned list is this object's own: copy it into a message, do not keep or change it. ``wire`` gives the
+    same events already encoded as ActionRequest's ``history`` field, each event serialized once.
     """
 
-    __slots__ = ("_bets", "_out", "_source", "_timeouts")
+    __slots__ = ("_bets", "_out", "_source", "_timeouts", "_wire")
 
     def __init__(self) -> None:
         self._source: tuple[Event, ...] = ()
         self._out: list[poker_pb2.PublicEvent] = []
+        self._wire: list[bytes] = []
         self._bets: dict[int, int] = {}
         self._timeouts: frozenset[int] = frozenset()
+
+    def wire(self, events: Sequence[Event], timeouts: frozenset[int] = frozenset()) -> bytes:
+        """``public_events(events, timeouts)`` as the bytes of ActionRequest's repeated ``history`` field."""
+        out = self.convert(events, timeouts)
+        wire = self._wire
+        for index in range(len(wire), len(out)):
+            wire.append(field_bytes(_HISTORY_TAG, out[index].SerializeToString()))
+        return b"".join(wire)
 
     def convert(self, events: Sequence[Event], timeouts: frozenset[int] = frozenset()) -> list[poker_pb2.PublicEvent]:
         """``public_events(events, timeouts)``."""
@@ -130,14 +169,18 @@ class PublicEvents:
         done = len(self._source)
         if done > len(events) or events[:done] != self._source:
             self._out = []
+            self._wire = []
             self._bets = {}
             self._timeouts = frozenset()
             done = 0
         out = self._out
         if timeouts != self._timeouts:
+            wire = self._wire
             for index in timeouts ^ self._timeouts:
                 if index < done:
                     out[index].by_timeout = index in timeouts
+                    if index < len(wire):
+                        wire[index] = field_bytes(_HISTORY_TAG, out[index].SerializeToString())
             self._timeouts = timeouts
         bets = self._bets
         for index in range(done, len(events)):
@@ -167,28 +210,48 @@ class RequestBuilder:
     RefereeMessage rather than built and then copied into it.
     """
 
-    __slots__ = ("_config", "_config_key", "_history")
+    __slots__ = ("_config", "_config_key", "_config_wire", "_history")
 
     def __init__(self) -> None:
         self._history = PublicEvents()
         self._config_key: tuple[TableConfig, int, int] | None = None
         self._config = poker_pb2.TableConfig()
+        self._config_wire = b""
 
     def config(self, config: TableConfig, num_seats: int, starting_stack: int) -> poker_pb2.TableConfig:
         """``table_config(config, num_seats, starting_stack)``, built again only when one of them changes."""
         key = (config, num_seats, starting_stack)
         if key != self._config_key:
             self._config = table_config(config, num_seats, starting_stack)
+            self._config_wire = field_bytes(_CONFIG_TAG, self._config.SerializeToString())
             self._config_key = key
         return self._config
 
     def message(self, decision: Decision, timeouts: frozenset[int] = frozenset()) -> bot_pb2.RefereeMessage:
         """The RefereeMessage that asks for ``decision``."""
+        message = bot_pb2.RefereeMessage()
+        request = message.action_request
+        self._fill(request, decision)
+        request.history.extend(self._history.convert(decision.view.history, timeouts))
+        request.config.CopyFrom(self.config(decision.view.config, decision.view.num_seats, decision.starting_stack))
+        return message
+
+    def serialized(self, decision: Decision, timeouts: frozenset[int] = frozenset()) -> bytes:
+        """``message(decision, timeouts)`` serialized, built faster: the history's events and the config are kept
+        serialized and appended as bytes (a message's encoding is the concatenation of its fields'), so only the
+        fields that change from request to request are encoded."""
+        request = bot_pb2.ActionRequest()
+        self._fill(request, decision)
+        view = decision.view
+        self.config(view.config, view.num_seats, decision.starting_stack)
+        body = request.SerializeToString() + self._history.wire(view.history, timeouts) + self._config_wire
+        return field_bytes(_REQUEST_TAG, body)
+
+    def _fill(self, request: bot_pb2.ActionRequest, decision: Decision) -> None:
+        """Every field of the request but its history and config."""
         view = decision.view
         legal = view.legal
         assert legal is not None, "a request is only built for the seat to act"
-        message = bot_pb2.RefereeMessage()
-        request = message.action_request
         request.table_id = decision.table_id
         request.hand_id = decision.hand_id
         request.request_id = decision.request_id
@@ -218,9 +281,6 @@ class RequestBuilder:
         clock.SetInParent()
         clock.action_ms_left = decision.action_ms_left
         clock.bank_ms_left = decision.bank_ms_left
-        request.history.extend(self._history.convert(view.history, timeouts))
-        request.config.CopyFrom(self.config(view.config, view.num_seats, decision.starting_stack))
-        return message
 
 
 def action_from_pb(message: poker_pb2.Action) -> Action:

@@ -35,6 +35,9 @@ class Closing:
     details: str
 
 
+Outgoing = bot_pb2.RefereeMessage | bytes  # a message, or one already serialized (requests are built as bytes)
+
+
 class Connection:
     """One live stream to a bot: a queue of outgoing messages that the stream's writer drains. A message may carry
     a callback that the writer calls as it hands the message to gRPC (an ActionRequest starts the bot's clock)."""
@@ -42,11 +45,11 @@ class Connection:
     def __init__(self, peer: str) -> None:
         self.peer = peer
         self.batches = False  # pack what is ready at once into one RefereeBatch (Join.batches)
-        self.queue: asyncio.Queue[tuple[bot_pb2.RefereeMessage, Callable[[], None] | None] | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[tuple[Outgoing, Callable[[], None] | None] | None] = asyncio.Queue()
         self.closed = False
         self.closing: Closing | None = None
 
-    def send(self, message: bot_pb2.RefereeMessage, on_sent: Callable[[], None] | None = None) -> None:
+    def send(self, message: Outgoing, on_sent: Callable[[], None] | None = None) -> None:
         """Queue a message; a bot that lets too many pile up is cut off (it is not reading)."""
         if self.closed:
             return
@@ -228,7 +231,7 @@ class RemoteSeat(Seat):
             if not future.done():
                 future.set_exception(SeatUnavailable(why))
 
-    def _send(self, message: bot_pb2.RefereeMessage, on_sent: Callable[[], None] | None = None) -> None:
+    def _send(self, message: Outgoing, on_sent: Callable[[], None] | None = None) -> None:
         if self._conn is not None:
             self._conn.send(message, on_sent)
 
@@ -292,7 +295,7 @@ class RemoteSeat(Seat):
             builder = self._requests.get(decision.table_id)
             if builder is None:
                 builder = self._requests[decision.table_id] = convert.RequestBuilder()
-            self._send(builder.message(decision, decision.timeouts), decision.timer.sent)
+            self._send(builder.serialized(decision, decision.timeouts), decision.timer.sent)
         try:
             return await future
         finally:

@@ -40,8 +40,8 @@ from grpc_reflection.v1alpha import reflection
 from arena.referee import HandRecord
 from arena.referee.match import Match, MatchSpec
 from arena.transport import convert
-from arena.transport.pb import arena_pb2, bot_pb2, bot_pb2_grpc
-from arena.transport.remote import Connection, RemoteSeat, error_message, hand_end_parts
+from arena.transport.pb import arena_pb2, bot_pb2
+from arena.transport.remote import Connection, Outgoing, RemoteSeat, error_message, hand_end_parts
 
 log = logging.getLogger("arena.transport")
 
@@ -296,34 +296,45 @@ class SpectatorSink:
         self.directory.publish(entry, event)
 
 
-class BotServicer(bot_pb2_grpc.BotServiceServicer):
-    """The bot stream: Join, then Actions; misbehaviour is answered, never fatal to the referee."""
+@dataclass(slots=True)
+class _Stream:
+    """What the servicer knows of one Play call."""
+
+    joined: bool = False
+
+
+class BotServicer:
+    """The bot stream: Join, then Actions; misbehaviour is answered, never fatal to the referee. Messages go out
+    as bytes: requests are built serialized (``RequestBuilder.serialized``) and batches packed as bytes."""
 
     def __init__(self, seats: dict[str, RemoteSeat], limits: ServerLimits) -> None:
         self.seats = seats
         self.limits = limits
         self.guard = PeerGuard(limits, lambda: len(seats))
 
-    async def Play(
-        self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context
-    ) -> AsyncIterator[bot_pb2.RefereeMessage]:
+    def handler(self) -> grpc.GenericRpcHandler[Any, Any]:
+        """BotService.Play, reading BotMessages and sending bytes as they are."""
+        service = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
+        return grpc.method_handlers_generic_handler(service, {
+            "Play": grpc.stream_stream_rpc_method_handler(
+                self.Play, request_deserializer=bot_pb2.BotMessage.FromString, response_serializer=bytes),
+        })
+
+    async def Play(self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context) -> AsyncIterator[bytes]:
         peer = context.peer()
         host = peer_host(peer)
         crowded = self.guard.open(host)
-        joined = False
+        stream = _Stream()
         try:
-            async for message in self._play(request_iterator, context, peer, host, crowded):
-                if not joined and message.WhichOneof("msg") == "welcome":
-                    joined = True
-                    self.guard.joined()
-                yield message
+            async for message in self._play(request_iterator, context, peer, host, crowded, stream):
+                yield message if isinstance(message, bytes) else message.SerializeToString()
         finally:
-            self.guard.close(host, joined)
+            self.guard.close(host, stream.joined)
 
     async def _play(
         self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context, peer: str, host: str,
-        crowded: str | None,
-    ) -> AsyncIterator[bot_pb2.RefereeMessage]:
+        crowded: str | None, stream: _Stream,
+    ) -> AsyncIterator[Outgoing]:
         timeout = self.limits.join_timeout_s if crowded is None else self.limits.crowded_join_s
         try:
             first = await asyncio.wait_for(anext(request_iterator), timeout)
@@ -360,6 +371,8 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
             return
         seat = self.seats[first.join.token]
         conn = Connection(peer)
+        stream.joined = True
+        self.guard.joined()
         seat.attach(conn, first.join)
         log.info("%s joined as %s (%s %s) from %s", seat.name, convert.printable(first.join.bot_name),
                  convert.printable(first.join.language), convert.printable(first.join.bot_version), peer)
@@ -440,11 +453,15 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
         conn.close()
 
 
-async def _outgoing(conn: Connection) -> AsyncIterator[bot_pb2.RefereeMessage]:
-    """The messages queued for a stream, in order, until it closes. For a bot that asked for batches, everything
-    queued by the time the writer runs goes out as one RefereeBatch (the Welcome always alone, first). Each
-    message's callback runs as it is handed to gRPC: an ActionRequest's clock starts then, not when it was queued.
-    """
+def _wire(message: Outgoing) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+async def _outgoing(conn: Connection) -> AsyncIterator[bytes]:
+    """The messages queued for a stream, serialized, in order, until it closes. For a bot that asked for batches,
+    everything queued by the time the writer runs goes out as one RefereeBatch (the Welcome always alone, first).
+    Each message's callback runs as it is handed to gRPC: an ActionRequest's clock starts then, not when it was
+    queued."""
     queue = conn.queue
     first = True
     while True:
@@ -456,9 +473,10 @@ async def _outgoing(conn: Connection) -> AsyncIterator[bot_pb2.RefereeMessage]:
         if first or not conn.batches or queue.empty():
             first = False
             message, on_sent = item
+            data = _wire(message)
             if on_sent is not None:
                 on_sent()
-            yield message
+            yield data
             continue
         items = [item]
         ended = False
@@ -468,8 +486,7 @@ async def _outgoing(conn: Connection) -> AsyncIterator[bot_pb2.RefereeMessage]:
                 ended = True
                 break
             items.append(more)
-        batch = bot_pb2.RefereeMessage()
-        batch.batch.messages.extend(m for m, _ in items)
+        batch = convert.batch_bytes([_wire(m) for m, _ in items])
         for _, on_sent in items:
             if on_sent is not None:
                 on_sent()
@@ -680,7 +697,7 @@ class RefereeServer:
 
     async def _server(self, spectators: bool) -> grpc.aio.Server:
         server = grpc.aio.server(options=self._options())
-        bot_pb2_grpc.add_BotServiceServicer_to_server(BotServicer(self.seats, self.limits), server)
+        server.add_generic_rpc_handlers((BotServicer(self.seats, self.limits).handler(),))
         names = [bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name]
         if spectators:
             server.add_generic_rpc_handlers((ArenaServicer(self.directory, self.limits).handler(),))

@@ -149,9 +149,11 @@ class FakeBot(Connection):
         self.rng = rng
         self.sent: list[bot_pb2.RefereeMessage] = []
 
-    def send(self, message: bot_pb2.RefereeMessage, on_sent: Callable[[], None] | None = None) -> None:
+    def send(self, message: bot_pb2.RefereeMessage | bytes, on_sent: Callable[[], None] | None = None) -> None:
         if on_sent is not None:
             on_sent()  # as the stream's writer does, just before it hands the message to gRPC
+        if isinstance(message, bytes):  # requests are built serialized: what the bot gets is what it parses
+            message = bot_pb2.RefereeMessage.FromString(message)
         message.SerializeToString()  # as the stream's writer would
         self.sent.append(message)
         if message.WhichOneof("msg") == "action_request":
@@ -166,7 +168,7 @@ class FakeBot(Connection):
         """Runs once the referee waits for the answer (on a retry, after it told the bot about the rejection)."""
         rng = self.rng
         roll = rng.random()
-        pending = self.seat._pending
+        pending = next(iter(self.seat._pending.values()), None)
         if roll < 0.02 or pending is None:
             return  # silence: the referee's clock runs out
         decision = pending[0]

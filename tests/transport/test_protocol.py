@@ -47,9 +47,11 @@ class Bot(Connection):
         self.answer = answer
         self.got: list[bot_pb2.RefereeMessage] = []
 
-    def send(self, message: bot_pb2.RefereeMessage, on_sent: Callable[[], None] | None = None) -> None:
+    def send(self, message: bot_pb2.RefereeMessage | bytes, on_sent: Callable[[], None] | None = None) -> None:
         if on_sent is not None:
             on_sent()
+        if isinstance(message, bytes):  # requests are built serialized
+            message = bot_pb2.RefereeMessage.FromString(message)
         self.got.append(message)
         if message.WhichOneof("msg") == "action_request":
             loop = asyncio.get_running_loop()
