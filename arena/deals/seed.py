@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import struct
 from collections.abc import Iterator
 
 _DECK_TAG = b"arena-deck-v1"
@@ -36,14 +37,16 @@ def derive_seed(seed: str, label: str) -> str:
     return hmac.new(seed.encode("utf-8"), b"arena-derive-v1:" + label.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+_EIGHT_WORDS = struct.Struct(">8I")  # a SHA-256 digest as eight big-endian 32-bit words
+
+
 def _words(seed: str, hand_number: int) -> Iterator[int]:
     """An endless stream of 32-bit words from HMAC-SHA256 in counter mode."""
     key = seed.encode("utf-8")
     block = 0
-    while True:
-        digest = hmac.new(key, b"%s:%d:%d" % (_DECK_TAG, hand_number, block), hashlib.sha256).digest()
-        for i in range(0, 32, 4):
-            yield int.from_bytes(digest[i : i + 4], "big")
+    while True:  # hmac.digest is the one-shot form of hmac.new(...).digest(): the same bytes, several times faster
+        digest = hmac.digest(key, b"%s:%d:%d" % (_DECK_TAG, hand_number, block), "sha256")
+        yield from _EIGHT_WORDS.unpack(digest)
         block += 1
 
 

@@ -542,7 +542,7 @@ class Database:
     # ------------------------------------------------------------------ reading
 
     def hands_recorded(self, match_id: str) -> int:
-        """How many hands of a match are stored (they are always the first ones: hands are stored in order)."""
+        """How many hands of a match are stored (not always the first ones: lanes and tables play side by side)."""
         row = self.conn.execute("SELECT COUNT(*) AS n FROM hands WHERE match_id = ?", (match_id,)).fetchone()
         return int(row["n"])
 

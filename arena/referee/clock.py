@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +32,11 @@ class ClockPolicy:
                      "reconnect_grace_ms"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
+
+
+def _expire(answer: asyncio.Future[Any]) -> None:
+    if not answer.done():
+        answer.set_exception(TimeoutError())
 
 
 class BotClock:
@@ -61,7 +67,8 @@ class TurnTimer:
     referee was late (from the moment it noticed; a few milliseconds at least), and that lateness is not charged
     (``charged``)."""
 
-    __slots__ = ("_deadline", "_extended", "_limit", "allowance_s", "given_back", "is_sent", "started")
+    __slots__ = ("_deadline", "_extended", "_future", "_handle", "_limit", "allowance_s", "given_back", "is_sent",
+                 "started")
 
     def __init__(self, allowance_s: float) -> None:
         self.allowance_s = allowance_s
@@ -71,11 +78,26 @@ class TurnTimer:
         self.given_back = 0.0
         self._extended = False
         self._deadline: asyncio.Timeout | None = None
+        self._future: asyncio.Future[Any] | None = None
+        self._handle: asyncio.TimerHandle | None = None
 
     def watch(self, timeout: asyncio.Timeout) -> None:
         """Let ``sent`` move the deadline of ``timeout`` (an ``asyncio.timeout`` block around the wait)."""
         self._deadline = timeout
         self._reschedule()
+
+    def arm(self, answer: asyncio.Future[Any]) -> None:
+        """Fail ``answer`` with TimeoutError when the time is up (``sent`` moves the deadline): a seat that waits on
+        a future of its own is timed by one timer handle, with none of a timeout block's task cancellation."""
+        self._future = answer
+        self._reschedule()
+
+    def disarm(self) -> None:
+        """The answer came (or the wait ended otherwise): no time-out for it."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        self._future = None
 
     def sent(self) -> None:
         """The request has just been handed to the network: the bot's time starts now (once per request)."""
@@ -89,6 +111,12 @@ class TurnTimer:
         if self._deadline is not None and not self._deadline.expired():
             loop = asyncio.get_running_loop()
             self._deadline.reschedule(loop.time() + self.remaining())
+        future = self._future
+        if future is not None and not future.done():
+            if self._handle is not None:
+                self._handle.cancel()
+            loop = asyncio.get_running_loop()
+            self._handle = loop.call_at(loop.time() + self.remaining(), _expire, future)
 
     def elapsed(self) -> float:
         """Seconds the bot has had so far."""

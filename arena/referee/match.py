@@ -28,9 +28,11 @@ from arena.referee.gate import TableGate
 from arena.referee.records import HandRecord, HandSink
 from arena.referee.seat import Introduction, Seat
 from arena.referee.status import BotOutcome, MatchStatus
-from arena.referee.table import Participant, Player, TableRunner, notify
+from arena.referee.table import Participant, Player, SeatLink, TableRunner, notify
 
 log = logging.getLogger("arena.referee")
+
+DECKS_KEPT = 4096  # decks kept for a deal's other rotations: far more than the deals in play at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,9 +217,12 @@ class Match:
             raise ValueError("duplicate across tables needs one seat per bot")
         gates: dict[int, TableGate] = {}
 
+        links: dict[int, SeatLink] = {}
+
         def player(participant: Participant, seat: Seat) -> Player:
             gate = gates.setdefault(id(seat), TableGate(seat)) if spec.tables > 1 else None
-            return Player(participant, seat, BotClock(spec.policy), gate=gate)
+            link = links.setdefault(id(seat), SeatLink())
+            return Player(participant, seat, BotClock(spec.policy), link=link, gate=gate)
 
         def name(base: str, k: int) -> str:
             return base if spec.tables == 1 else f"{base}.{k + 1}"
@@ -247,6 +252,8 @@ class Match:
         self._stop_reason = MatchStatus.ABORTED
         self._crashed = asyncio.Event()
         self.plan = [p for p in spec.plan(len(seats)) if p.hand_number not in self.recorded]
+        self._hands_per_deal = spec.hands_per_deal(len(seats))
+        self._decks: dict[int, tuple[list[int], int]] = {}  # deals in play: deck, hands of it still to play
         for lane in range(count):  # each seat learns in its Welcome where it sits in its first hand
             for index, participant in enumerate(self.participants):
                 first = next((p for p in self.plan if (count == 1 or p.rotation == lane) and index in p.seating), None)
@@ -333,7 +340,19 @@ class Match:
         await asyncio.gather(*(side(tables) for tables in sides))
 
     async def _play(self, table: TableRunner, plan: DealPlan) -> None:
-        deck = deck_for_hand(self.spec.seed, plan.deal)
+        kept = self._decks.get(plan.deal)  # each deal is played once per rotation (or table): derived once
+        if kept is None:
+            deck = deck_for_hand(self.spec.seed, plan.deal)
+            if self._hands_per_deal > 1:
+                self._decks[plan.deal] = (deck, self._hands_per_deal - 1)
+                while len(self._decks) > DECKS_KEPT:
+                    del self._decks[next(iter(self._decks))]
+        else:
+            deck, left = kept
+            if left > 1:
+                self._decks[plan.deal] = (deck, left - 1)
+            else:
+                del self._decks[plan.deal]
         stacks = [self.spec.starting_stack] * len(plan.seating)
         record = await table.play_hand(plan, deck, stacks)
         self.hands_played += 1

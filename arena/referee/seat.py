@@ -56,6 +56,8 @@ class Seat(abc.ABC):
     """A player as the referee sees it. Only ``decide`` is required; notifications default to nothing."""
 
     name: str = "seat"
+    times_itself: bool = False  # True: ``decide`` arms ``decision.timer`` on what it waits for (no timeout block)
+    notifications_queue: bool = False  # True: the notifications below only queue a message, never wait
 
     @property
     def connected(self) -> bool:

@@ -48,14 +48,22 @@ class Participant:
 
 
 @dataclass(slots=True)
+class SeatLink:
+    """Whether a seat's bot was connected when last asked, for all the tables it plays at: a bot that drops is one
+    violation, and is waited for once, however many tables it plays at."""
+
+    was_connected: bool = True
+    awaiting_reconnect: bool = False
+
+
+@dataclass(slots=True)
 class Player:
     """A participant's seat at one table: the seat object that answers there, and its clock."""
 
     participant: Participant
     seat: Seat
     clock: BotClock
-    was_connected: bool = True
-    awaiting_reconnect: bool = False
+    link: SeatLink = field(default_factory=lambda: SeatLink())  # shared by the seat's Players at every table
     gate: TableGate | None = None  # with several tables: the seat's places, shared by its Players at every table
 
     @property
@@ -63,8 +71,15 @@ class Player:
         return self.participant.name
 
 
-async def notify(call: Awaitable[None], what: str) -> None:
-    """Deliver a notification to a seat without letting a slow or broken bot hold up the table."""
+async def notify(call: Awaitable[None], what: str, seat: Seat | None = None) -> None:
+    """Deliver a notification to a seat without letting a slow or broken bot hold up the table (a seat whose
+    notifications only queue a message, ``Seat.notifications_queue``, needs no time limit)."""
+    if seat is not None and seat.notifications_queue:
+        try:
+            await call
+        except Exception as exc:
+            log.warning("notification %s failed: %r", what, exc)
+        return
     try:
         # The call runs in this task (no task of its own, as wait_for would make): most seats only queue a message
         async with asyncio.timeout(NOTIFY_TIMEOUT_S):
@@ -137,7 +152,7 @@ class TableRunner:
                 self.match_id, self.table_id, hand_id, plan.hand_number, seat, plan.button, hand.hole[seat],
                 after_posts, names, bets, committed,
             )
-            await notify(player.seat.hand_started(start), f"hand start to {player.name}")
+            await notify(player.seat.hand_started(start), f"hand start to {player.name}", player.seat)
         decisions: list[DecisionRecord] = []
         timeouts: frozenset[int] = frozenset()
         histories = PublicHistories()
@@ -178,7 +193,7 @@ class TableRunner:
             sink.hand_finished(result)  # durable before any bot hears the result
         for seat, p in enumerate(seating):
             player = self.players[p]
-            await notify(player.seat.hand_finished(result, seat), f"hand end to {player.name}")
+            await notify(player.seat.hand_finished(result, seat), f"hand end to {player.name}", player.seat)
         return result
 
     async def _check_connections(self, players: list[Player]) -> None:
@@ -189,20 +204,20 @@ class TableRunner:
                 continue
             if not player.seat.connected:
                 await self._lost(player, "disconnected")
-                if player.awaiting_reconnect:
+                if player.link.awaiting_reconnect:
                     waits.append(player.seat.wait_connected(self.policy.reconnect_grace_ms / 1000))
-            player.awaiting_reconnect = False
+            player.link.awaiting_reconnect = False
         if waits:
             await asyncio.gather(*waits)
         for player in players:
             if player.seat.connected:
-                player.was_connected = True
+                player.link.was_connected = True
 
     async def _lost(self, player: Player, what: str) -> None:
         """Note a lost connection once (one violation), and wait for the bot to rejoin before the next hand."""
-        if player.was_connected:
-            player.was_connected = False
-            player.awaiting_reconnect = True
+        if player.link.was_connected:
+            player.link.was_connected = False
+            player.link.awaiting_reconnect = True
             await self._violation(player.participant, what)
 
     async def _decide(
@@ -257,9 +272,12 @@ class TableRunner:
                 # A TimeoutError out of this block is the bot's clock running out. The deadline follows the timer,
                 # which starts when the request leaves the referee; the seat's call runs in this task (wait_for
                 # would give it a task of its own, and a loop turn more for every answer)
-                async with asyncio.timeout(None) as deadline:
-                    timer.watch(deadline)
+                if player.seat.times_itself:
                     action = await player.seat.decide(decision, retry)
+                else:
+                    async with asyncio.timeout(None) as deadline:
+                        timer.watch(deadline)
+                        action = await player.seat.decide(decision, retry)
                 if not isinstance(action, Action):
                     raise InvalidAction(f"R6.1: {action!r} is not an action")
                 event_index = len(hand.events)  # the action's own event; dealing and showdown may follow it
@@ -281,7 +299,8 @@ class TableRunner:
                     break
                 retries_left -= 1
                 retry = True
-                await notify(player.seat.rejected(decision, exc, retries_left), f"rejection to {player.name}")
+                await notify(player.seat.rejected(decision, exc, retries_left), f"rejection to {player.name}",
+                             player.seat)
             except Exception as exc:  # an in-process bot that raises is a broken bot, not a broken referee
                 log.warning("seat %s failed to decide: %r", player.name, exc)
                 rejected.append(f"error: {exc!r}")
@@ -298,7 +317,7 @@ class TableRunner:
         elif how == "illegal":
             participant.illegal += 1
         record = self._fallback(hand, seat, index, request_id, fallback, elapsed, how, tuple(rejected))
-        await notify(player.seat.timed_out(decision, fallback, how), f"time-out to {player.name}")
+        await notify(player.seat.timed_out(decision, fallback, how), f"time-out to {player.name}", player.seat)
         if how == "absent":
             participant.absent += 1
             await self._lost(player, "disconnected during its turn")

@@ -96,6 +96,9 @@ class RemoteSeat(Seat):
     operator gave the seat: the one other bots, results and leaderboards show. What the bot says of itself in its
     Join (``bot_name``, ``bot_version``, ``language``) is kept as its ``introduction``, for the records."""
 
+    times_itself = True
+    notifications_queue = True
+
     def __init__(
         self,
         name: str,
@@ -291,6 +294,7 @@ class RemoteSeat(Seat):
             raise SeatUnavailable(f"{self.name} is not connected")
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._pending[decision.request_id] = (decision, future)
+        decision.timer.arm(future)
         if not retry:
             builder = self._requests.get(decision.table_id)
             if builder is None:
@@ -299,6 +303,7 @@ class RemoteSeat(Seat):
         try:
             return await future
         finally:
+            decision.timer.disarm()
             del self._pending[decision.request_id]
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
@@ -338,9 +343,7 @@ class RemoteSeat(Seat):
     async def hand_finished(self, record: HandRecord, seat: int) -> None:
         self._in_hand.discard(record.table_id)
         self._stale.discard(record.table_id)
-        message = bot_pb2.RefereeMessage()
-        fill_hand_end(message.hand_end, record, seat)
-        self._send(message)
+        self._send(hand_end_bytes(record, seat))
 
     async def match_finished(self, result: object, participant: int) -> None:
         self.finished = True
@@ -381,6 +384,12 @@ class HandEndParts:
     payoffs: list[poker_pb2.SeatPayoff]
     history: list[poker_pb2.PublicEvent]  # as a spectator sees it: no hole cards but those shown (R8.4)
     own_deals: dict[int, list[tuple[int, poker_pb2.PublicEvent]]]  # seat: (index in history, event with cards)
+    wire: list[bytes]  # a seat's HandEnd serialized: [everything but the history, each history field's bytes]
+    own_wire: dict[int, list[tuple[int, bytes]]]  # seat: its own DEAL_HOLE fields' bytes (index in ``wire``)
+
+
+_HAND_END_TAG = (5 << 3) | 2  # RefereeMessage.hand_end
+_END_HISTORY_TAG = (6 << 3) | 2  # HandEnd.history
 
 
 _PARTS: dict[int, tuple[HandRecord, HandEndParts]] = {}  # id(record): its parts, for the last few records
@@ -400,16 +409,17 @@ def hand_end_parts(record: HandRecord) -> HandEndParts:
     for index, event in enumerate(record.events):
         if event.kind is EventKind.DEAL_HOLE and event.cards:
             own_deals.setdefault(event.seat, []).append((index, convert.public_event(event, index in timeouts, {})))
-    parts = HandEndParts(
-        board=convert.cards(record.board),
-        shown=convert.shown_hands(shown_at_showdown(record), record.board),
-        payoffs=[
-            poker_pb2.SeatPayoff(seat=s, net=record.payoffs[s], final_stack=record.final_stacks[s])
-            for s in range(len(record.payoffs))
-        ],
-        history=convert.public_events(public_history(list(record.events), -1), timeouts),
-        own_deals=own_deals,
-    )
+    board = convert.cards(record.board)
+    shown = convert.shown_hands(shown_at_showdown(record), record.board)
+    payoffs = [poker_pb2.SeatPayoff(seat=s, net=record.payoffs[s], final_stack=record.final_stacks[s])
+               for s in range(len(record.payoffs))]
+    history = convert.public_events(public_history(list(record.events), -1), timeouts)
+    head = bot_pb2.HandEnd(table_id=record.table_id, hand_id=record.hand_id, board=board, shown=shown,
+                           payoffs=payoffs).SerializeToString()
+    wire = [head, *(convert.field_bytes(_END_HISTORY_TAG, e.SerializeToString()) for e in history)]
+    own_wire = {seat: [(index + 1, convert.field_bytes(_END_HISTORY_TAG, e.SerializeToString())) for index, e in deals]
+                for seat, deals in own_deals.items()}
+    parts = HandEndParts(board, shown, payoffs, history, own_deals, wire, own_wire)
     _PARTS[id(record)] = (record, parts)
     while len(_PARTS) > _PARTS_KEPT:
         del _PARTS[next(iter(_PARTS))]
@@ -428,6 +438,18 @@ def fill_hand_end(end: bot_pb2.HandEnd, record: HandRecord, seat: int) -> None:
     history.extend(parts.history)
     for index, event in parts.own_deals.get(seat, ()):
         history[index].CopyFrom(event)
+
+
+def hand_end_bytes(record: HandRecord, seat: int) -> bytes:
+    """The serialized RefereeMessage holding ``hand_end(record, seat)``, joined from bytes made once per hand."""
+    parts = hand_end_parts(record)
+    wire = parts.wire
+    own = parts.own_wire.get(seat)
+    if own:
+        wire = list(wire)
+        for index, data in own:
+            wire[index] = data
+    return convert.field_bytes(_HAND_END_TAG, b"".join(wire))
 
 
 def hand_end(record: HandRecord, seat: int) -> bot_pb2.HandEnd:

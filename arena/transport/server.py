@@ -204,7 +204,8 @@ class PeerGuard:
 @dataclass(slots=True)
 class MatchEntry:
     """A match this referee runs, for the spectator service; ``history`` keeps its last ``HISTORY_KEPT`` events,
-    each serialized once."""
+    each serialized once, or, for a hand finished while nobody watched, the means to serialize it when someone asks
+    for the match from the start (a match nobody watches costs nothing to publish)."""
 
     match: Match
     spec: MatchSpec
@@ -212,8 +213,11 @@ class MatchEntry:
     status: int = arena_pb2.MATCH_STATUS_PENDING
     created: float = field(default_factory=time.time)
     watchers: list[asyncio.Queue[bytes | None]] = field(default_factory=list)
-    history: deque[bytes] = field(default_factory=lambda: deque(maxlen=HISTORY_KEPT))
-    delay_hands: Callable[[HandRecord], bool] | None = None
+    history: deque[bytes | Callable[[], bytes]] = field(default_factory=lambda: deque(maxlen=HISTORY_KEPT))
+
+    def events(self) -> list[bytes]:
+        """The events kept, serialized, oldest first."""
+        return [event if isinstance(event, bytes) else event() for event in list(self.history)]
 
 
 class MatchDirectory:
@@ -280,6 +284,13 @@ class SpectatorSink:
         entry = self.directory.matches.get(self.match_id)
         if entry is None:
             return
+        if not entry.watchers:
+            entry.history.append(lambda: self.summary(record).SerializeToString())
+            return
+        self.directory.publish(entry, self.summary(record))
+
+    def summary(self, record: HandRecord) -> arena_pb2.MatchEvent:
+        """The public summary of a finished hand."""
         parts = hand_end_parts(record)  # shared with the HandEnds the bots get next
         event = arena_pb2.MatchEvent(match_id=self.match_id)
         summary = event.hand_finished
@@ -293,7 +304,7 @@ class SpectatorSink:
         summary.payoffs.extend(parts.payoffs)
         summary.history.extend(parts.history)
         summary.seat_names.extend(record.names)
-        self.directory.publish(entry, event)
+        return event
 
 
 @dataclass(slots=True)
@@ -549,9 +560,9 @@ class ArenaServicer:
             await turn()
             yield arena_pb2.MatchEvent(match_id=request.match_id, info=self.directory.info(entry)).SerializeToString()
             if request.from_start:
-                for event in list(entry.history):
+                for event in list(entry.history):  # serialized one at a time, as their turn comes
                     await turn()
-                    yield event
+                    yield event if isinstance(event, bytes) else event()
             if entry.status in (arena_pb2.MATCH_STATUS_FINISHED, arena_pb2.MATCH_STATUS_ABORTED):
                 return
             queue: asyncio.Queue[bytes | None] = asyncio.Queue()

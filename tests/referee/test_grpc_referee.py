@@ -123,7 +123,7 @@ def test_a_bot_that_times_out_is_checked_or_folded_and_late_answers_are_ignored(
 
 def test_a_bot_that_crashes_mid_match_is_played_by_the_policy(tmp_path: Path) -> None:
     played = run(tmp_path, "crash", extra="EVIL_AFTER=3")
-    assert played.evil.absent > 0 and "disconnected" in played.evil.notes[0]
+    assert played.evil.absent > 0 and any("disconnected" in note for note in played.evil.notes), played.evil.notes
     assert not any("matchEnd" in m for m in played.bad)
 
 

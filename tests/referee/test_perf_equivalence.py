@@ -266,7 +266,7 @@ def test_cached_messages_equal_plain_construction(num_seats: int, hands: int, co
     assert any(e.by_timeout for bot in bots for m in bot.sent if m.WhichOneof("msg") == "action_request"
                for e in m.action_request.history)
 
-    events = [arena_pb2.MatchEvent.FromString(data) for data in directory.matches["eq"].history]
+    events = [arena_pb2.MatchEvent.FromString(data) for data in directory.matches["eq"].events()]
     summaries = [e.hand_finished for e in events if e.WhichOneof("event") == "hand_finished"]
     assert len(summaries) == len(records)
     for summary, record in zip(summaries, records, strict=True):

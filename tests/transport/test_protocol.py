@@ -129,7 +129,7 @@ def test_a_timeout_error_names_the_table_hand_and_request() -> None:
 def test_hand_numbers_on_the_wire_count_from_one_for_bots_and_spectators() -> None:
     _, bot, directory = play(MatchSpec("numbers", "seed", 4, policy=POLICY))
     assert [m.hand_start.hand_number for m in bot.of("hand_start")] == [1, 2, 3, 4]
-    events = [arena_pb2.MatchEvent.FromString(data) for data in directory.matches["numbers"].history]
+    events = [arena_pb2.MatchEvent.FromString(data) for data in directory.matches["numbers"].events()]
     summaries = [e.hand_finished for e in events if e.WhichOneof("event") == "hand_finished"]
     assert [s.hand_number for s in summaries] == [1, 2, 3, 4]
     assert [s.hand_id for s in summaries] == [m.hand_start.hand_id for m in bot.of("hand_start")]
