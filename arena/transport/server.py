@@ -497,7 +497,7 @@ async def _outgoing(conn: Connection) -> AsyncIterator[bytes]:
                 ended = True
                 break
             items.append(more)
-        batch = convert.batch_bytes([_wire(m) for m, _ in items])
+        batch = convert.batch_bytes([_wire(m) for m, _ in items]) if len(items) > 1 else _wire(items[0][0])
         for _, on_sent in items:
             if on_sent is not None:
                 on_sent()

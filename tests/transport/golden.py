@@ -38,15 +38,22 @@ from arena.transport.server import RefereeServer
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "transport" / "golden" / "heads_up_4_hands.txtpb"
+GOLDEN_BATCHES = REPO / "tests" / "transport" / "golden" / "two_tables_batches.txtpb"
 README = REPO / "proto" / "README.md"
 BEGIN = "<!-- BEGIN GENERATED EXAMPLE: tests/transport/golden.py; do not edit by hand -->"
 END = "<!-- END GENERATED EXAMPLE -->"
+BEGIN_BATCHES = "<!-- BEGIN GENERATED BATCH EXAMPLE: tests/transport/golden.py; do not edit by hand -->"
+END_BATCHES = "<!-- END GENERATED BATCH EXAMPLE -->"
 
 TOKEN = "tok-7f3a"
 POLICY = ClockPolicy(per_action_ms=2000, time_bank_ms=30000, max_retries=2, max_violations=3,
                      connect_timeout_ms=20000)
 SPEC = MatchSpec("m1", "golden-seed-1", 4, starting_stack=10000, policy=POLICY, table_id="t0")
 JOIN = bot_pb2.Join(token=TOKEN, bot_name="my-bot", bot_version="1.0.0", protocol_version=1, language="python")
+# The batch example: one deal in both rotations, on two tables at once, for a bot that takes two and asks for batches
+SPEC_BATCHES = MatchSpec("m2", "golden-seed-2", 2, starting_stack=10000, policy=POLICY, table_id="t0", tables=2)
+JOIN_BATCHES = bot_pb2.Join(token=TOKEN, bot_name="my-bot", bot_version="1.0.0", protocol_version=1,
+                            language="python", max_tables=2, batches=True)
 BOT, OPPONENT = "golden-bot", "station"
 
 _F = poker_pb2.ACTION_KIND_FOLD
@@ -106,6 +113,8 @@ class Entry:
 
 def normalise(message: bot_pb2.RefereeMessage) -> bot_pb2.RefereeMessage:
     """The message with its clock written as the policy's full allowance (the one field that depends on time)."""
+    for inner in message.batch.messages:
+        normalise(inner)
     if message.WhichOneof("msg") == "action_request":
         clock = message.action_request.clock
         assert 0 < clock.action_ms_left <= POLICY.per_action_ms and 0 <= clock.bank_ms_left <= POLICY.time_bank_ms
@@ -139,28 +148,74 @@ def describe(message: bot_pb2.RefereeMessage) -> str:
         return "the hand is over"
     if which == "match_end":
         return "the match is over; the stream ends after this"
+    if which == "batch":
+        parts = [m.WhichOneof("msg") or "?" for m in message.batch.messages]
+        return "a batch: " + ", ".join(f"{p} ({m.action_request.table_id if p == 'action_request' else _table(m)})"
+                                       for p, m in zip(parts, message.batch.messages, strict=True))
+    if which == "welcome":
+        w = message.welcome
+        return f"seated: {w.tables} table(s) at once" + (", in batches" if w.batches else "")
     return which or "?"
 
 
-async def play_transcript() -> list[Entry]:
-    """Play the golden match and return what the scripted bot received and sent."""
+def _table(message: bot_pb2.RefereeMessage) -> str:
+    body = getattr(message, message.WhichOneof("msg") or "error")
+    return str(getattr(body, "table_id", "")) or "-"
+
+
+async def play_transcript(batches: bool = False) -> list[Entry]:
+    """Play the golden match (``batches``: the two-table batch example) and return what the scripted bot received
+    and sent."""
+    spec = SPEC_BATCHES if batches else SPEC
     server = RefereeServer(local=True, tcp=False)
     await server.start()
-    config = convert.table_config(SPEC.config, 2, SPEC.starting_stack)
+    config = convert.table_config(spec.config, 2, spec.starting_stack)
     policy = bot_pb2.ActionClockPolicy(per_action_ms=POLICY.per_action_ms, time_bank_ms=POLICY.time_bank_ms,
                                        max_retries=POLICY.max_retries, max_violations=POLICY.max_violations)
-    seat = RemoteSeat(BOT, TOKEN, SPEC.match_id, SPEC.table_id, config, policy, len(SPEC.plan(2)))
+    table_id = f"{spec.table_id}.1" if spec.tables > 1 else spec.table_id
+    seat = RemoteSeat(BOT, TOKEN, spec.match_id, table_id, config, policy, len(spec.plan(2)), spec.tables)
     server.add_seat(seat)
-    match = Match(SPEC, [(BOT, seat), (OPPONENT, FunctionSeat(OPPONENT, station))])
+    match = Match(spec, [(BOT, seat), (OPPONENT, FunctionSeat(OPPONENT, station))])
     entries: list[Entry] = []
     try:
         playing = asyncio.ensure_future(match.run())
         async with grpc.aio.insecure_channel(server.local_address) as channel:
-            await asyncio.wait_for(_bot(bot_pb2_grpc.BotServiceStub(channel), entries), 60)
+            bot = _batch_bot if batches else _bot
+            await asyncio.wait_for(bot(bot_pb2_grpc.BotServiceStub(channel), entries), 60)
         await asyncio.wait_for(playing, 30)
     finally:
         await server.stop()
     return entries
+
+
+async def _batch_bot(stub: bot_pb2_grpc.BotServiceStub, entries: list[Entry]) -> None:
+    """The batch example's bot: answers every request of a batch at once, in one ActionBatch (check, else call)."""
+    call = stub.Play()
+    message = bot_pb2.BotMessage(join=JOIN_BATCHES)
+    entries.append(Entry(True, message, "join: two tables at once, in batches"))
+    await call.write(message)
+    while True:
+        received = await call.read()
+        if received is grpc.aio.EOF:
+            break
+        assert isinstance(received, bot_pb2.RefereeMessage)
+        entries.append(Entry(False, normalise(received), describe(received)))
+        inner = list(received.batch.messages) if received.WhichOneof("msg") == "batch" else [received]
+        requests = [m.action_request for m in inner if m.WhichOneof("msg") == "action_request"]
+        answers = [poker_pb2.Action(table_id=r.table_id, hand_id=r.hand_id, request_id=r.request_id,
+                                    kind=_C if r.legal.can_check else _CALL) for r in requests]
+        if len(answers) == 1:
+            out = bot_pb2.BotMessage(action=answers[0])
+        elif answers:
+            out = bot_pb2.BotMessage()
+            out.actions.actions.extend(answers)
+        if answers:
+            tables = ", ".join(a.table_id for a in answers)
+            entries.append(Entry(True, out, f"{'one answer' if len(answers) == 1 else 'the answers'}: {tables}"))
+            await call.write(out)
+        if any(m.WhichOneof("msg") == "match_end" for m in inner):
+            await call.done_writing()
+    assert await call.code() == grpc.StatusCode.OK, await call.details()
 
 
 async def _bot(stub: bot_pb2_grpc.BotServiceStub, entries: list[Entry]) -> None:
@@ -270,6 +325,14 @@ def block(entry: Entry) -> str:
     return "\n".join([f"# {who}: {entry.note}", *_fields(entry.message, "")])
 
 
+HEADER_BATCHES = """\
+# Golden transcript of a seeded two-hand heads-up match (one deal in both rotations) played on two tables at once
+# by a bot that takes two tables and asks for batches (Join.max_tables = 2, Join.batches), as it saw it: every
+# RefereeMessage it received (<<) and every BotMessage it sent (>>), in order, in protobuf text format.
+# Generated by tests/transport/golden.py (ARENA_UPDATE_GOLDEN=1 regenerates it); compared in test_golden.py.
+# Normalised as heads_up_4_hands.txtpb: the clocks are the policy's full allowance; zeros written out.
+"""
+
 HEADER = """\
 # Golden transcript of a seeded four-hand heads-up match, as participant 0 ("golden-bot") saw it: every
 # RefereeMessage it received (<<) and every BotMessage it sent (>>), in order, in protobuf text format.
@@ -280,9 +343,9 @@ HEADER = """\
 """
 
 
-def transcript(entries: Sequence[Entry]) -> str:
+def transcript(entries: Sequence[Entry], batches: bool = False) -> str:
     """The golden file's text."""
-    return HEADER + "".join(f"\n{block(e)}\n" for e in entries)
+    return (HEADER_BATCHES if batches else HEADER) + "".join(f"\n{block(e)}\n" for e in entries)
 
 
 def blocks(text: str) -> list[str]:
@@ -306,19 +369,32 @@ def readme_example(text: str) -> str:
     return "\n\n".join([*fenced, between, f"```protobuf\n{found[-1]}\n```"]) + "\n"
 
 
-def readme_section(readme: str) -> str:
-    """What stands between the README's BEGIN and END markers."""
-    start = readme.index(BEGIN) + len(BEGIN)
-    return readme[start : readme.index(END)].strip("\n") + "\n"
+def readme_batch_example(text: str) -> str:
+    """The README's batch example: the Join, the Welcome, the first two batches and their answers."""
+    found = blocks(text)
+    second_answer = [i for i, b in enumerate(found) if b.startswith("# >>")][2]
+    fenced = [f"```protobuf\n{b}\n```" for b in found[: second_answer + 1]]
+    rest = ("The rest of both hands, and the MatchEnd, are in\n"
+            "[the batch transcript](../tests/transport/golden/two_tables_batches.txtpb).")
+    return "\n\n".join([*fenced, rest]) + "\n"
 
 
-def write(text: str) -> None:
+def readme_section(readme: str, batches: bool = False) -> str:
+    """What stands between the README's BEGIN and END markers (of the batch example, with ``batches``)."""
+    begin, end = (BEGIN_BATCHES, END_BATCHES) if batches else (BEGIN, END)
+    start = readme.index(begin) + len(begin)
+    return readme[start : readme.index(end)].strip("\n") + "\n"
+
+
+def write(text: str, batches: bool = False) -> None:
     """Write the golden file, and the README's example from it."""
-    GOLDEN.parent.mkdir(parents=True, exist_ok=True)
-    GOLDEN.write_text(text)
+    golden, begin, end = (GOLDEN_BATCHES, BEGIN_BATCHES, END_BATCHES) if batches else (GOLDEN, BEGIN, END)
+    example = readme_batch_example(text) if batches else readme_example(text)
+    golden.parent.mkdir(parents=True, exist_ok=True)
+    golden.write_text(text)
     readme = README.read_text()
-    start = readme.index(BEGIN) + len(BEGIN)
-    README.write_text(readme[:start] + "\n" + readme_example(text) + readme[readme.index(END):])
+    start = readme.index(begin) + len(begin)
+    README.write_text(readme[:start] + "\n" + example + readme[readme.index(end):])
 
 
 def main(argv: Sequence[str]) -> int:
@@ -326,6 +402,7 @@ def main(argv: Sequence[str]) -> int:
     README's example made from the golden file as it is."""
     if "--write" in argv:
         write(transcript(asyncio.run(play_transcript())))
+        write(transcript(asyncio.run(play_transcript(batches=True)), batches=True), batches=True)
         return 0
     sys.stdout.write(readme_example(GOLDEN.read_text()))
     return 0

@@ -40,3 +40,28 @@ def test_the_readme_example_is_the_golden_transcript() -> None:
     assert golden.readme_section(golden.README.read_text()) == example, (
         "proto/README.md's example differs from the golden transcript: run python -m tests.transport.golden --write"
     )
+
+
+@pytest.fixture(scope="module")
+def batch_entries() -> list[golden.Entry]:
+    return asyncio.run(golden.play_transcript(batches=True))
+
+
+def test_two_tables_in_batches_send_exactly_the_golden_batch_transcript(batch_entries: list[golden.Entry]) -> None:
+    text = golden.transcript(batch_entries, batches=True)
+    if os.environ.get("ARENA_UPDATE_GOLDEN"):
+        golden.write(text, batches=True)
+    assert text == golden.GOLDEN_BATCHES.read_text(), (
+        "the batch messages differ from tests/transport/golden/: if the change is meant, regenerate with "
+        "ARENA_UPDATE_GOLDEN=1 and read the diff"
+    )
+    received = [e.message for e in batch_entries if not e.sent]
+    assert any(m.WhichOneof("msg") == "batch" and len(m.batch.messages) > 2 for m in received)  # really batched
+    sent = [e.message for e in batch_entries if e.sent]
+    assert any(m.WhichOneof("msg") == "actions" and len(m.actions.actions) == 2 for m in sent)
+
+
+def test_the_readme_batch_example_is_the_golden_batch_transcript() -> None:
+    example = golden.readme_batch_example(golden.GOLDEN_BATCHES.read_text())
+    assert golden.readme_section(golden.README.read_text(), batches=True) == example, (
+        "proto/README.md's batch example differs from the golden transcript: regenerate with ARENA_UPDATE_GOLDEN=1")
