@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
+import re
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
+
+import pytest
 
 from arena.cards import format_card, parse_cards
 from arena.transport.pb import bot_pb2, poker_pb2
@@ -154,3 +160,45 @@ def random_request(rng: random.Random, request_id: int = 1) -> bot_pb2.ActionReq
         request_id=request_id,
         hand_id=f"h{rng.randrange(10**6)}",
     )
+
+
+def most_hands_at_once(log: str, hand_start: re.Pattern[str], hand_end: re.Pattern[str]) -> int:
+    """The most hands a bot was in at the same time, from its log's hand-start and hand-end lines (each pattern's
+    group 1 is the hand id)."""
+    playing: set[str] = set()
+    most = 0
+    for line in log.splitlines():
+        if start := hand_start.match(line):
+            playing.add(start[1])
+            most = max(most, len(playing))
+        elif end := hand_end.match(line):
+            playing.discard(end[1])
+    assert not playing, f"hands never ended: {sorted(playing)}"
+    return most
+
+
+def assert_clean_match(result: dict[str, Any], hands: int) -> None:
+    """An ``arena match --json`` report of a match every bot played through: every hand, nothing wrong."""
+    assert result["status"] == "completed", result["summary"]
+    assert result["hands"] == {"played": hands, "total": hands}
+    assert sum(r["net"] for r in result["results"]) == 0
+    for r in result["results"]:
+        assert r["outcome"] == "ok" and r["decisions"] > 0, r
+        assert (r["violations"], r["timeouts"], r["illegal"], r["absent"], r["forfeited"]) == (0, 0, 0, 0, False), r
+
+
+def require_built(*binaries: Path) -> None:
+    """Skip where the C++ bot cannot be built (no cmake or g++), never in CI; fail where it could be but is not."""
+    if all(b.is_file() for b in binaries):
+        return
+    missing = [tool for tool in ("cmake", "g++") if shutil.which(tool) is None]
+    if missing and not os.environ.get("CI"):
+        pytest.skip(f"the C++ bot cannot be built here: {' and '.join(missing)} not installed")
+    pytest.fail(f"{binaries[0].relative_to(REPO)} is not built: run `make install` (it builds sample_bots/cpp)")
+
+
+def bot_env(**values: str) -> dict[str, str]:
+    """This process's environment without any ARENA_ variable, plus ``values``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env.update(values)
+    return env

@@ -8,8 +8,6 @@ station, the fake referee's script over a Unix-domain socket, and the clear fail
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -25,7 +23,7 @@ from arena.runner.bots import BotSpec
 from arena.runner.remote_match import prepare_match, run_local_match
 from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
 from tests.sdk.fake_referee import TOKEN, FakeReferee
-from tests.sdk.helpers import REPO
+from tests.sdk.helpers import REPO, bot_env, require_built
 
 CPP = REPO / "sample_bots" / "cpp"
 BOT = CPP / "build" / "arena-cpp-bot"
@@ -38,19 +36,8 @@ pytestmark = pytest.mark.timeout(180)
 
 @pytest.fixture(scope="module", autouse=True)
 def built() -> None:
-    """The binaries must exist; they cannot only where cmake or g++ is missing, and never in CI."""
-    if BOT.is_file() and UNIT_TESTS.is_file():
-        return
-    missing = [tool for tool in ("cmake", "g++") if shutil.which(tool) is None]
-    if missing and not os.environ.get("CI"):
-        pytest.skip(f"the C++ bot cannot be built here: {' and '.join(missing)} not installed")
-    pytest.fail(f"{BOT.relative_to(REPO)} is not built: run `make install` (it builds sample_bots/cpp)")
-
-
-def bot_env(**values: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-    env.update(values)
-    return env
+    """The binaries must exist (see ``require_built``)."""
+    require_built(BOT, UNIT_TESTS)
 
 
 def test_the_strategy_unit_tests_pass() -> None:

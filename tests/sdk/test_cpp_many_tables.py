@@ -12,9 +12,7 @@ requests on two tables answered in one ActionBatch echoing their ids, in order, 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -28,7 +26,15 @@ import pytest
 
 from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
 from tests.sdk.fake_referee import TOKEN, is_legal
-from tests.sdk.helpers import REPO, config_pb, make_request
+from tests.sdk.helpers import (
+    REPO,
+    assert_clean_match,
+    bot_env,
+    config_pb,
+    make_request,
+    most_hands_at_once,
+    require_built,
+)
 
 BOT = REPO / "sample_bots" / "cpp" / "build" / "arena-cpp-bot"
 TABLES = 4
@@ -45,19 +51,8 @@ SUMMARY = re.compile(r"^cpp-bot: decisions=(\d+) bot_us_per_decision=(\d+\.\d\d)
 
 @pytest.fixture(scope="module", autouse=True)
 def built() -> None:
-    """The binary must exist; it cannot only where cmake or g++ is missing, and never in CI."""
-    if BOT.is_file():
-        return
-    missing = [tool for tool in ("cmake", "g++") if shutil.which(tool) is None]
-    if missing and not os.environ.get("CI"):
-        pytest.skip(f"the C++ bot cannot be built here: {' and '.join(missing)} not installed")
-    pytest.fail(f"{BOT.relative_to(REPO)} is not built: run `make install` (it builds sample_bots/cpp)")
-
-
-def bot_env(**values: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-    env.update(values)
-    return env
+    """The binaries must exist (see ``require_built``)."""
+    require_built(BOT)
 
 
 # ---------------------------------------------------------------------------------------------- the real referee
@@ -75,20 +70,6 @@ def play(folder: Path, bots: dict[str, str]) -> dict[str, Any]:
     return result
 
 
-def most_hands_at_once(log: str) -> int:
-    """The most hands the bot was in at the same time, from its log's HandStart and HandEnd lines (--verbose)."""
-    playing: set[str] = set()
-    most = 0
-    for line in log.splitlines():
-        if start := HAND_START.match(line):
-            playing.add(start[1])
-            most = max(most, len(playing))
-        elif end := HAND_END.match(line):
-            playing.discard(end[1])
-    assert not playing, f"hands never ended: {sorted(playing)}"
-    return most
-
-
 @pytest.mark.parametrize(
     "bots",
     [
@@ -100,12 +81,7 @@ def most_hands_at_once(log: str) -> int:
 )
 def test_a_match_on_four_tables_completes_with_no_violation(tmp_path: Path, bots: dict[str, str]) -> None:
     result = play(tmp_path, bots)
-    assert result["status"] == "completed", result["summary"]
-    assert result["hands"] == {"played": HANDS, "total": HANDS}
-    assert sum(r["net"] for r in result["results"]) == 0
-    for r in result["results"]:
-        assert r["outcome"] == "ok" and r["decisions"] > 0, r
-        assert (r["violations"], r["timeouts"], r["illegal"], r["absent"], r["forfeited"]) == (0, 0, 0, 0, False), r
+    assert_clean_match(result, HANDS)
 
     # Heads-up, every table seats both bots: they are in as many hands at once as the smaller max_tables allows.
     together = min(1 if "--max-tables 1" in extra else TABLES for extra in bots.values())
@@ -121,7 +97,7 @@ def test_a_match_on_four_tables_completes_with_no_violation(tmp_path: Path, bots
             assert welcome is not None, log[-2000:]
             assert welcome.groups() == (str(min(asked, TABLES)), str(asked), "batches" if batched else "no batches")
             assert "action rejected" not in log and "referee error" not in log, log[-2000:]
-            at_once = most_hands_at_once(log)
+            at_once = most_hands_at_once(log, HAND_START, HAND_END)
             assert at_once == 1 if together == 1 else at_once > 1, (path.name, at_once)
 
             counts = COUNTS.search(log)

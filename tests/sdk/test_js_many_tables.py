@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.sdk.helpers import REPO
+from tests.sdk.helpers import REPO, assert_clean_match, most_hands_at_once
 
 JS = REPO / "sample_bots" / "javascript"
 BOT = f"node {JS / 'bot.js'}"
@@ -54,20 +54,6 @@ def play(folder: Path, bots: dict[str, str]) -> dict[str, Any]:
     return result
 
 
-def most_hands_at_once(log: str) -> int:
-    """The most hands the bot was in at the same time, from its log's HandStart and HandEnd lines."""
-    playing: set[str] = set()
-    most = 0
-    for line in log.splitlines():
-        if start := HAND_START.match(line):
-            playing.add(start[1])
-            most = max(most, len(playing))
-        elif end := HAND_END.match(line):
-            playing.discard(end[1])
-    assert not playing, f"hands never ended: {sorted(playing)}"
-    return most
-
-
 @pytest.mark.parametrize(
     "bots",
     [
@@ -79,12 +65,7 @@ def most_hands_at_once(log: str) -> int:
 )
 def test_a_match_on_four_tables_completes_with_no_violation(tmp_path: Path, bots: dict[str, str]) -> None:
     result = play(tmp_path, bots)
-    assert result["status"] == "completed", result["summary"]
-    assert result["hands"] == {"played": HANDS, "total": HANDS}
-    assert sum(r["net"] for r in result["results"]) == 0
-    for r in result["results"]:
-        assert r["outcome"] == "ok" and r["decisions"] > 0, r
-        assert (r["violations"], r["timeouts"], r["illegal"], r["absent"], r["forfeited"]) == (0, 0, 0, 0, False), r
+    assert_clean_match(result, HANDS)
 
     # Heads-up, every table seats both bots: they are in as many hands at once as the smaller max_tables allows.
     together = min(1 if "--max-tables 1" in extra else TABLES for extra in bots.values())
@@ -99,7 +80,7 @@ def test_a_match_on_four_tables_completes_with_no_violation(tmp_path: Path, bots
             welcome = WELCOME.search(log)
             assert welcome is not None, log[-2000:]
             assert (int(welcome[1]), bool(welcome[2])) == (tables, batched), welcome[0]
-            at_once = most_hands_at_once(log)
+            at_once = most_hands_at_once(log, HAND_START, HAND_END)
             assert at_once == 1 if together == 1 else at_once > 1, (path.name, at_once)
             found = COUNTS.search(log)
             assert found is not None, log[-2000:]
