@@ -6,7 +6,7 @@ from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.match import Match, MatchResult, MatchSpec, ParticipantResult
 from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
 from arena.referee.seat import FunctionSeat, HandStart, Introduction, InvalidAction, Seat, SeatUnavailable
-from arena.referee.status import BotOutcome, MatchKind, MatchStatus
+from arena.referee.status import BotOutcome, DecisionHow, MatchKind, MatchStatus
 from arena.referee.table import Participant, Player, TableRunner
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "BotOutcome",
     "ClockPolicy",
     "Decision",
+    "DecisionHow",
     "DecisionRecord",
     "FunctionSeat",
     "HandRecord",

@@ -35,6 +35,16 @@ class BotOutcome(enum.StrEnum):
         return self is not BotOutcome.OK
 
 
+class DecisionHow(enum.StrEnum):
+    """How one action at a table came about; stored as its value (``actions.how``)."""
+
+    OK = "ok"  # the bot's own action
+    TIMEOUT = "timeout"  # its clock ran out: the referee checked or folded for it (a violation)
+    ILLEGAL = "illegal"  # its retries after illegal actions were used up: the same (a violation)
+    ABSENT = "absent"  # it was not connected: the same (one violation per lost connection)
+    FORFEITED = "forfeited"  # it had forfeited the match: asked nothing, played by the policy
+
+
 class MatchKind(enum.StrEnum):
     """What a match was played for; stored as its value (with the event's name beside it)."""
 

@@ -19,6 +19,7 @@ from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.gate import TableGate, enter_all
 from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
 from arena.referee.seat import HandStart, InvalidAction, Seat, SeatUnavailable
+from arena.referee.status import DecisionHow
 
 log = logging.getLogger("arena.referee")
 
@@ -103,6 +104,16 @@ def posted(hand: Hand) -> tuple[tuple[int, ...], tuple[int, ...]]:
             break  # the posts come first, then the deal
         committed[event.seat] += event.amount
     return tuple(bets), tuple(committed)
+
+
+@dataclass(slots=True)
+class _Answer:
+    """What waiting for a seat's action came to."""
+
+    how: DecisionHow = DecisionHow.OK
+    action: Action | None = None
+    event_index: int = 0
+    rejected: list[str] = field(default_factory=list)
 
 
 class TableRunner:
@@ -232,20 +243,20 @@ class TableRunner:
         timeouts: frozenset[int],
         histories: PublicHistories,
     ) -> DecisionRecord:
-        """Get one action from the seat to act, or make the time-out policy's action for it."""
+        """Get one action from the seat to act, or make the time-out policy's action for it: the request, the wait
+        under the bot's clock, then the outcome (clock charged, violations counted, the bot told)."""
         player = self.players[index]
         participant = player.participant
         legal = hand.legal_actions()
         fallback = Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.FOLD)
         request_id = next(self._request_ids)
         if participant.forfeited:
-            return self._fallback(hand, seat, index, request_id, fallback, 0.0, "forfeited", ())
+            return self._fallback(hand, seat, index, request_id, fallback, 0.0, DecisionHow.FORFEITED, ())
         if not player.seat.connected:
             await self._lost(player, "disconnected")
             participant.absent += 1
-            return self._fallback(hand, seat, index, request_id, fallback, 0.0, "absent", ())
-        clock = player.clock
-        timer = TurnTimer(clock.allowance_s())
+            return self._fallback(hand, seat, index, request_id, fallback, 0.0, DecisionHow.ABSENT, ())
+        timer = TurnTimer(player.clock.allowance_s())
         decision = Decision(
             match_id=self.match_id,
             table_id=self.table_id,
@@ -256,22 +267,26 @@ class TableRunner:
             names=names,
             starting_stack=stacks[seat],
             action_ms_left=int(min(timer.allowance_s * 1000, self.policy.per_action_ms)),
-            bank_ms_left=int(clock.bank_ms),
+            bank_ms_left=int(player.clock.bank_ms),
             timeouts=timeouts,
             timer=timer,
         )
-        rejected: list[str] = []
+        answer = await self._wait(player, decision, hand, seat)
+        return await self._outcome(player, decision, answer, hand, seat, index, fallback)
+
+    async def _wait(self, player: Player, decision: Decision, hand: Hand, seat: int) -> _Answer:
+        """Ask the seat until it gives a legal action, its retries are used up, its clock runs out or it is gone."""
+        timer = decision.timer
+        answer = _Answer()
         retries_left = self.policy.max_retries
         retry = False
-        how = "ok"
-        action = fallback
         while True:
             try:
                 if timer.remaining() <= 0:
                     raise TimeoutError
-                # A TimeoutError out of this block is the bot's clock running out. The deadline follows the timer,
-                # which starts when the request leaves the referee; the seat's call runs in this task (wait_for
-                # would give it a task of its own, and a loop turn more for every answer)
+                # A TimeoutError here is the bot's clock running out. The deadline follows the timer, which starts
+                # when the request leaves the referee; the seat's call runs in this task (wait_for would give it a
+                # task of its own, and a loop turn more for every answer)
                 if player.seat.times_itself:
                     action = await player.seat.decide(decision, retry)
                 else:
@@ -280,45 +295,55 @@ class TableRunner:
                         action = await player.seat.decide(decision, retry)
                 if not isinstance(action, Action):
                     raise InvalidAction(f"R6.1: {action!r} is not an action")
-                event_index = len(hand.events)  # the action's own event; dealing and showdown may follow it
+                answer.event_index = len(hand.events)  # the action's own event; dealing and showdown may follow
                 hand.act(seat, action)
-                break
+                answer.action = action
+                return answer
             except TimeoutError:
                 if timer.give_back():  # once: the answer may be here already, waiting for the referee to read it
                     retry = True  # (the referee's delay is not the bot's); wait again without sending anything
                     continue
-                how = "timeout"
-                break
+                answer.how = DecisionHow.TIMEOUT
+                return answer
             except SeatUnavailable:
-                how = "absent"
-                break
+                answer.how = DecisionHow.ABSENT
+                return answer
             except (IllegalActionError, InvalidAction) as exc:
-                rejected.append(str(exc))
+                answer.rejected.append(str(exc))
                 if retries_left == 0:
-                    how = "illegal"
-                    break
+                    answer.how = DecisionHow.ILLEGAL
+                    return answer
                 retries_left -= 1
                 retry = True
                 await notify(player.seat.rejected(decision, exc, retries_left), f"rejection to {player.name}",
                              player.seat)
             except Exception as exc:  # an in-process bot that raises is a broken bot, not a broken referee
                 log.warning("seat %s failed to decide: %r", player.name, exc)
-                rejected.append(f"error: {exc!r}")
-                how = "illegal"
-                break
-        elapsed = timer.charged() if how == "timeout" else max(0.0, timer.elapsed() - timer.given_back)
-        clock.charge(elapsed)
+                answer.rejected.append(f"error: {exc!r}")
+                answer.how = DecisionHow.ILLEGAL
+                return answer
+
+    async def _outcome(self, player: Player, decision: Decision, answer: _Answer, hand: Hand, seat: int, index: int,
+                       fallback: Action) -> DecisionRecord:
+        """Charge the clock, count what went wrong, apply the policy's action when the bot's did not count."""
+        timer = decision.timer
+        participant = player.participant
+        how = answer.how
+        elapsed = timer.charged() if how is DecisionHow.TIMEOUT else max(0.0, timer.elapsed() - timer.given_back)
+        player.clock.charge(elapsed)
         participant.decisions += 1
         participant.think_s += elapsed
-        if how == "ok":
-            return DecisionRecord(seat, index, request_id, action, elapsed * 1000, how, event_index, tuple(rejected))
-        if how == "timeout":
+        rejected = tuple(answer.rejected)
+        if how is DecisionHow.OK and answer.action is not None:
+            return DecisionRecord(seat, index, decision.request_id, answer.action, elapsed * 1000, how,
+                                  answer.event_index, rejected)
+        if how is DecisionHow.TIMEOUT:
             participant.timeouts += 1
-        elif how == "illegal":
+        elif how is DecisionHow.ILLEGAL:
             participant.illegal += 1
-        record = self._fallback(hand, seat, index, request_id, fallback, elapsed, how, tuple(rejected))
+        record = self._fallback(hand, seat, index, decision.request_id, fallback, elapsed, how, rejected)
         await notify(player.seat.timed_out(decision, fallback, how), f"time-out to {player.name}", player.seat)
-        if how == "absent":
+        if how is DecisionHow.ABSENT:
             participant.absent += 1
             await self._lost(player, "disconnected during its turn")
         else:
@@ -333,7 +358,7 @@ class TableRunner:
         request_id: int,
         action: Action,
         elapsed: float,
-        how: str,
+        how: DecisionHow,
         rejected: tuple[str, ...],
     ) -> DecisionRecord:
         """Apply the time-out policy's action: check if that is free, else fold."""
