@@ -11,6 +11,7 @@ each table's request is open on its own, under its own clock, until the Action t
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,74 +22,20 @@ from arena.referee import Decision, HandRecord, HandStart, Introduction, Invalid
 from arena.referee.match import MatchResult
 from arena.transport import convert
 from arena.transport.pb import bot_pb2, poker_pb2
+from arena.transport.session import BotSession, Connection, Outgoing, error_message
 
 log = logging.getLogger("arena.transport")
 
 MAX_QUEUED = 10_000  # messages waiting for a bot that does not read its stream
 
 
-@dataclass(slots=True)
-class Closing:
-    """Why a connection is being closed: the gRPC status to end the call with."""
+class SeatState(enum.Enum):
+    """Where a remote seat stands with its bot."""
 
-    code: str
-    details: str
-
-
-Outgoing = bot_pb2.RefereeMessage | bytes  # a message, or one already serialized (requests are built as bytes)
-
-
-class Connection:
-    """One live stream to a bot: a queue of outgoing messages that the stream's writer drains. A message may carry
-    a callback that the writer calls as it hands the message to gRPC (an ActionRequest starts the bot's clock)."""
-
-    def __init__(self, peer: str) -> None:
-        self.peer = peer
-        self.batches = False  # pack what is ready at once into one RefereeBatch (Join.batches)
-        self.queue: asyncio.Queue[tuple[Outgoing, Callable[[], None] | None] | None] = asyncio.Queue()
-        self.closed = False
-        self.closing: Closing | None = None
-
-    def send(self, message: Outgoing, on_sent: Callable[[], None] | None = None) -> None:
-        """Queue a message; a bot that lets too many pile up is cut off (it is not reading)."""
-        if self.closed:
-            return
-        if self.queue.qsize() >= MAX_QUEUED:
-            self.close("RESOURCE_EXHAUSTED", "the bot is not reading its stream")
-            return
-        self.queue.put_nowait((message, on_sent))
-
-    def close(self, code: str = "OK", details: str = "") -> None:
-        """End the stream after the messages already queued."""
-        if self.closed:
-            return
-        self.closed = True
-        if code != "OK":
-            self.closing = Closing(code, details)
-        self.queue.put_nowait(None)
-
-
-def error_message(
-    code: bot_pb2.ErrorCode.ValueType,
-    message: str,
-    rule: str = "",
-    fatal: bool = False,
-    request_id: int = 0,
-    table_id: str = "",
-    hand_id: str = "",
-) -> bot_pb2.RefereeMessage:
-    """A protocol Error as a RefereeMessage; an error about a request or an Action names its table, hand and
-    request."""
-    return bot_pb2.RefereeMessage(error=bot_pb2.Error(
-        code=code, message=message, rule=rule, fatal=fatal, table_id=table_id, hand_id=hand_id, request_id=request_id,
-    ))
-
-
-def action_error(code: bot_pb2.ErrorCode.ValueType, message: str, action: poker_pb2.Action,
-                 rule: str = "") -> bot_pb2.RefereeMessage:
-    """An Error about an Action the referee ignored, naming the ids the Action carried (so the bot knows which)."""
-    return error_message(code, message, rule, request_id=action.request_id, table_id=action.table_id,
-                         hand_id=action.hand_id)
+    WAITING = "waiting"  # no stream has joined with its token yet
+    LIVE = "live"  # a stream is attached: the bot is asked (where a hand began before it joined: from the next)
+    DROPPED = "dropped"  # its stream ended: the time-out policy plays for it until it joins again
+    FINISHED = "finished"  # the match is over for it
 
 
 class RemoteSeat(Seat):
@@ -124,22 +71,34 @@ class RemoteSeat(Seat):
         self.joins = 0
         self.participant = -1
         self.finished = False
-        self._conn: Connection | None = None
+        self._session: BotSession | None = None
         self._ready = asyncio.Event()
         self._in_hand: set[str] = set()  # tables where a hand of this seat is being played
         self._stale: set[str] = set()  # of those, the tables whose hand began before the current stream joined
         self._seat = 0
-        self._max_tables = 1
-        self._pending: dict[int, tuple[Decision, asyncio.Future[Action]]] = {}  # request_id: the open request
         self.on_join: Callable[[RemoteSeat, str, bot_pb2.Join], None] | None = None  # told of every join
         self._requests: dict[str, convert.RequestBuilder] = {}  # one per table: each remembers its hand's history
 
     # ------------------------------------------------------------------ connection life
 
     @property
+    def state(self) -> SeatState:
+        """Where the seat stands with its bot."""
+        if self.finished:
+            return SeatState.FINISHED
+        if self._session is not None and self._session.live:
+            return SeatState.LIVE
+        return SeatState.DROPPED if self.joins else SeatState.WAITING
+
+    @property
+    def session(self) -> BotSession | None:
+        """The stream that answers for this seat now (the newest that joined with its token)."""
+        return self._session
+
+    @property
     def live(self) -> bool:
         """Whether a stream is attached."""
-        return self._conn is not None and not self._conn.closed
+        return self._session is not None and self._session.live
 
     @property
     def has_joined(self) -> bool:
@@ -155,7 +114,7 @@ class RemoteSeat(Seat):
     @property
     def max_tables(self) -> int:
         """The tables the bot said it takes at once (Join.max_tables; 1 until it joins, or if it said 0)."""
-        return self._max_tables
+        return self._session.max_tables if self._session is not None else 1
 
     async def wait_connected(self, timeout_s: float) -> bool:
         try:
@@ -177,13 +136,13 @@ class RemoteSeat(Seat):
 
     @property
     def connection(self) -> Connection | None:
-        """The stream that answers for this seat now (the newest that joined with its token)."""
-        return self._conn
+        """The connection of the stream that answers for this seat now."""
+        return self._session.conn if self._session is not None else None
 
     def attach(self, conn: Connection, join: bot_pb2.Join) -> None:
         """Seat a newly joined stream and welcome it. The newest stream with the token wins: one already attached
         (a connection cut silently, or a bot that restarted) is told why and closed."""
-        old = self._conn
+        old = self._session.conn if self._session is not None else None
         if old is not None and old is not conn:
             old.send(error_message(
                 bot_pb2.ERROR_CODE_BAD_TOKEN,
@@ -192,15 +151,13 @@ class RemoteSeat(Seat):
             ))
             old.close("ALREADY_EXISTS", "replaced by a newer connection with the same token")
             self._fail_pending(f"{self.name} reconnected")
-        self._conn = conn
+        self._session = BotSession(conn, join)
         self.joins += 1
         if self.on_join is not None:
             self.on_join(self, conn.peer, join)
         self.bot_name = join.bot_name
         self.bot_version = join.bot_version
         self.language = join.language
-        self._max_tables = max(1, join.max_tables)
-        conn.batches = join.batches
         self._stale = set(self._in_hand)
         self._ready.set()
         conn.send(
@@ -213,7 +170,7 @@ class RemoteSeat(Seat):
                     clock_policy=self.policy,
                     protocol_version=convert.PROTOCOL_VERSION,
                     hands_total=self.hands_total,
-                    tables=min(self._max_tables, self.tables),
+                    tables=min(self._session.max_tables, self.tables),
                     batches=join.batches,
                 )
             )
@@ -223,88 +180,44 @@ class RemoteSeat(Seat):
 
     def detach(self, conn: Connection) -> None:
         """The stream ended: the seat is unavailable until the bot joins again."""
-        if self._conn is not conn:
+        if self._session is None or self._session.conn is not conn:
             return
-        self._conn = None
-        self._ready.clear()
         self._fail_pending(f"{self.name} disconnected")
+        self._session = None
+        self._ready.clear()
 
     def _fail_pending(self, why: str) -> None:
-        for _, future in self._pending.values():
-            if not future.done():
-                future.set_exception(SeatUnavailable(why))
+        if self._session is not None:
+            self._session.fail(SeatUnavailable(why))
 
     def _send(self, message: Outgoing, on_sent: Callable[[], None] | None = None) -> None:
-        if self._conn is not None:
-            self._conn.send(message, on_sent)
+        if self._session is not None:
+            self._session.send(message, on_sent)
 
     # ------------------------------------------------------------------ answers from the bot
 
     def answers(self, message: poker_pb2.Action) -> bool:
-        """Whether ``message`` names a request the referee is waiting for an answer to (table, hand and request
-        ids all equal to the request's)."""
-        pending = self._pending.get(message.request_id)
-        return pending is not None and not pending[1].done() and not _mismatches(message, pending[0])
+        """Whether ``message`` answers a request open on the current stream (see ``BotSession.answers``)."""
+        return self._session is not None and self._session.answers(message)
 
     def deliver(self, message: poker_pb2.Action) -> None:
-        """An Action arrived on the stream: resolve the open request it names, or tell the bot why it was ignored.
-        An Action must echo an open request's table_id, hand_id and request_id: one that differs in any of them
-        (an empty one included) is ignored, so that no action is ever applied to a table or hand it was not meant
-        for."""
-        open_ = [p for p in self._pending.values() if not p[1].done()]
-        if not open_:
-            self._send(action_error(
-                bot_pb2.ERROR_CODE_OUT_OF_ORDER,
-                f"no action is requested from you now (request {message.request_id} is not open); ignored",
-                message, "R6.3",
-            ))
-            return
-        pending = self._pending.get(message.request_id)
-        if pending is not None and pending[1].done():
-            self._send(action_error(
-                bot_pb2.ERROR_CODE_OUT_OF_ORDER,
-                f"request {message.request_id} is answered already (one Action per request); ignored", message,
-                "R6.3",
-            ))
-            return
-        if pending is None and len(open_) > 1:
-            ids = ", ".join(str(d.request_id) for d, _ in open_)
-            wrong = [f"request_id {message.request_id} is not one of the open requests ({ids})"]
-        else:
-            wrong = _mismatches(message, (pending or open_[0])[0])
-        if wrong:
-            self._send(action_error(
-                bot_pb2.ERROR_CODE_UNKNOWN_REQUEST,
-                f"the action is not for the open request: {'; '.join(wrong)}; ignored (echo the request's "
-                "table_id, hand_id and request_id)",
-                message,
-            ))
-            return
-        assert pending is not None
-        future = pending[1]
-        try:
-            future.set_result(convert.action_from_pb(message))
-        except convert.MalformedAction as exc:
-            future.set_exception(InvalidAction(str(exc)))
+        """An Action arrived on the current stream (see ``BotSession.deliver``)."""
+        if self._session is not None:
+            self._session.deliver(message)
 
     # ------------------------------------------------------------------ the Seat interface
 
     async def decide(self, decision: Decision, retry: bool) -> Action:
-        if not self.live or decision.table_id in self._stale:
+        session = self._session
+        if session is None or not session.live or decision.table_id in self._stale:
             raise SeatUnavailable(f"{self.name} is not connected")
-        future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
-        self._pending[decision.request_id] = (decision, future)
-        decision.timer.arm(future)
+        request = None
         if not retry:
             builder = self._requests.get(decision.table_id)
             if builder is None:
                 builder = self._requests[decision.table_id] = convert.RequestBuilder()
-            self._send(builder.serialized(decision, decision.timeouts), decision.timer.sent)
-        try:
-            return await future
-        finally:
-            decision.timer.disarm()
-            del self._pending[decision.request_id]
+            request = builder.serialized(decision, decision.timeouts)
+        return await session.ask(decision, request)
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
         self._send(bot_pb2.RefereeMessage(action_rejected=bot_pb2.ActionRejected(
@@ -349,23 +262,11 @@ class RemoteSeat(Seat):
         self.finished = True
         if isinstance(result, MatchResult):
             self._send(bot_pb2.RefereeMessage(match_end=match_end(result, participant)))
-        if self._conn is not None:
-            self._conn.close()
+        if self._session is not None:
+            self._session.conn.close()
 
     async def forfeited(self, reason: str) -> None:
         self._send(error_message(bot_pb2.ERROR_CODE_FORFEIT, reason, fatal=False))
-
-
-def _mismatches(action: poker_pb2.Action, decision: Decision) -> list[str]:
-    """How an Action's ids differ from the request's, e.g. ``["hand_id '' is not 'm1-3'"]``; empty if they match."""
-    wrong = []
-    if action.table_id != decision.table_id:
-        wrong.append(f"table_id '{convert.printable(action.table_id)}' is not '{decision.table_id}'")
-    if action.hand_id != decision.hand_id:
-        wrong.append(f"hand_id '{convert.printable(action.hand_id)}' is not '{decision.hand_id}'")
-    if action.request_id != decision.request_id:
-        wrong.append(f"request_id {action.request_id} is not {decision.request_id}")
-    return wrong
 
 
 def shown_at_showdown(record: HandRecord) -> dict[int, tuple[int, ...]]:

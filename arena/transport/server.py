@@ -41,7 +41,8 @@ from arena.referee import HandRecord
 from arena.referee.match import Match, MatchSpec
 from arena.transport import convert
 from arena.transport.pb import arena_pb2, bot_pb2
-from arena.transport.remote import Connection, Outgoing, RemoteSeat, error_message, hand_end_parts
+from arena.transport.remote import RemoteSeat, hand_end_parts
+from arena.transport.session import BotSession, Connection, Outgoing, error_message
 
 log = logging.getLogger("arena.transport")
 
@@ -387,7 +388,9 @@ class BotServicer:
         seat.attach(conn, first.join)
         log.info("%s joined as %s (%s %s) from %s", seat.name, convert.printable(first.join.bot_name),
                  convert.printable(first.join.language), convert.printable(first.join.bot_version), peer)
-        reader = asyncio.create_task(self._read(request_iterator, seat, conn))
+        session = seat.session
+        assert session is not None
+        reader = asyncio.create_task(self._read(request_iterator, seat, session))
         try:
             async for message in _outgoing(conn):
                 yield message
@@ -415,18 +418,21 @@ class BotServicer:
                     "unknown token: no seat of any match here has it")
         return None
 
-    async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage], seat: RemoteSeat, conn: Connection) -> None:
-        """Everything after the Join: Actions go to the seat; anything else gets an Error."""
+    async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage], seat: RemoteSeat, session: BotSession,
+                    ) -> None:
+        """Everything after the Join: Actions go to the stream's session (while it is the seat's); anything else
+        gets an Error."""
+        conn = session.conn
         bucket = _Bucket(self.limits.messages_per_second, self.limits.burst)
         try:
             async for message in requests:
                 kind = message.WhichOneof("msg")
                 # Answers to open requests are always welcome, however fast the bot is; the limit is for the rest
                 if kind == "action":
-                    answer = seat.answers(message.action)
+                    answer = session.answers(message.action)
                 elif kind == "actions":
                     actions = message.actions.actions
-                    answer = len(actions) > 0 and all(seat.answers(a) for a in actions) and \
+                    answer = len(actions) > 0 and all(session.answers(a) for a in actions) and \
                         len({a.request_id for a in actions}) == len(actions)
                 else:
                     answer = False
@@ -439,12 +445,12 @@ class BotServicer:
                     conn.close("RESOURCE_EXHAUSTED", "rate limit exceeded")
                     return
                 if kind == "action":
-                    if conn is seat.connection:
-                        seat.deliver(message.action)
+                    if seat.session is session:
+                        session.deliver(message.action)
                 elif kind == "actions":
                     for action in message.actions.actions:
-                        if conn is seat.connection:
-                            seat.deliver(action)
+                        if seat.session is session:
+                            session.deliver(action)
                 elif kind == "join":
                     conn.send(error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, "already joined: Join only once"))
                 else:

@@ -20,8 +20,9 @@ from arena.engine import AnteMode, Event, EventKind, Structure, TableConfig, pub
 from arena.referee import ClockPolicy, Decision, HandRecord, Match, MatchSpec
 from arena.transport import convert
 from arena.transport.pb import arena_pb2, bot_pb2, poker_pb2
-from arena.transport.remote import Connection, RemoteSeat, hand_end
+from arena.transport.remote import RemoteSeat, hand_end
 from arena.transport.server import MatchDirectory
+from arena.transport.session import Connection
 
 # ----------------------------------------------------------------------------------- the uncached construction
 
@@ -168,7 +169,8 @@ class FakeBot(Connection):
         """Runs once the referee waits for the answer (on a retry, after it told the bot about the rejection)."""
         rng = self.rng
         roll = rng.random()
-        pending = next(iter(self.seat._pending.values()), None)
+        session = self.seat.session
+        pending = next(iter(session.pending.values()), None) if session is not None else None
         if roll < 0.02 or pending is None:
             return  # silence: the referee's clock runs out
         decision = pending[0]

@@ -15,8 +15,9 @@ from arena.referee import ClockPolicy, Decision, FunctionSeat, Introduction, Mat
 from arena.referee.table import posted
 from arena.transport import convert
 from arena.transport.pb import arena_pb2, bot_pb2, poker_pb2
-from arena.transport.remote import Connection, RemoteSeat
+from arena.transport.remote import RemoteSeat
 from arena.transport.server import MatchDirectory, RefereeServer
+from arena.transport.session import Connection
 
 pytestmark = pytest.mark.timeout(60)
 

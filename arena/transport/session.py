@@ -1,0 +1,187 @@
+"""A bot's stream, once it has joined: a session. It holds the connection, what the bot's Join said, and the requests
+open on it, matched to the Actions that answer them by their ids (one per table the session plays at).
+
+The referee's seats (``arena.transport.remote.RemoteSeat``) ask through the session that last joined with their
+token; a session could host seats of several matches (a league), since every request it carries names its table,
+hand and request. Sending only queues a message for the stream's writer: the referee never waits on the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from arena.engine import Action
+from arena.referee import Decision, InvalidAction
+from arena.transport import convert
+from arena.transport.pb import bot_pb2, poker_pb2
+
+MAX_QUEUED = 10_000  # messages waiting for a bot that does not read its stream
+
+
+@dataclass(slots=True)
+class Closing:
+    """Why a connection is being closed: the gRPC status to end the call with."""
+
+    code: str
+    details: str
+
+
+Outgoing = bot_pb2.RefereeMessage | bytes  # a message, or one already serialized (requests are built as bytes)
+
+
+class Connection:
+    """One live stream to a bot: a queue of outgoing messages that the stream's writer drains. A message may carry
+    a callback that the writer calls as it hands the message to gRPC (an ActionRequest starts the bot's clock)."""
+
+    def __init__(self, peer: str) -> None:
+        self.peer = peer
+        self.batches = False  # pack what is ready at once into one RefereeBatch (Join.batches)
+        self.queue: asyncio.Queue[tuple[Outgoing, Callable[[], None] | None] | None] = asyncio.Queue()
+        self.closed = False
+        self.closing: Closing | None = None
+
+    def send(self, message: Outgoing, on_sent: Callable[[], None] | None = None) -> None:
+        """Queue a message; a bot that lets too many pile up is cut off (it is not reading)."""
+        if self.closed:
+            return
+        if self.queue.qsize() >= MAX_QUEUED:
+            self.close("RESOURCE_EXHAUSTED", "the bot is not reading its stream")
+            return
+        self.queue.put_nowait((message, on_sent))
+
+    def close(self, code: str = "OK", details: str = "") -> None:
+        """End the stream after the messages already queued."""
+        if self.closed:
+            return
+        self.closed = True
+        if code != "OK":
+            self.closing = Closing(code, details)
+        self.queue.put_nowait(None)
+
+
+def error_message(
+    code: bot_pb2.ErrorCode.ValueType,
+    message: str,
+    rule: str = "",
+    fatal: bool = False,
+    request_id: int = 0,
+    table_id: str = "",
+    hand_id: str = "",
+) -> bot_pb2.RefereeMessage:
+    """A protocol Error as a RefereeMessage; an error about a request or an Action names its table, hand and
+    request."""
+    return bot_pb2.RefereeMessage(error=bot_pb2.Error(
+        code=code, message=message, rule=rule, fatal=fatal, table_id=table_id, hand_id=hand_id, request_id=request_id,
+    ))
+
+
+def action_error(code: bot_pb2.ErrorCode.ValueType, message: str, action: poker_pb2.Action,
+                 rule: str = "") -> bot_pb2.RefereeMessage:
+    """An Error about an Action the referee ignored, naming the ids the Action carried (so the bot knows which)."""
+    return error_message(code, message, rule, request_id=action.request_id, table_id=action.table_id,
+                         hand_id=action.hand_id)
+
+
+class BotSession:
+    """One joined stream: its connection, what its Join said (``max_tables``, batches), and its open requests by
+    request_id. A request is open from ``ask`` until its answer, its time-out or the session's end (``fail``)."""
+
+    def __init__(self, conn: Connection, join: bot_pb2.Join) -> None:
+        self.conn = conn
+        self.join = join
+        self.max_tables = max(1, join.max_tables)
+        conn.batches = join.batches
+        self.pending: dict[int, tuple[Decision, asyncio.Future[Action]]] = {}
+
+    @property
+    def live(self) -> bool:
+        """Whether the stream is still open."""
+        return not self.conn.closed
+
+    def send(self, message: Outgoing, on_sent: Callable[[], None] | None = None) -> None:
+        """Queue a message for the bot."""
+        self.conn.send(message, on_sent)
+
+    async def ask(self, decision: Decision, request: bytes | None) -> Action:
+        """Open ``decision``'s request (send ``request``, unless this is a retry of one sent already) and wait for
+        its answer, under the decision's clock (a TimeoutError when it runs out)."""
+        future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
+        self.pending[decision.request_id] = (decision, future)
+        decision.timer.arm(future)
+        if request is not None:
+            self.send(request, decision.timer.sent)
+        try:
+            return await future
+        finally:
+            decision.timer.disarm()
+            del self.pending[decision.request_id]
+
+    def fail(self, error: Exception) -> None:
+        """Every open request ends with ``error`` (the stream ended, or a newer one took the seat)."""
+        for _, future in self.pending.values():
+            if not future.done():
+                future.set_exception(error)
+
+    def _send(self, message: Outgoing) -> None:
+        self.send(message)
+
+    def answers(self, message: poker_pb2.Action) -> bool:
+        """Whether ``message`` names a request the referee is waiting for an answer to (table, hand and request
+        ids all equal to the request's)."""
+        pending = self.pending.get(message.request_id)
+        return pending is not None and not pending[1].done() and not mismatches(message, pending[0])
+
+    def deliver(self, message: poker_pb2.Action) -> None:
+        """An Action arrived on the stream: resolve the open request it names, or tell the bot why it was ignored.
+        An Action must echo an open request's table_id, hand_id and request_id: one that differs in any of them
+        (an empty one included) is ignored, so that no action is ever applied to a table or hand it was not meant
+        for."""
+        open_ = [p for p in self.pending.values() if not p[1].done()]
+        if not open_:
+            self._send(action_error(
+                bot_pb2.ERROR_CODE_OUT_OF_ORDER,
+                f"no action is requested from you now (request {message.request_id} is not open); ignored",
+                message, "R6.3",
+            ))
+            return
+        pending = self.pending.get(message.request_id)
+        if pending is not None and pending[1].done():
+            self._send(action_error(
+                bot_pb2.ERROR_CODE_OUT_OF_ORDER,
+                f"request {message.request_id} is answered already (one Action per request); ignored", message,
+                "R6.3",
+            ))
+            return
+        if pending is None and len(open_) > 1:
+            ids = ", ".join(str(d.request_id) for d, _ in open_)
+            wrong = [f"request_id {message.request_id} is not one of the open requests ({ids})"]
+        else:
+            wrong = mismatches(message, (pending or open_[0])[0])
+        if wrong:
+            self._send(action_error(
+                bot_pb2.ERROR_CODE_UNKNOWN_REQUEST,
+                f"the action is not for the open request: {'; '.join(wrong)}; ignored (echo the request's "
+                "table_id, hand_id and request_id)",
+                message,
+            ))
+            return
+        assert pending is not None
+        future = pending[1]
+        try:
+            future.set_result(convert.action_from_pb(message))
+        except convert.MalformedAction as exc:
+            future.set_exception(InvalidAction(str(exc)))
+
+
+def mismatches(action: poker_pb2.Action, decision: Decision) -> list[str]:
+    """How an Action's ids differ from the request's, e.g. ``["hand_id '' is not 'm1-3'"]``; empty if they match."""
+    wrong = []
+    if action.table_id != decision.table_id:
+        wrong.append(f"table_id '{convert.printable(action.table_id)}' is not '{decision.table_id}'")
+    if action.hand_id != decision.hand_id:
+        wrong.append(f"hand_id '{convert.printable(action.hand_id)}' is not '{decision.hand_id}'")
+    if action.request_id != decision.request_id:
+        wrong.append(f"request_id {action.request_id} is not {decision.request_id}")
+    return wrong
