@@ -18,7 +18,7 @@ from typing import Any
 import jinja2
 
 from arena import __version__
-from arena.publish import formatting, plots
+from arena.publish import formatting
 from arena.publish.slugs import unique_slugs
 from arena.ratings.leaderboard import Leaderboard, MatchSummary, Row, build_leaderboard, flag_text, leaderboard_json
 from arena.ratings.stats import WinRate
@@ -204,6 +204,8 @@ def publish(
     bot_slugs = unique_slugs(bots)
     match_slugs = unique_slugs(m.match_id for m in board.matches)
     rows: dict[str, Row] = {row.bot: row for row in board.rows}
+    from arena.publish import plots  # matplotlib is heavy: loaded only when a site is built
+
     palette = plots.colors(bots)
 
     matches = [match_page(db, m, match_slugs[m.match_id]) for m in board.matches]
