@@ -46,6 +46,7 @@ from arena.transport.session import BotSession, Connection, Outgoing, error_mess
 
 log = logging.getLogger("arena.transport")
 
+BATCH_BYTES = 1 << 20  # the most a RefereeBatch holds; more goes in the next one
 HISTORY_KEPT = 1000  # match events a match keeps for watchers that ask for them from the start
 WATCHER_QUEUE = 1000  # events waiting for one watcher before it is dropped (it is not reading)
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -503,13 +504,31 @@ async def _outgoing(conn: Connection) -> AsyncIterator[bytes]:
                 ended = True
                 break
             items.append(more)
-        batch = convert.batch_bytes([_wire(m) for m, _ in items]) if len(items) > 1 else _wire(items[0][0])
-        for _, on_sent in items:
-            if on_sent is not None:
-                on_sent()
-        yield batch
+        for chunk in _chunks([(_wire(m), on_sent) for m, on_sent in items]):
+            batch = convert.batch_bytes([data for data, _ in chunk]) if len(chunk) > 1 else chunk[0][0]
+            for _, on_sent in chunk:
+                if on_sent is not None:
+                    on_sent()
+            yield batch
         if ended:
             return
+
+
+_Wired = tuple[bytes, Callable[[], None] | None]  # a serialized message and its callback
+
+
+def _chunks(items: list[_Wired]) -> list[list[_Wired]]:
+    """Messages in order, cut into batches of at most ``BATCH_BYTES`` (a lone bigger message is a batch of its
+    own): every gRPC library reads 4 MiB messages by default."""
+    chunks: list[list[_Wired]] = [[]]
+    size = 0
+    for item in items:
+        if chunks[-1] and size + len(item[0]) > BATCH_BYTES:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(item)
+        size += len(item[0])
+    return chunks
 
 
 class ArenaServicer:

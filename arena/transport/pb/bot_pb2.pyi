@@ -98,7 +98,7 @@ class _ErrorCodeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorCode.V
     """The referee failed; not the bot's fault. Fatal."""
     ERROR_CODE_RATE_LIMITED: _ErrorCode.ValueType  # 9
     """The bot sent more than 50 messages a second on average (bursts of up to 200), not counting the answers to
-    the open request, which are never limited. Fatal (RESOURCE_EXHAUSTED): the stream is closed; the seat is
+    open requests (an Action, or an ActionBatch of answers to different open requests), which are never limited. Fatal (RESOURCE_EXHAUSTED): the stream is closed; the seat is
     played by the time-out policy until the bot reconnects. (A message over 64 KiB is refused by gRPC itself.)
     """
 
@@ -136,7 +136,7 @@ ERROR_CODE_INTERNAL: ErrorCode.ValueType  # 8
 """The referee failed; not the bot's fault. Fatal."""
 ERROR_CODE_RATE_LIMITED: ErrorCode.ValueType  # 9
 """The bot sent more than 50 messages a second on average (bursts of up to 200), not counting the answers to
-the open request, which are never limited. Fatal (RESOURCE_EXHAUSTED): the stream is closed; the seat is
+open requests (an Action, or an ActionBatch of answers to different open requests), which are never limited. Fatal (RESOURCE_EXHAUSTED): the stream is closed; the seat is
 played by the time-out policy until the bot reconnects. (A message over 64 KiB is refused by gRPC itself.)
 """
 Global___ErrorCode: _TypeAlias = ErrorCode  # noqa: Y015
