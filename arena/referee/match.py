@@ -310,6 +310,7 @@ class Match:
         if cut_short or not all(p.ever_connected for p in self.participants):
             reason = MatchStatus.NO_SHOW
         else:
+            self._warn_few_tables()
             await asyncio.gather(*(self._play_group(group) for group in range(len(self.groups))))
             cut = self._stop.is_set() and self.hands_played < len(self.plan)
             reason = self._stop_reason if cut else MatchStatus.COMPLETED
@@ -318,6 +319,18 @@ class Match:
             for seat in participant.seats:
                 await notify(seat.match_finished(result, index), f"match end to {participant.name}")
         return result
+
+    def _warn_few_tables(self) -> None:
+        """Say so when a bot takes fewer tables at once than the match is played on: its hands (and those of the
+        bots at its tables) are then played fewer at a time than asked."""
+        if self.spec.tables == 1:
+            return
+        for participant in self.participants:
+            most = min(seat.max_tables for seat in participant.seats)
+            if most < self.spec.tables:
+                log.warning("%s takes %d table(s) at once (its Join's max_tables), not %d: its hands are played %s",
+                            participant.name, most, self.spec.tables,
+                            "one after another" if most == 1 else f"{most} at a time")
 
     async def _play_group(self, group: int) -> None:
         """Play a lane's hands (every hand, with one lane; every deal, across tables) on its tables side by side:
