@@ -280,12 +280,13 @@ class _Session:
             w = msg.welcome
             self.match_id = w.match_id
             log.info(
-                "joined match %s as %r: table %s, seat %d, %d hands",
+                "joined match %s as %r: table %s, seat %d, %d hands%s",
                 w.match_id,
                 self.join.bot_name,
                 w.table_id,
                 w.seat,
                 w.hands_total,
+                f"; {w.tables} tables at once" + (", in batches" if w.batches else "") if w.tables > 1 else "",
             )
             self._hook("on_welcome", self.bot.on_welcome, w)
         elif which == "match_end":
