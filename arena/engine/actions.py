@@ -44,7 +44,7 @@ class Action:
         return self.kind.name.lower().replace("_", "-")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built for every decision, and a frozen __init__ costs ten times more
 class LegalActions:
     """The exact choices of the seat to act.
 

@@ -11,7 +11,7 @@ from arena.engine.hand import Hand
 from arena.engine.pots import Pot
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built for every decision, and a frozen __init__ costs ten times more
 class SeatView:
     """A seat's picture of the table: enough for a stateless bot to act (see proto ActionRequest)."""
 

@@ -10,7 +10,7 @@ from arena.engine.view import SeatView
 from arena.referee.clock import TurnTimer
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built for every decision, and a frozen __init__ costs ten times more
 class Decision:
     """Everything the referee tells a seat when asking it to act: its view, the names at the table, its clock."""
 
@@ -28,7 +28,7 @@ class Decision:
     timer: TurnTimer = field(default_factory=lambda: TurnTimer(float("inf")))  # the request's clock (see TurnTimer)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built for every decision, and a frozen __init__ costs ten times more
 class DecisionRecord:
     """How one action came about. ``how``: ``ok``, ``timeout``, ``illegal`` (retries used up), ``absent``
     (the bot was not connected), ``forfeited``; ``rejected`` lists the refused attempts as ``rule: message``.

@@ -24,7 +24,7 @@ class InvalidAction(ValueError):
     rule = "R6.1"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built for every decision, and a frozen __init__ costs ten times more
 class HandStart:
     """What a seat learns when a hand starts: which seat it holds, its hole cards, and every seat's stack, bet and
     committed chips once the blinds and antes are posted."""
