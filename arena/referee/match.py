@@ -346,9 +346,11 @@ class Match:
 
         async def side(tables: list[TableRunner]) -> None:
             while work and not self._stop.is_set():
-                plans = work.popleft()  # a deal at every table at once, across tables; else one hand
-                table_of = (lambda plan: tables[plan.rotation]) if self.cross_tables else (lambda plan: tables[0])
-                await asyncio.gather(*(self._play(table_of(plan), plan) for plan in plans))
+                plans = work.popleft()
+                if self.cross_tables:  # a deal at every table at once, each bot at one of them
+                    await asyncio.gather(*(self._play(tables[plan.rotation], plan) for plan in plans))
+                else:  # one hand, in this task (no task of its own per hand)
+                    await self._play(tables[0], plans[0])
 
         await asyncio.gather(*(side(tables) for tables in sides))
 
