@@ -20,7 +20,6 @@ class TableGate:
     def __init__(self, seat: Seat) -> None:
         self.seat = seat
         self.in_use = 0
-        self.most = 0  # the most hands the seat was ever in at once (for tests and the records of a run)
         self._changed = asyncio.Condition()
 
     def _free(self) -> bool:
@@ -30,7 +29,6 @@ class TableGate:
         async with self._changed:
             await self._changed.wait_for(self._free)
             self.in_use += 1
-            self.most = max(self.most, self.in_use)
         return self
 
     async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,

@@ -215,8 +215,7 @@ class Match:
         self.cross_tables = spec.hands_per_deal(len(seats)) if spec.cross_table(len(seats)) else 0
         if self.cross_tables and count != 1:
             raise ValueError("duplicate across tables needs one seat per bot")
-        gates: dict[int, TableGate] = {}
-
+        gates: dict[int, TableGate] = {}  # per seat object: shared by its Players at every table
         links: dict[int, SeatLink] = {}
 
         def player(participant: Participant, seat: Seat) -> Player:
@@ -227,7 +226,6 @@ class Match:
         def name(base: str, k: int) -> str:
             return base if spec.tables == 1 else f"{base}.{k + 1}"
 
-        self.gates = gates
         # groups[g][k]: the k-th table played side by side in group g (a lane; or one table per seat-group of a
         # deal across tables); each group plays its hands on as many tables as the match has at once
         self.groups: list[list[list[TableRunner]]] = []

@@ -97,8 +97,8 @@ class RemoteSeat(Seat):
 
     @property
     def live(self) -> bool:
-        """Whether a stream is attached."""
-        return self._session is not None and self._session.live
+        """Whether a stream is attached (and the match is not over for the seat)."""
+        return self.state is SeatState.LIVE
 
     @property
     def has_joined(self) -> bool:

@@ -340,7 +340,7 @@ class BotServicer:
         stream = _Stream()
         try:
             async for message in self._play(request_iterator, context, peer, host, crowded, stream):
-                yield message if isinstance(message, bytes) else message.SerializeToString()
+                yield _wire(message)
         finally:
             self.guard.close(host, stream.joined)
 

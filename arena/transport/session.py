@@ -90,7 +90,6 @@ class BotSession:
 
     def __init__(self, conn: Connection, join: bot_pb2.Join) -> None:
         self.conn = conn
-        self.join = join
         self.max_tables = max(1, join.max_tables)
         conn.batches = join.batches
         self.pending: dict[int, tuple[Decision, asyncio.Future[Action]]] = {}
@@ -124,9 +123,6 @@ class BotSession:
             if not future.done():
                 future.set_exception(error)
 
-    def _send(self, message: Outgoing) -> None:
-        self.send(message)
-
     def answers(self, message: poker_pb2.Action) -> bool:
         """Whether ``message`` names a request the referee is waiting for an answer to (table, hand and request
         ids all equal to the request's)."""
@@ -138,17 +134,23 @@ class BotSession:
         An Action must echo an open request's table_id, hand_id and request_id: one that differs in any of them
         (an empty one included) is ignored, so that no action is ever applied to a table or hand it was not meant
         for."""
-        open_ = [p for p in self.pending.values() if not p[1].done()]
+        pending = self.pending.get(message.request_id)
+        if pending is not None and not pending[1].done() and not mismatches(message, pending[0]):
+            try:
+                pending[1].set_result(convert.action_from_pb(message))
+            except convert.MalformedAction as exc:
+                pending[1].set_exception(InvalidAction(str(exc)))
+            return
+        open_ = [p for p in self.pending.values() if not p[1].done()]  # what was wrong, for the bot
         if not open_:
-            self._send(action_error(
+            self.send(action_error(
                 bot_pb2.ERROR_CODE_OUT_OF_ORDER,
                 f"no action is requested from you now (request {message.request_id} is not open); ignored",
                 message, "R6.3",
             ))
             return
-        pending = self.pending.get(message.request_id)
         if pending is not None and pending[1].done():
-            self._send(action_error(
+            self.send(action_error(
                 bot_pb2.ERROR_CODE_OUT_OF_ORDER,
                 f"request {message.request_id} is answered already (one Action per request); ignored", message,
                 "R6.3",
@@ -159,20 +161,12 @@ class BotSession:
             wrong = [f"request_id {message.request_id} is not one of the open requests ({ids})"]
         else:
             wrong = mismatches(message, (pending or open_[0])[0])
-        if wrong:
-            self._send(action_error(
-                bot_pb2.ERROR_CODE_UNKNOWN_REQUEST,
-                f"the action is not for the open request: {'; '.join(wrong)}; ignored (echo the request's "
-                "table_id, hand_id and request_id)",
-                message,
-            ))
-            return
-        assert pending is not None
-        future = pending[1]
-        try:
-            future.set_result(convert.action_from_pb(message))
-        except convert.MalformedAction as exc:
-            future.set_exception(InvalidAction(str(exc)))
+        self.send(action_error(
+            bot_pb2.ERROR_CODE_UNKNOWN_REQUEST,
+            f"the action is not for the open request: {'; '.join(wrong)}; ignored (echo the request's "
+            "table_id, hand_id and request_id)",
+            message,
+        ))
 
 
 def mismatches(action: poker_pb2.Action, decision: Decision) -> list[str]:
