@@ -133,6 +133,11 @@ class _Settings:
     batches: bool
 
 
+def _batches_itself(bot: Bot) -> bool:
+    """Whether the bot answers batches itself (it overrides ``act_batch``)."""
+    return type(bot).act_batch is not Bot.act_batch
+
+
 def _kebab(text: str) -> str:
     """``CallingStation`` -> ``calling-station``: a default display name from a class name."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", text).lower() or "bot"
@@ -171,7 +176,7 @@ def _settings(
         raise _usage_error("no referee address: pass --address HOST:PORT or set ARENA_ADDRESS")
     if not token:
         raise _usage_error("no token: pass --token TOKEN or set ARENA_TOKEN (the runner gives each bot its own)")
-    tables_text = args.max_tables or env.get("ARENA_MAX_TABLES")
+    tables_text = args.max_tables or env.get("ARENA_MAX_TABLES") or None  # an empty variable is no setting
     if tables_text is not None:
         if not tables_text.strip().isdigit() or int(tables_text) < 1:
             raise _usage_error(f"--max-tables / ARENA_MAX_TABLES {tables_text!r}: expected a whole number, at least 1")
@@ -179,7 +184,7 @@ def _settings(
     tables = max_tables if max_tables is not None else bot.max_tables
     # batches cost a bot on several tables nothing (the SDK unpacks them) and save the referee a message per request
     batches = (args.batches or env.get("ARENA_BATCHES", "") in ("1", "true", "yes") or tables > 1
-               or type(bot).act_batch is not Bot.act_batch)
+               or _batches_itself(bot))
     return _Settings(address, token, name, tls_ca, max(1, int(tables)), batches)
 
 
@@ -221,7 +226,7 @@ class _Session:
         self.result: MatchResult | None = None
         self.match_id = ""
         self._answers: list[bot_pb2.BotMessage] | None = None  # while a batch is handled: its answers, sent as one
-        self._custom_batch = type(bot).act_batch is not Bot.act_batch
+        self._custom_batch = _batches_itself(bot)
 
     def _outgoing(self) -> Iterator[bot_pb2.BotMessage]:
         get = self.outbox.get
