@@ -249,6 +249,7 @@ class Match:
         self._stop = asyncio.Event()
         self._stop_reason = MatchStatus.ABORTED
         self._crashed = asyncio.Event()
+        self._dead: list[Seat] = []  # seats whose bot process ended (crashed with a seat named)
         self.plan = [p for p in spec.plan(len(seats)) if p.hand_number not in self.recorded]
         self._hands_per_deal = spec.hands_per_deal(len(seats))
         self._decks: dict[int, tuple[list[int], int]] = {}  # deals in play: deck, hands of it still to play
@@ -267,13 +268,20 @@ class Match:
         """Whether every seat of a participant is connected now."""
         return all(seat.connected for seat in self.participants[participant].seats)
 
-    def crashed(self, participant: int, why: str) -> None:
+    def crashed(self, participant: int, why: str, seat: Seat | None = None) -> None:
         """A bot's process ended while the match still runs: note it (its seats are played by the time-out policy
-        from now on, as for any absent bot)."""
+        from now on, as for any absent bot). ``seat`` is the seat that process played, when it played one."""
         p = self.participants[participant]
         p.crashed = why if p.crashed is None else p.crashed
         p.notes.append(f"crashed: {why}")
+        self._dead.extend(p.seats if seat is None else [seat])
         self._crashed.set()  # a bot that dies before it joins need not be waited for
+
+    def _died_unjoined(self) -> bool:
+        """Whether a bot process ended before its seat ever joined: the match cannot begin whole, so it is not
+        waited for. One that joined and then died is absent from then on, like any dropped bot, and the
+        other processes (one per rotation) are still waited for."""
+        return any(not seat.has_joined for seat in self._dead)
 
     def stop(self, reason: MatchStatus = MatchStatus.ABORTED) -> None:
         """Finish the hands in play, then end the match with ``reason`` (STOPPED when a comparison has decided)."""
@@ -294,7 +302,7 @@ class Match:
             await asyncio.wait({waiting, crash}, return_when=asyncio.FIRST_COMPLETED)
             crash.cancel()
             self._crashed.clear()
-            if any(p.crashed and not all(s.has_joined for s in p.seats) for p in self.participants):
+            if self._died_unjoined():
                 cut_short = True
                 waiting.cancel()
                 waiting.add_done_callback(lambda f: f.cancelled() or f.exception())

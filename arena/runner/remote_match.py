@@ -166,7 +166,7 @@ async def play_watched(setup: MatchSetup, on_crash: Callable[[str], None] | None
                 text = f"exited with status {process.returncode}"
                 if tail:
                     text += f"; last output: {' | '.join(tail)}"
-                setup.match.crashed(participant, text)
+                setup.match.crashed(participant, text, seat)
                 failure = f"{process.spec.name} {text} (match {setup.match.spec.match_id})"
                 setup.failures.append(failure)
                 if on_crash is not None:
