@@ -4,7 +4,8 @@ so a crash loses at most the hand in play.
 Tables: ``bots`` (name, version, language), ``matches`` (seed, commitment, table config, status),
 ``match_bots`` (who sat in a match), ``joins`` (what each participant's bot said of itself in its Join),
 ``hands`` (deal, rotation, button, deck, board), ``hand_seats`` (each seat's bot, hole cards, payoff), ``actions``
-(every event of the hand, with how the referee got each decision), ``violations``.
+(every event of the hand, with how the referee got each decision), ``violations``; ``registered_bots`` holds a
+league's bots (owner, the hash of each one's API key: arena.records.registry).
 """
 
 from __future__ import annotations
@@ -121,6 +122,14 @@ CREATE TABLE IF NOT EXISTS violations (
     participant INTEGER NOT NULL,
     kind TEXT NOT NULL,
     detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS registered_bots (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL DEFAULT '',
+    key_hash TEXT NOT NULL UNIQUE,
+    created_at REAL NOT NULL,
+    key_issued_at REAL NOT NULL,
+    revoked_at REAL
 );
 CREATE INDEX IF NOT EXISTS hand_seats_participant ON hand_seats(match_id, participant);
 """
@@ -517,6 +526,36 @@ class Database:
         rows = self.conn.execute("SELECT id FROM matches WHERE tournament = ? AND kind = ? ORDER BY id",
                                  (event, kind))
         return [str(r["id"]) for r in rows]
+
+    def finished_matches_of(self, event: str, kind: MatchKind) -> list[str]:
+        """The match ids of an event that are over for good, in the order they ended (a league's online ratings
+        are replayed in this order, the order they were updated in as the matches ended)."""
+        rows = self.conn.execute(
+            "SELECT id, status FROM matches WHERE tournament = ? AND kind = ? AND finished_at IS NOT NULL"
+            " ORDER BY finished_at, id", (event, kind))
+        return [str(r["id"]) for r in rows if MatchStatus(r["status"]).over]
+
+    def bots_played(self, event: str, kind: MatchKind) -> dict[str, tuple[int, float]]:
+        """Per bot name of an event's finished matches: how many it played, and when its last one ended."""
+        rows = self.conn.execute(
+            "SELECT b.name AS name, COUNT(*) AS n, MAX(m.finished_at) AS last FROM matches m"
+            " JOIN match_bots mb ON mb.match_id = m.id JOIN bots b ON b.id = mb.bot_id"
+            " WHERE m.tournament = ? AND m.kind = ? AND m.finished_at IS NOT NULL GROUP BY b.name", (event, kind))
+        return {str(r["name"]): (int(r["n"]), float(r["last"])) for r in rows}
+
+    def interrupt_running(self, event: str, kind: MatchKind) -> list[str]:
+        """End every match of an event still marked running (its referee died) as ``interrupted``: the hands it
+        finished stand, nothing more is dealt, and its seed is published so that they can be verified."""
+        rows = self.conn.execute("SELECT id FROM matches WHERE tournament = ? AND kind = ? AND status = ?",
+                                 (event, kind, MatchStatus.RUNNING)).fetchall()
+        ids = [str(r["id"]) for r in rows]
+        for match_id in ids:
+            seed = self.vault.get(match_id) or ""
+            with self.transaction():
+                self.conn.execute("UPDATE matches SET status = ?, finished_at = ?, seed = ? WHERE id = ?",
+                                  (MatchStatus.INTERRUPTED, time.time(), seed, match_id))
+            self.vault.pop(match_id)
+        return ids
 
     def save_note(self, key: str, data: dict[str, Any]) -> None:
         """Keep a JSON document beside the hands (a comparison's parameters and verdict)."""

@@ -98,6 +98,6 @@ def verify_match(db: Database, match_id: str, commitment: str | None = None) -> 
         for name, dealt, kept in checks:
             if dealt != kept:
                 result.problems.append(f"{where}: recorded {name} differ from a re-deal: {kept} != {dealt}")
-    if result.hands == 0 and status is not MatchStatus.NO_SHOW:
+    if result.hands == 0 and status not in (MatchStatus.NO_SHOW, MatchStatus.INTERRUPTED):
         result.problems.append(f"match {match_id} has no recorded hands")
     return result

@@ -13,11 +13,12 @@ class MatchStatus(enum.StrEnum):
     STOPPED = "stopped"  # ended early on purpose: a comparison reached its verdict
     ABORTED = "aborted"  # cut short by an operator (Ctrl-C) or an error; resumable
     NO_SHOW = "no_show"  # a bot never connected, so no hand was dealt
+    INTERRUPTED = "interrupted"  # a league match cut short when its host died: its finished hands stand, no more
 
     @property
     def over(self) -> bool:
         """Whether the match is over for good (its seed may be published; nothing more will be dealt)."""
-        return self in (MatchStatus.COMPLETED, MatchStatus.STOPPED, MatchStatus.NO_SHOW)
+        return self in (MatchStatus.COMPLETED, MatchStatus.STOPPED, MatchStatus.NO_SHOW, MatchStatus.INTERRUPTED)
 
 
 class BotOutcome(enum.StrEnum):
@@ -51,3 +52,4 @@ class MatchKind(enum.StrEnum):
     MATCH = "match"  # a single match (arena match, arena serve)
     TOURNAMENT = "tournament"  # one match of a round-robin (its tournament's name beside it)
     COMPARE = "compare"  # one match of a comparison (its comparison id beside it)
+    LEAGUE = "league"  # one match of a league (arena host; the league's name beside it)

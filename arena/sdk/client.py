@@ -19,9 +19,11 @@ import functools
 import logging
 import os
 import queue
+import random
 import re
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -39,6 +41,8 @@ __all__ = ["PROTOCOL_VERSION", "BotResult", "MatchEndReason", "MatchResult", "ru
 
 PROTOCOL_VERSION = 1
 CONNECT_TIMEOUT_S = 10.0
+RECONNECT_FIRST_S = 0.5  # a league bot's first wait before reconnecting; doubled each time, up to:
+RECONNECT_MAX_S = 30.0
 _DRAIN_TIMEOUT_S = 2.0  # after MatchEnd or a fatal Error, how long to wait for the referee to end the stream
 
 log = logging.getLogger("arena.sdk")
@@ -131,6 +135,8 @@ class _Settings:
     tls_ca: str | None
     max_tables: int
     batches: bool
+    league: bool = False  # the token is a league's API key: play match after match on one stream
+    version: str = ""
 
 
 def _batches_itself(bot: Bot) -> bool:
@@ -157,10 +163,14 @@ def _settings(
     tls_ca: str | None,
     argv: Sequence[str] | None,
     max_tables: int | None = None,
+    key: str | None = None,
+    version: str = "",
 ) -> _Settings:
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--address")
     parser.add_argument("--token")
+    parser.add_argument("--key")
+    parser.add_argument("--bot-version")
     parser.add_argument("--name")
     parser.add_argument("--tls-ca")
     parser.add_argument("--max-tables")
@@ -169,13 +179,16 @@ def _settings(
     env = os.environ
     address = address or args.address or env.get("ARENA_ADDRESS")
     token = token or args.token or env.get("ARENA_TOKEN")
+    key = None if token else key or args.key or env.get("ARENA_KEY")  # a match's token wins over a league key
     # The name in the code is only a default: whoever launches the bot may rename it.
     name = args.name or env.get("ARENA_BOT_NAME") or name or _kebab(type(bot).__name__)
     tls_ca = tls_ca or args.tls_ca or env.get("ARENA_TLS_CA") or None
+    version = args.bot_version or env.get("ARENA_BOT_VERSION") or version  # a league rates each version apart
     if not address:
         raise _usage_error("no referee address: pass --address HOST:PORT or set ARENA_ADDRESS")
-    if not token:
-        raise _usage_error("no token: pass --token TOKEN or set ARENA_TOKEN (the runner gives each bot its own)")
+    if not token and not key:
+        raise _usage_error("no token or key: pass --token TOKEN or set ARENA_TOKEN for a match (the runner gives "
+                           "each bot its own), or --key KEY / ARENA_KEY for a league (arena bots add prints it)")
     tables_text = args.max_tables or env.get("ARENA_MAX_TABLES") or None  # an empty variable is no setting
     if tables_text is not None:
         if not tables_text.strip().isdigit() or int(tables_text) < 1:
@@ -185,7 +198,8 @@ def _settings(
     # batches cost a bot on several tables nothing (the SDK unpacks them) and save the referee a message per request
     batches = (args.batches or env.get("ARENA_BATCHES", "") in ("1", "true", "yes") or tables > 1
                or _batches_itself(bot))
-    return _Settings(address, token, name, tls_ca, max(1, int(tables)), batches)
+    return _Settings(address, token or key or "", name, tls_ca, max(1, int(tables)), batches, league=not token,
+                     version=version)
 
 
 def _setup_logging() -> None:
@@ -216,11 +230,16 @@ def _channel(settings: _Settings) -> grpc.Channel:
 
 
 class _Session:
-    """One match on one stream: the referee's messages in, the bot's hooks called, Actions out."""
+    """One stream: the referee's messages in, the bot's hooks called, Actions out. A match's stream ends with its
+    MatchEnd; a league's (``league``) plays match after match until the host ends it."""
 
-    def __init__(self, bot: Bot, join: bot_pb2.Join) -> None:
+    def __init__(self, bot: Bot, join: bot_pb2.Join, league: bool = False) -> None:
         self.bot = bot
         self.join = join
+        self.league = league
+        self.matches = 0  # MatchEnds heard
+        self.welcomed = False
+        self.fatal: str | None = None  # a fatal Error the referee sent: do not reconnect
         self.outbox: queue.SimpleQueue[bot_pb2.BotMessage | None] = queue.SimpleQueue()
         self.open: dict[str, Request] = {}  # table_id -> the latest request (kept for rejections)
         self.result: MatchResult | None = None
@@ -241,13 +260,18 @@ class _Session:
         try:
             for msg in call:
                 self._handle(msg)
+                if self.league and self.fatal is None:
+                    continue  # a league's stream stays open across matches
                 if self.result is not None and timer is None:
                     self.outbox.put(None)  # half-close: we have nothing more to say
                     timer = threading.Timer(_DRAIN_TIMEOUT_S, call.cancel)
                     timer.daemon = True
                     timer.start()
         except grpc.RpcError as e:
-            if self.result is None:
+            if self.league and self.fatal is None:
+                self.result = MatchResult.failed(
+                    f"the league's stream broke: {e.code().name}: {e.details() or ''}".rstrip(": "), self.match_id)
+            elif self.result is None:
                 self.result = MatchResult.failed(
                     f"the stream broke before MatchEnd: {e.code().name}: {e.details() or ''}".rstrip(": "),
                     self.match_id,
@@ -256,6 +280,10 @@ class _Session:
             self.outbox.put(None)
             if timer is not None:
                 timer.cancel()
+        if self.league:
+            if self.result is None or (self.fatal is None and self.result.ok):
+                self.result = MatchResult.failed("the host ended the league's stream", self.match_id)
+            return self.result
         if self.result is None:
             self.result = MatchResult.failed("the referee ended the stream before MatchEnd", self.match_id)
         if self.result.ok:
@@ -284,6 +312,7 @@ class _Session:
         elif which == "welcome":
             w = msg.welcome
             self.match_id = w.match_id
+            self.welcomed = True
             log.info(
                 "joined match %s as %r: table %s, seat %d, %d hands%s",
                 w.match_id,
@@ -297,6 +326,11 @@ class _Session:
         elif which == "match_end":
             self._hook("on_match_end", self.bot.on_match_end, msg.match_end)
             self.result = MatchResult.from_pb(msg.match_end)
+            self.matches += 1
+            if self.league:
+                me = self.result.me
+                log.info("match %s over%s; waiting for the next one", self.result.match_id,
+                         f": you {me.net_chips:+d} chips in {me.hands_played} hands" if me else "")
         elif which == "error":
             self._on_error(msg.error)
         else:
@@ -385,6 +419,7 @@ class _Session:
         self._hook("on_error", self.bot.on_error, error)
         if error.fatal:
             self.result = MatchResult.failed(text, self.match_id)
+            self.fatal = text
         else:
             log.warning("%s", text)
 
@@ -453,29 +488,39 @@ def run(
     tls_ca: str | None = None,
     connect_timeout: float = CONNECT_TIMEOUT_S,
     max_tables: int | None = None,
+    key: str | None = None,
 ) -> MatchResult:
-    """Play one match with ``bot`` and return its result.
+    """Play one match with ``bot`` and return its result; with a league's API key, play its matches until the
+    league ends the stream.
 
     ``address`` and ``token`` come from the arguments, else ``--address``/``--token`` in ``argv`` (default
     ``sys.argv``), else the environment (``ARENA_ADDRESS``, ``ARENA_TOKEN``); if either is missing the program
     exits with status 2. The display name comes from ``--name``, else ``ARENA_BOT_NAME``, else ``name``, else the
-    class name, so a launcher can rename a bot. TLS is used when a root certificate is given (``tls_ca``,
+    class name, so a launcher can rename a bot; the version from ``--bot-version``, else ``ARENA_BOT_VERSION``, else
+    ``version``. TLS is used when a root certificate is given (``tls_ca``,
     ``--tls-ca`` or ``ARENA_TLS_CA``). Waits up to ``connect_timeout`` seconds for the referee to come up.
     The tables played at once are ``--max-tables``, else ``ARENA_MAX_TABLES``, else ``max_tables``, else
     ``bot.max_tables``; batches are asked for with more than one table, when the bot overrides ``act_batch``, or with
     ``--batches`` (``ARENA_BATCHES=1``).
+
+    With a key (``key``, ``--key`` or ``ARENA_KEY``, and no token) the bot joins a league (``arena host``): one
+    stream plays match after match (each begins with a Welcome and ends with a MatchEnd); when the host goes away
+    the bot reconnects, waiting 0.5 s, then twice as long each time up to 30 s; it stops only when the host ends
+    its stream with a fatal Error (revoked or replaced key, kicked), returning that as the result's error.
     """
-    settings = _settings(bot, address, token, name, tls_ca, argv, max_tables)
+    settings = _settings(bot, address, token, name, tls_ca, argv, max_tables, key, version)
     _setup_logging()
     join = bot_pb2.Join(
         token=settings.token,
         bot_name=settings.name,
-        bot_version=version,
+        bot_version=settings.version,
         protocol_version=PROTOCOL_VERSION,
         language="python",
         max_tables=settings.max_tables,
         batches=settings.batches,
     )
+    if settings.league:
+        return _play_league(bot, join, settings, connect_timeout)
     log.info("connecting to the referee at %s as %r", settings.address, settings.name)
     with _channel(settings) as channel:
         try:
@@ -485,3 +530,29 @@ def run(
             log.error("%s", error)
             return MatchResult.failed(error)
         return _Session(bot, join).play(channel)
+
+
+def _play_league(bot: Bot, join: bot_pb2.Join, settings: _Settings, connect_timeout: float) -> MatchResult:
+    """Play a league's matches on one stream, reconnecting with backoff whenever the host goes away, until the host
+    ends the stream with a fatal Error (a revoked or replaced key, a kick) or the program is interrupted."""
+    backoff = RECONNECT_FIRST_S
+    matches = 0
+    while True:
+        log.info("connecting to the league at %s as %r", settings.address, settings.name)
+        session = _Session(bot, join, league=True)
+        with _channel(settings) as channel:
+            try:
+                grpc.channel_ready_future(channel).result(timeout=connect_timeout)
+            except grpc.FutureTimeoutError:
+                log.warning("cannot reach the league at %s; trying again in %.1f s", settings.address, backoff)
+            else:
+                result = session.play(channel)
+                matches += session.matches
+                if session.fatal is not None:
+                    log.error("the league ended this bot's stream: %s (%d matches played)", session.fatal, matches)
+                    return result
+                if session.welcomed or session.matches:
+                    backoff = RECONNECT_FIRST_S  # it was playing: the host just went away
+                log.warning("%s; reconnecting in %.1f s", result.error or "the stream ended", backoff)
+        time.sleep(backoff * random.uniform(0.8, 1.2))  # jitter: bots of a restarted host do not return at once
+        backoff = min(RECONNECT_MAX_S, backoff * 2)

@@ -71,6 +71,7 @@ class RemoteSeat(Seat):
         self.joins = 0
         self.participant = -1
         self.finished = False
+        self.hosted = False  # played on a stream that outlives the match (``adopt``): never closed at its end
         self._session: BotSession | None = None
         self._ready = asyncio.Event()
         self._in_hand: set[str] = set()  # tables where a hand of this seat is being played
@@ -151,16 +152,30 @@ class RemoteSeat(Seat):
             ))
             old.close("ALREADY_EXISTS", "replaced by a newer connection with the same token")
             self._fail_pending(f"{self.name} reconnected")
-        self._session = BotSession(conn, join)
+        self._seat_session(BotSession(conn, join), conn.peer)
+        if self.finished:
+            conn.close()
+
+    def adopt(self, session: BotSession, peer: str = "") -> None:
+        """Play this seat on a stream that outlives the match (a league member's, arena.league): the stream is
+        sent this match's Welcome, and is left open when the match ends. Called again when the member rejoins."""
+        self.hosted = True
+        if self._session is not None and self._session is not session:
+            self._fail_pending(f"{self.name} reconnected")
+        self._seat_session(session, peer)
+
+    def _seat_session(self, session: BotSession, peer: str) -> None:
+        join = session.join
+        self._session = session
         self.joins += 1
         if self.on_join is not None:
-            self.on_join(self, conn.peer, join)
+            self.on_join(self, peer, join)
         self.bot_name = join.bot_name
         self.bot_version = join.bot_version
         self.language = join.language
         self._stale = set(self._in_hand)
         self._ready.set()
-        conn.send(
+        session.send(
             bot_pb2.RefereeMessage(
                 welcome=bot_pb2.Welcome(
                     match_id=self.match_id,
@@ -170,13 +185,11 @@ class RemoteSeat(Seat):
                     clock_policy=self.policy,
                     protocol_version=convert.PROTOCOL_VERSION,
                     hands_total=self.hands_total,
-                    tables=min(self._session.max_tables, self.tables),
+                    tables=min(session.max_tables, self.tables),
                     batches=join.batches,
                 )
             )
         )
-        if self.finished:
-            conn.close()
 
     def detach(self, conn: Connection) -> None:
         """The stream ended: the seat is unavailable until the bot joins again."""
@@ -262,7 +275,7 @@ class RemoteSeat(Seat):
         self.finished = True
         if isinstance(result, MatchResult):
             self._send(bot_pb2.RefereeMessage(match_end=match_end(result, participant)))
-        if self._session is not None:
+        if self._session is not None and not self.hosted:
             self._session.conn.close()
 
     async def forfeited(self, reason: str) -> None:

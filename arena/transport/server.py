@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -309,6 +309,23 @@ class SpectatorSink:
         return event
 
 
+class Endpoint(Protocol):
+    """What a joined stream is attached to: a match's seat (``RemoteSeat``, by its token) or a league member (by
+    its API key, arena.league), which hosts seats of many matches on the one stream."""
+
+    name: str
+
+    @property
+    def session(self) -> BotSession | None: ...
+
+    def attach(self, conn: Connection, join: bot_pb2.Join) -> None: ...
+
+    def detach(self, conn: Connection) -> None: ...
+
+
+Resolver = Callable[[str], Endpoint | None]  # a Join's token (or key) -> what it joins, None if it is not valid
+
+
 @dataclass(slots=True)
 class _Stream:
     """What the servicer knows of one Play call."""
@@ -320,10 +337,17 @@ class BotServicer:
     """The bot stream: Join, then Actions; misbehaviour is answered, never fatal to the referee. Messages go out
     as bytes: requests are built serialized (``RequestBuilder.serialized``) and batches packed as bytes."""
 
-    def __init__(self, seats: dict[str, RemoteSeat], limits: ServerLimits) -> None:
+    def __init__(self, seats: dict[str, RemoteSeat], limits: ServerLimits, keys: Resolver | None = None) -> None:
         self.seats = seats
         self.limits = limits
+        self.keys = keys
         self.guard = PeerGuard(limits, lambda: len(seats))
+
+    def _lookup(self, token: str) -> Endpoint | None:
+        seat = self.seats.get(token)
+        if seat is None and self.keys is not None:
+            return self.keys(token)
+        return seat
 
     def handler(self) -> grpc.GenericRpcHandler[Any, Any]:
         """BotService.Play, reading BotMessages and sending bytes as they are."""
@@ -373,8 +397,9 @@ class BotServicer:
             yield error_message(bot_pb2.ERROR_CODE_MALFORMED, text, fatal=True)
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, text)
             return
-        refusal = self._check_join(first)
-        if refusal is not None:
+        refusal, seat = self._check_join(first)
+        if refusal is not None or seat is None:
+            assert refusal is not None
             code, status, text = refusal
             delay = self.guard.refused(host)
             if delay:
@@ -382,7 +407,6 @@ class BotServicer:
             yield error_message(code, text, fatal=True)
             await context.abort(status, text)
             return
-        seat = self.seats[first.join.token]
         conn = Connection(peer)
         stream.joined = True
         self.guard.joined()
@@ -403,23 +427,25 @@ class BotServicer:
 
     def _check_join(
         self, first: bot_pb2.BotMessage
-    ) -> tuple[bot_pb2.ErrorCode.ValueType, grpc.StatusCode, str] | None:
-        """Why a first message cannot seat a bot, or None when it can."""
+    ) -> tuple[tuple[bot_pb2.ErrorCode.ValueType, grpc.StatusCode, str] | None, Endpoint | None]:
+        """Why a first message cannot seat a bot (and None), or None and what it joins."""
         if first.WhichOneof("msg") != "join":
             return (bot_pb2.ERROR_CODE_OUT_OF_ORDER, grpc.StatusCode.FAILED_PRECONDITION,
-                    "the first message on the stream must be a Join")
+                    "the first message on the stream must be a Join"), None
         join = first.join
         if join.protocol_version != convert.PROTOCOL_VERSION:
             return (bot_pb2.ERROR_CODE_UNSUPPORTED_PROTOCOL_VERSION, grpc.StatusCode.FAILED_PRECONDITION,
                     f"protocol version {join.protocol_version} is not supported; this referee speaks "
-                    f"{convert.PROTOCOL_VERSION}")
-        seat = self.seats.get(join.token)
+                    f"{convert.PROTOCOL_VERSION}"), None
+        seat = self._lookup(join.token)
         if seat is None:
-            return (bot_pb2.ERROR_CODE_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
-                    "unknown token: no seat of any match here has it")
-        return None
+            text = ("unknown token: no seat of any match here has it" if self.keys is None else
+                    "unknown, revoked or replaced API key: no bot of this league has it (arena bots rotate NAME "
+                    "issues a new one)")
+            return (bot_pb2.ERROR_CODE_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED, text), None
+        return None, seat
 
-    async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage], seat: RemoteSeat, session: BotSession,
+    async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage], seat: Endpoint, session: BotSession,
                     ) -> None:
         """Everything after the Join: Actions go to the stream's session (while it is the seat's); anything else
         gets an Error."""
@@ -694,6 +720,7 @@ class RefereeServer:
         self.tcp = tcp
         self.local = local
         self.seats: dict[str, RemoteSeat] = {}
+        self.keys: Resolver | None = None  # a league host's: API keys -> members (set before ``start``)
         self.directory = MatchDirectory()
         self.port = 0
         self.socket_path: Path | None = None
@@ -733,7 +760,7 @@ class RefereeServer:
 
     async def _server(self, spectators: bool) -> grpc.aio.Server:
         server = grpc.aio.server(options=self._options())
-        server.add_generic_rpc_handlers((BotServicer(self.seats, self.limits).handler(),))
+        server.add_generic_rpc_handlers((BotServicer(self.seats, self.limits, self.keys).handler(),))
         names = [bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name]
         if spectators:
             server.add_generic_rpc_handlers((ArenaServicer(self.directory, self.limits).handler(),))

@@ -86,13 +86,16 @@ def action_error(code: bot_pb2.ErrorCode.ValueType, message: str, action: poker_
 
 class BotSession:
     """One joined stream: its connection, what its Join said (``max_tables``, batches), and its open requests by
-    request_id. A request is open from ``ask`` until its answer, its time-out or the session's end (``fail``)."""
+    table and request id (request ids are unique within a match; a league's stream plays several matches, each
+    with tables of its own). A request is open from ``ask`` until its answer, its time-out or the session's end
+    (``fail``)."""
 
     def __init__(self, conn: Connection, join: bot_pb2.Join) -> None:
         self.conn = conn
+        self.join = join
         self.max_tables = max(1, join.max_tables)
         conn.batches = join.batches
-        self.pending: dict[int, tuple[Decision, asyncio.Future[Action]]] = {}
+        self.pending: dict[tuple[str, int], tuple[Decision, asyncio.Future[Action]]] = {}
 
     @property
     def live(self) -> bool:
@@ -107,7 +110,8 @@ class BotSession:
         """Open ``decision``'s request (send ``request``, unless this is a retry of one sent already) and wait for
         its answer, under the decision's clock (a TimeoutError when it runs out)."""
         future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
-        self.pending[decision.request_id] = (decision, future)
+        key = (decision.table_id, decision.request_id)
+        self.pending[key] = (decision, future)
         decision.timer.arm(future)
         if request is not None:
             self.send(request, decision.timer.sent)
@@ -115,7 +119,7 @@ class BotSession:
             return await future
         finally:
             decision.timer.disarm()
-            del self.pending[decision.request_id]
+            del self.pending[key]
 
     def fail(self, error: Exception) -> None:
         """Every open request ends with ``error`` (the stream ended, or a newer one took the seat)."""
@@ -126,7 +130,7 @@ class BotSession:
     def answers(self, message: poker_pb2.Action) -> bool:
         """Whether ``message`` names a request the referee is waiting for an answer to (table, hand and request
         ids all equal to the request's)."""
-        pending = self.pending.get(message.request_id)
+        pending = self.pending.get((message.table_id, message.request_id))
         return pending is not None and not pending[1].done() and not mismatches(message, pending[0])
 
     def deliver(self, message: poker_pb2.Action) -> None:
@@ -134,7 +138,7 @@ class BotSession:
         An Action must echo an open request's table_id, hand_id and request_id: one that differs in any of them
         (an empty one included) is ignored, so that no action is ever applied to a table or hand it was not meant
         for."""
-        pending = self.pending.get(message.request_id)
+        pending = self.pending.get((message.table_id, message.request_id))
         if pending is not None and not pending[1].done() and not mismatches(message, pending[0]):
             try:
                 pending[1].set_result(convert.action_from_pb(message))
@@ -142,6 +146,8 @@ class BotSession:
                 pending[1].set_exception(InvalidAction(str(exc)))
             return
         open_ = [p for p in self.pending.values() if not p[1].done()]  # what was wrong, for the bot
+        if pending is None:  # the nearest open request: the one of that id (on another table), if there is one
+            pending = next((p for p in open_ if p[0].request_id == message.request_id), None)
         if not open_:
             self.send(action_error(
                 bot_pb2.ERROR_CODE_OUT_OF_ORDER,

@@ -1,0 +1,108 @@
+"""``arena host league.toml --db league.db``: run a league until stopped (Ctrl-C or SIGTERM)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import signal
+from typing import Any
+
+import click
+
+from arena.cli.bots import DEFAULT_LEAGUE_DB
+from arena.cli.leaderboard import open_db
+from arena.cli.options import ConfigurationError
+from arena.league.host import LeagueHost
+from arena.league.settings import LeagueConfig, LeagueConfigError, address
+from arena.league.web import LeagueSite
+from arena.records.db import Database
+from arena.records.registry import Registry
+from arena.referee import MatchResult
+from arena.transport.server import ServerError, reachable_addresses
+
+
+@click.command()
+@click.argument("config_path", metavar="LEAGUE.toml", type=click.Path(dir_okay=False))
+@click.option("--db", "db_path", default=DEFAULT_LEAGUE_DB, show_default=True, type=click.Path(dir_okay=False),
+              help="The league's database (its registered bots and every match).")
+@click.option("--grpc", "grpc_address", default=None, metavar="HOST:PORT", help="Override the file's grpc address.")
+@click.option("--http", "http_address", default=None, metavar="HOST:PORT",
+              help="Override the file's http address ('off': no site).")
+@click.option("-v", "--verbose", count=True, help="Log more (-v: every match, -vv: debug).")
+def host(config_path: str, db_path: str, grpc_address: str | None, http_address: str | None, verbose: int) -> None:
+    """Run a league: registered bots connect with their API keys (arena bots add), are matched continuously,
+    rated after every match, and published live on the http address."""
+    level = logging.WARNING if verbose == 0 else (logging.INFO if verbose == 1 else logging.DEBUG)
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        config = LeagueConfig.from_toml(config_path)
+        if grpc_address:
+            config = _replace(config, grpc=address(grpc_address, "--grpc"))
+        if http_address:
+            config = _replace(config, http=None if http_address == "off" else address(http_address, "--http"))
+    except LeagueConfigError as exc:
+        raise ConfigurationError(str(exc)) from None
+    tls = None
+    if config.tls_cert is not None and config.tls_key is not None:
+        try:
+            tls = (config.tls_key.read_bytes(), config.tls_cert.read_bytes())
+        except OSError as exc:
+            raise ConfigurationError(f"{config_path}: [tls]: cannot read {exc.filename}: {exc.strerror}") from None
+    db = open_db(db_path, create=True)
+    registered = Registry(db).list()
+    try:
+        asyncio.run(_serve(config, db, tls, len([b for b in registered if b.active]), db_path))
+    except ServerError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        db.close()
+
+
+def _replace(config: LeagueConfig, **changes: Any) -> LeagueConfig:
+    return dataclasses.replace(config, **changes)
+
+
+async def _serve(config: LeagueConfig, db: Database, tls: tuple[bytes, bytes] | None, active: int,
+                 db_path: str) -> None:
+    league = LeagueHost(config, db, tls=tls)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await league.start()
+    site = None
+    try:
+        for match_id in league.interrupted:
+            click.echo(f"match {match_id} was cut short when the host last stopped: it ends as interrupted (its "
+                       "finished hands stand, its seed is published)", err=True)
+        scheme = "TLS" if tls else "no TLS"
+        addresses = reachable_addresses(config.grpc[0], league.server.port)
+        click.echo(f"league {config.name}: bots connect to {', '.join(addresses)} ({scheme}) with "
+                   f"ARENA_ADDRESS=... ARENA_KEY=<their key>")
+        if config.http is not None:
+            site = LeagueSite(league)
+            port = await site.start(*config.http)
+            click.echo(f"live site: http://{config.http[0]}:{port}/  (JSON: /api/leaderboard, /api/bots, "
+                       "/api/matches, /api/live)")
+        if not active:
+            click.echo(f"no bots are registered yet: arena bots add NAME --db {db_path} prints the key a bot "
+                       "connects with", err=True)
+        else:
+            click.echo(f"{active} registered bots; matches of {config.match.hands} hands start as soon as "
+                       f"{config.seats} of them are connected", err=True)
+
+        def announce(result: MatchResult) -> None:
+            nets = ", ".join(f"{r.name} {r.net:+d}" for r in result.results)
+            click.echo(f"{result.match_id} {result.reason.value}: {result.hands_played} hands; {nets}")
+
+        league.on_match_end.append(announce)
+        await league.run(stop)
+        click.echo("stopping: the matches in play end as interrupted (their finished hands are recorded)", err=True)
+    finally:
+        await league.stop()
+        if site is not None:
+            await site.stop()
+
+
+COMMANDS = [host]

@@ -1,0 +1,348 @@
+"""The league host: registered bots join with their API keys on long-lived streams and are matched continuously.
+
+A bot's stream is a ``Member`` (arena.transport.server's ``Endpoint``): it outlives matches, and every match it is
+scheduled in gets a seat (``RemoteSeat.adopt``) that talks over it: the stream is sent that match's Welcome, plays
+it, hears its MatchEnd, and stays open for the next one. A member that reconnects (or a newer stream with the same
+key) takes over every seat it holds. Matches are dealt fresh (no duplicate: remote bots can remember, README D2),
+each from its own secret seed, recorded hand by hand like any match, and published when they end.
+
+After a crash the host starts again on the same database: matches still marked running end as ``interrupted``
+(their finished hands stand and their seeds are published; nothing is dealt again), the live ratings are replayed
+from the sessions in the order the matches ended (exactly what they were), and scheduling goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from arena.league.matchmaker import Candidate, Rules, pick
+from arena.league.settings import LeagueConfig
+from arena.ratings.league_ratings import LeagueRatings
+from arena.ratings.sessions import bot_key, load_sessions
+from arena.records.db import Database
+from arena.records.registry import RegisteredBot, Registry, RegistryError
+from arena.referee import Match, MatchKind, MatchResult, MatchStatus
+from arena.transport import convert
+from arena.transport.pb import arena_pb2, bot_pb2
+from arena.transport.remote import RemoteSeat
+from arena.transport.server import RefereeServer, ServerLimits
+from arena.transport.session import BotSession, Connection, error_message
+
+log = logging.getLogger("arena.league")
+
+SCHEDULE_EVERY_S = 0.5  # how often the matchmaker looks again when nothing woke it
+CHECK_KEYS_EVERY_S = 1.0  # how soon a revoked or rotated key's live stream is ended
+
+
+class Member:
+    """A registered bot's presence at the host: its current stream (the newest that joined with its key), the seats
+    of the matches it is playing, and what matchmaking needs to know of it."""
+
+    def __init__(self, bot: RegisteredBot, on_change: Callable[[], None]) -> None:
+        self.name = bot.name
+        self.owner = bot.owner
+        self.key_issued_at = bot.key_issued_at
+        self._session: BotSession | None = None
+        self.peer = ""
+        self.seats: set[RemoteSeat] = set()
+        self.waiting_since = time.time()
+        self.last_played: float | None = None
+        self.matches = 0
+        self.connected_at: float | None = None
+        self.on_change = on_change
+
+    @property
+    def session(self) -> BotSession | None:
+        """The stream that plays for this bot now."""
+        return self._session
+
+    @property
+    def live(self) -> bool:
+        return self._session is not None and self._session.live
+
+    @property
+    def version(self) -> str:
+        """The version its current stream's Join named."""
+        return self._session.join.bot_version if self._session is not None else ""
+
+    def attach(self, conn: Connection, join: bot_pb2.Join) -> None:
+        """A stream joined with this bot's key: it plays from now on (an older one is told why and closed), and
+        takes over the seats of the matches the bot is in."""
+        old = self._session
+        if old is not None and old.conn is not conn:
+            old.send(error_message(
+                bot_pb2.ERROR_CODE_BAD_TOKEN,
+                "another connection joined with your key; this one is closed (the newest connection plays)",
+                fatal=True,
+            ))
+            old.conn.close("ALREADY_EXISTS", "replaced by a newer connection with the same key")
+            old.fail(ConnectionError(f"{self.name} reconnected"))
+        session = BotSession(conn, join)
+        self._session = session
+        self.peer = conn.peer
+        self.connected_at = time.time()
+        if not self.seats:
+            self.waiting_since = time.time()
+        for seat in list(self.seats):
+            seat.adopt(session, conn.peer)
+        self.on_change()
+
+    def detach(self, conn: Connection) -> None:
+        """The stream ended: the bot's seats are played by the time-out policy until it joins again."""
+        session = self._session
+        if session is None or session.conn is not conn:
+            return
+        for seat in list(self.seats):
+            seat.detach(conn)
+        session.fail(ConnectionError(f"{self.name} disconnected"))
+        self._session = None
+        self.on_change()
+
+    def end(self, code: str, text: str) -> None:
+        """End the bot's stream with a fatal error (revoked key, kicked); its seats play on by the time-out policy."""
+        session = self._session
+        if session is None:
+            return
+        session.send(error_message(bot_pb2.ERROR_CODE_BAD_TOKEN, text, fatal=True))
+        session.conn.close(code, text)
+
+    def free(self, most: int) -> int:
+        """How many more matches it can start now: its Join's ``max_tables`` capped by the league."""
+        if not self.live or self._session is None:
+            return 0
+        return max(0, min(most, self._session.max_tables) - len(self.seats))
+
+
+@dataclass(slots=True)
+class LiveMatch:
+    """A match being played."""
+
+    match: Match
+    bots: tuple[str, ...]
+    started: float = field(default_factory=time.time)
+
+
+class LeagueHost:
+    """Serves the league: the bot service with API keys, the matchmaker, the matches, the live ratings."""
+
+    def __init__(self, config: LeagueConfig, db: Database, limits: ServerLimits | None = None,
+                 tls: tuple[bytes, bytes] | None = None) -> None:
+        self.config = config
+        self.db = db
+        self.registry = Registry(db)
+        host, port = config.grpc
+        self.server = RefereeServer(host, port, tls, limits)
+        self.server.keys = self.resolve
+        self.members: dict[str, Member] = {}
+        self.live: dict[str, LiveMatch] = {}
+        self.paused = False
+        self.ratings = LeagueRatings(version_sigma=config.version_sigma)
+        self.interrupted: list[str] = []
+        self.rated = 0  # finished matches whose sessions the live ratings hold
+        self.played: dict[str, tuple[int, float]] = {}  # from earlier runs: matches per bot, when its last ended
+        self.on_match_end: list[Callable[[MatchResult], None]] = []
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._count = 0
+        self._stopping = False
+
+    # ------------------------------------------------------------------ start, stop
+
+    async def start(self) -> None:
+        """Recover from an earlier run, then listen."""
+        self.interrupted = self.db.interrupt_running(self.config.name, MatchKind.LEAGUE)
+        for match_id in self.interrupted:
+            log.warning("match %s was cut short when the host stopped: it ends as interrupted (its finished hands "
+                        "stand, its seed is published)", match_id)
+        self._count = len(self.db.matches_of(self.config.name, MatchKind.LEAGUE))
+        finished = self.db.finished_matches_of(self.config.name, MatchKind.LEAGUE)
+        sessions = load_sessions(self.db, finished) if finished else []
+        self.ratings = LeagueRatings.replay(sessions, version_sigma=self.config.version_sigma)
+        self.rated = len(finished)
+        self.played = self.db.bots_played(self.config.name, MatchKind.LEAGUE)
+        await self.server.start()
+
+    async def run(self, stop: asyncio.Event | None = None) -> None:
+        """Schedule matches until ``stop`` is set (or forever)."""
+        stop = stop or asyncio.Event()
+        checker = asyncio.create_task(self._check_keys(stop))
+        try:
+            while not stop.is_set():
+                if not self.paused:
+                    self.schedule()
+                self._wake.clear()
+                waits = {asyncio.ensure_future(self._wake.wait()), asyncio.ensure_future(stop.wait())}
+                await asyncio.wait(waits, timeout=SCHEDULE_EVERY_S, return_when=asyncio.FIRST_COMPLETED)
+                for task in waits:
+                    task.cancel()
+        finally:
+            checker.cancel()
+
+    async def stop(self, grace_s: float = 1.0) -> None:
+        """Stop the matches being played (their finished hands are recorded) and stop serving."""
+        self._stopping = True
+        for live in self.live.values():
+            live.match.stop()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=30)
+        await self.server.stop(grace_s)
+
+    def wake(self) -> None:
+        """Something changed (a bot joined or left, a match ended): look for matches to start."""
+        self._wake.set()
+
+    # ------------------------------------------------------------------ keys
+
+    def resolve(self, key: str) -> Member | None:
+        """The member a Join's key belongs to (created when its bot first connects), None if the key is invalid."""
+        bot = self.registry.authenticate(key)
+        if bot is None:
+            return None
+        member = self.members.get(bot.name)
+        if member is None:
+            member = self.members[bot.name] = Member(bot, self.wake)
+            member.matches, last = self.played.get(bot.name, (0, 0.0))
+            member.last_played = last or None
+        member.owner = bot.owner
+        member.key_issued_at = bot.key_issued_at
+        return member
+
+    async def _check_keys(self, stop: asyncio.Event) -> None:
+        """End the streams of bots whose key was revoked or rotated since they joined (``arena bots revoke``
+        writes the database from another process)."""
+        while not stop.is_set():
+            await asyncio.sleep(CHECK_KEYS_EVERY_S)
+            self.check_keys()
+
+    def check_keys(self) -> None:
+        """One look at the registry for revoked or replaced keys of connected bots."""
+        for member in list(self.members.values()):
+            if not member.live:
+                continue
+            try:
+                bot = self.registry.get(member.name)
+            except RegistryError:
+                bot = None
+            if bot is None or not bot.active:
+                member.end("UNAUTHENTICATED", "your key was revoked: stream closed")
+            elif bot.key_issued_at != member.key_issued_at:
+                member.end("UNAUTHENTICATED", "your key was replaced (arena bots rotate): join with the new one")
+
+    def kick(self, name: str, reason: str = "kicked by the league's admin") -> bool:
+        """End a bot's stream now (it may join again)."""
+        member = self.members.get(name)
+        if member is None or not member.live:
+            return False
+        member.end("PERMISSION_DENIED", reason)
+        return True
+
+    # ------------------------------------------------------------------ matchmaking
+
+    def candidates(self) -> list[Candidate]:
+        """The connected bots, as the matchmaker sees them."""
+        most = self.config.matches_per_bot
+        out = []
+        for member in self.members.values():
+            if not member.live:
+                continue
+            rating = self.ratings.rating(bot_key(member.name, member.version))
+            out.append(Candidate(member.name, member.owner, rating.mu, member.free(most), member.waiting_since,
+                                 member.last_played, member.matches))
+        return out
+
+    def rules(self) -> Rules:
+        making = self.config.matchmaking
+        return Rules(self.config.seats, making.window, making.widen_per_minute, making.same_owner, making.rest_s)
+
+    def schedule(self) -> list[str]:
+        """Start every match the matchmaker finds room for now; their ids."""
+        if self._stopping:
+            return []
+        budget = self.config.matches_at_once - len(self.live)
+        if budget <= 0:
+            return []
+        started = []
+        for table in pick(self.candidates(), self.rules(), time.time(), budget):
+            started.append(self.start_match(table))
+        return started
+
+    # ------------------------------------------------------------------ matches
+
+    def start_match(self, names: tuple[str, ...]) -> str:
+        """Create, record and start a match between connected members (its task runs it)."""
+        self._count += 1
+        match_id = f"{self.config.name}-{self._count:06d}"
+        while self.db.match_row(match_id) is not None:  # an id taken by an earlier run
+            self._count += 1
+            match_id = f"{self.config.name}-{self._count:06d}"
+        settings = self.config.match
+        spec = dataclasses.replace(settings.spec(match_id, secrets.token_hex(32)), table_id=match_id)
+        members = [self.members[name] for name in names]
+        versions = [m.version for m in members]
+        hands_total = len(spec.plan(len(names)))
+        config = convert.table_config(spec.config, spec.table_seats(len(names)), spec.starting_stack)
+        policy = bot_pb2.ActionClockPolicy(per_action_ms=spec.policy.per_action_ms,
+                                           time_bank_ms=spec.policy.time_bank_ms,
+                                           max_retries=spec.policy.max_retries,
+                                           max_violations=spec.policy.max_violations)
+        table_id = spec.table_id if spec.tables == 1 else f"{spec.table_id}.1"
+        seats = [RemoteSeat(name, "", match_id, table_id, config, policy, hands_total, spec.tables) for name in names]
+        self.db.start_match(spec, [(n, v, "") for n, v in zip(names, versions, strict=True)], hands_total,
+                            kind=MatchKind.LEAGUE, tournament=self.config.name)
+        match = Match(spec, list(zip(names, seats, strict=True)), [self.db, self.server.directory.sink(match_id)],
+                      versions)
+        for index, seat in enumerate(seats):
+            first = next((p for p in match.plan if index in p.seating), None)
+            if first is not None:
+                seat.first_seat(first.seating.index(index))
+        self.server.add_match(match, seats)
+        for member, seat in zip(members, seats, strict=True):
+            member.seats.add(seat)
+            session = member.session
+            assert session is not None
+            seat.adopt(session, member.peer)
+        self.live[match_id] = LiveMatch(match, names)
+        task = asyncio.create_task(self._play(match_id, match, members, seats))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        log.info("match %s: %s", match_id, " vs ".join(names))
+        return match_id
+
+    async def _play(self, match_id: str, match: Match, members: list[Member], seats: list[RemoteSeat]) -> None:
+        directory = self.server.directory
+        directory.set_status(match_id, arena_pb2.MATCH_STATUS_RUNNING)
+        try:
+            result = await match.run()
+        except Exception:
+            log.exception("match %s failed", match_id)
+            directory.set_status(match_id, arena_pb2.MATCH_STATUS_ABORTED)
+            raise
+        finally:
+            now = time.time()
+            for member, seat in zip(members, seats, strict=True):
+                member.seats.discard(seat)
+                member.last_played = now
+                member.waiting_since = now
+                member.matches += 1
+            self.live.pop(match_id, None)
+        if self._stopping and not result.reason.over:  # the host is shutting down: the match will not go on
+            result = dataclasses.replace(result, reason=MatchStatus.INTERRUPTED)
+        self.db.finish_match(result)
+        directory.set_status(match_id, arena_pb2.MATCH_STATUS_FINISHED if result.reason.over
+                             else arena_pb2.MATCH_STATUS_ABORTED)
+        if result.reason.over:
+            for session in load_sessions(self.db, [match_id]):
+                self.ratings.update(session)
+            self.rated += 1
+        log.info("match %s ended (%s): %s", match_id, result.reason.value,
+                 ", ".join(f"{r.name} {r.net:+d}" for r in result.results))
+        for listener in self.on_match_end:
+            listener(result)
+        self.wake()
+

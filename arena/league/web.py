@@ -1,0 +1,178 @@
+"""The league's live site and JSON API, served by the host over aiohttp.
+
+``/`` and every page of ``arena publish`` (rebuilt in a worker thread after matches end, at most every
+``REFRESH_S``, so the tables are never slowed by it), and:
+
+- ``/api/leaderboard``: the rows of ``arena leaderboard --json`` (each with its ``sessions``), from the
+  order-independent fit; ``/api/bots``: the registered bots, whether connected, their version, matches, games in
+  the last hour, live rating; ``/api/matches``: the league's matches, newest first; ``/api/live``: the matches
+  being played, with their hands so far.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from arena.league.host import LeagueHost
+from arena.publish import publish
+from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
+from arena.ratings.sessions import bot_key
+from arena.records.db import Database
+from arena.referee import MatchKind, MatchResult
+
+log = logging.getLogger("arena.league")
+
+REFRESH_S = 2.0  # the most often the published pages and the leaderboard are rebuilt
+
+
+class LeagueSite:
+    """The HTTP side of a host: cached published data, rebuilt off the event loop as matches end."""
+
+    def __init__(self, host: LeagueHost, title: str | None = None) -> None:
+        self.host = host
+        self.title = title or f"{host.config.name}: live league"
+        self.folder = Path(tempfile.mkdtemp(prefix="arena-league-site-"))
+        self.leaderboard: dict[str, Any] = {"rows": [], "sessions": 0, "generated_at": time.time()}
+        self.matches: list[dict[str, Any]] = []
+        self.built_at = 0.0
+        self._dirty = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.port = 0
+        host.on_match_end.append(self._changed)
+
+    def _changed(self, result: MatchResult) -> None:
+        self._dirty.set()
+
+    # ------------------------------------------------------------------ building
+
+    def _build(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Runs in a worker thread, with a read-only connection of its own."""
+        db = Database(self.host.db.path, read_only=True)
+        try:
+            ids = db.matches_of(self.host.config.name, MatchKind.LEAGUE)
+            board = build_leaderboard(db, ids)
+            data = leaderboard_json(board)
+            staging = Path(tempfile.mkdtemp(prefix="arena-league-build-"))
+            publish(db, staging, self.title, board)
+            for item in staging.iterdir():  # swap the new pages in, file by file
+                target = self.folder / item.name
+                if target.is_dir():
+                    shutil.rmtree(target)
+                shutil.move(str(item), target)
+            shutil.rmtree(staging, ignore_errors=True)
+            matches = sorted(data["matches"], key=lambda m: m["created_at"], reverse=True)
+            return data, matches
+        finally:
+            db.close()
+
+    async def refresh(self) -> None:
+        """Rebuild the leaderboard and the pages now."""
+        if not self.host.db.path.exists():
+            return
+        self.leaderboard, self.matches = await asyncio.to_thread(self._build)
+        self.built_at = time.time()
+
+    async def _refresher(self) -> None:
+        while True:
+            await self._dirty.wait()
+            self._dirty.clear()
+            try:
+                await self.refresh()
+            except Exception:
+                log.exception("rebuilding the league's site failed; trying again after the next match")
+            await asyncio.sleep(REFRESH_S)
+
+    # ------------------------------------------------------------------ serving
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/api/leaderboard", self._leaderboard)
+        app.router.add_get("/api/bots", self._bots)
+        app.router.add_get("/api/matches", self._matches)
+        app.router.add_get("/api/live", self._live)
+        app.router.add_get("/", self._index)
+        app.router.add_static("/", self.folder, show_index=False)
+        return app
+
+    async def start(self, host: str, port: int) -> int:
+        """Build the pages once and serve them; returns the port."""
+        await self.refresh()
+        self._runner = web.AppRunner(self.app(), access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port)
+        await site.start()
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1] if sockets else port
+        self._task = asyncio.create_task(self._refresher())
+        return self.port
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        if self._runner is not None:
+            await self._runner.cleanup()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        index = self.folder / "index.html"
+        if not index.exists():
+            return web.Response(text="the league's pages are being built; try again in a moment", status=503)
+        return web.FileResponse(index)
+
+    async def _leaderboard(self, request: web.Request) -> web.Response:
+        data = self.leaderboard
+        body = {"league": self.host.config.name, "generated_at": data.get("generated_at"),
+                "sessions": data.get("sessions", 0), "ranking": data.get("ranking"),
+                "sorted_by": data.get("sorted_by"), "rating_system": data.get("rating_system"),
+                "rows": data.get("rows", [])}
+        return _json(body)
+
+    async def _matches(self, request: web.Request) -> web.Response:
+        return _json({"league": self.host.config.name, "matches": self.matches})
+
+    async def _live(self, request: web.Request) -> web.Response:
+        now = time.time()
+        live = [{"match_id": match_id, "bots": list(m.bots), "hands_played": m.match.hands_played,
+                 "hands_total": m.match.hands_total, "running_s": round(now - m.started, 1)}
+                for match_id, m in sorted(self.host.live.items())]
+        return _json({"league": self.host.config.name, "paused": self.host.paused, "rated_matches": self.host.rated,
+                      "live": live})
+
+    async def _bots(self, request: web.Request) -> web.Response:
+        host = self.host
+        hour_ago = time.time() - 3600
+        recent: dict[str, int] = {}
+        for match in self.matches:
+            if match["created_at"] >= hour_ago:
+                for key in match["bots"]:
+                    name = key.partition("@")[0]
+                    recent[name] = recent.get(name, 0) + 1
+        rows = []
+        for bot in host.registry.list():
+            member = host.members.get(bot.name)
+            version = member.version if member is not None and member.live else ""
+            rating = host.ratings.rating(bot_key(bot.name, version)) if member is not None else None
+            matches = member.matches if member is not None else host.played.get(bot.name, (0, 0.0))[0]
+            rows.append({
+                "name": bot.name, "owner": bot.owner, "active": bot.active,
+                "connected": bool(member and member.live), "version": version,
+                "playing": len(member.seats) if member else 0, "matches": matches,
+                "games_last_hour": recent.get(bot.name, 0),
+                "mu": rating.mu if rating else None, "sigma": rating.sigma if rating else None,
+            })
+        return _json({"league": host.config.name, "bots": rows})
+
+
+def _json(data: Any) -> web.Response:
+    return web.Response(text=json.dumps(data, indent=1, default=str), content_type="application/json")
