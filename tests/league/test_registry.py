@@ -54,7 +54,7 @@ def test_mistakes_are_named(tmp_path: Path) -> None:
     reg.add("alpha")
     with pytest.raises(RegistryError, match="registered already"):
         reg.add("alpha")
-    with pytest.raises(RegistryError, match="no registered bot 'gamma'.*registered: alpha"):
+    with pytest.raises(RegistryError, match=r"no registered bot 'gamma'.*registered: alpha"):
         reg.revoke("gamma")
     for bad in ("", "a b", "x@1", "-lead", "é", "a" * 65):
         with pytest.raises(RegistryError, match="bot name"):

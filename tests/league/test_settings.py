@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.settings import LeagueConfig, LeagueConfigError
 from arena.engine import Structure
+from arena.league.settings import LeagueConfig, LeagueConfigError
 
 
 def test_a_full_league_file(tmp_path: Path) -> None:
