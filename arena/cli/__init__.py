@@ -17,9 +17,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from arena.cli import bots, compare, demo, host, leaderboard, match, publish, records, replay, tournament
+    from arena.cli import bots, compare, demo, host, leaderboard, league, match, publish, records, replay, tournament
 
-    for module in (replay, match, leaderboard, tournament, records, publish, compare, demo, bots, host):
+    for module in (replay, match, leaderboard, tournament, records, publish, compare, demo, bots, host, league):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -13,6 +13,7 @@ import click
 from arena.cli.bots import DEFAULT_LEAGUE_DB
 from arena.cli.leaderboard import open_db
 from arena.cli.options import ConfigurationError
+from arena.league.admin import AdminServicer, admin_token_path, load_or_create_token
 from arena.league.host import LeagueHost
 from arena.league.settings import LeagueConfig, LeagueConfigError, address
 from arena.league.web import LeagueSite
@@ -66,6 +67,12 @@ def _replace(config: LeagueConfig, **changes: Any) -> LeagueConfig:
 async def _serve(config: LeagueConfig, db: Database, tls: tuple[bytes, bytes] | None, active: int,
                  db_path: str) -> None:
     league = LeagueHost(config, db, tls=tls)
+    token_path = admin_token_path(db.path, config.admin_token_file)
+    try:
+        admin = AdminServicer(league, load_or_create_token(token_path))
+    except (OSError, ValueError) as exc:
+        raise click.ClickException(f"the admin token: {exc}") from None
+    league.server.services.append(admin.add_to)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -80,6 +87,7 @@ async def _serve(config: LeagueConfig, db: Database, tls: tuple[bytes, bytes] | 
         addresses = reachable_addresses(config.grpc[0], league.server.port)
         click.echo(f"league {config.name}: bots connect to {', '.join(addresses)} ({scheme}) with "
                    f"ARENA_ADDRESS=... ARENA_KEY=<their key>")
+        click.echo(f"admin: arena league status --address {addresses[0]} --token-file {token_path}")
         if config.http is not None:
             site = LeagueSite(league)
             port = await site.start(*config.http)

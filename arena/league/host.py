@@ -44,8 +44,10 @@ class Member:
     """A registered bot's presence at the host: its current stream (the newest that joined with its key), the seats
     of the matches it is playing, and what matchmaking needs to know of it."""
 
-    def __init__(self, bot: RegisteredBot, on_change: Callable[[], None]) -> None:
+    def __init__(self, bot: RegisteredBot, on_change: Callable[[], None],
+                 admit: Callable[[Member, bot_pb2.Join], str | None] = lambda member, join: None) -> None:
         self.name = bot.name
+        self.admit = admit
         self.owner = bot.owner
         self.key_issued_at = bot.key_issued_at
         self._session: BotSession | None = None
@@ -73,7 +75,13 @@ class Member:
 
     def attach(self, conn: Connection, join: bot_pb2.Join) -> None:
         """A stream joined with this bot's key: it plays from now on (an older one is told why and closed), and
-        takes over the seats of the matches the bot is in."""
+        takes over the seats of the matches the bot is in. One the league does not admit now (a new version while
+        the ladder is frozen) is told why and closed, and the bot's current stream plays on."""
+        refusal = self.admit(self, join)
+        if refusal is not None:
+            conn.send(error_message(bot_pb2.ERROR_CODE_BAD_TOKEN, refusal, fatal=True))
+            conn.close("FAILED_PRECONDITION", refusal)
+            return
         old = self._session
         if old is not None and old.conn is not conn:
             old.send(error_message(
@@ -142,6 +150,7 @@ class LeagueHost:
         self.members: dict[str, Member] = {}
         self.live: dict[str, LiveMatch] = {}
         self.paused = False
+        self.frozen = False  # the ladder is frozen for the finals: nothing new is published, no new version joins
         self.ratings = LeagueRatings(version_sigma=config.version_sigma)
         self.interrupted: list[str] = []
         self.rated = 0  # finished matches whose sessions the live ratings hold
@@ -206,7 +215,7 @@ class LeagueHost:
             return None
         member = self.members.get(bot.name)
         if member is None:
-            member = self.members[bot.name] = Member(bot, self.wake)
+            member = self.members[bot.name] = Member(bot, self.wake, self.admit)
             member.matches, last = self.played.get(bot.name, (0, 0.0))
             member.last_played = last or None
         member.owner = bot.owner
@@ -233,6 +242,18 @@ class LeagueHost:
                 member.end("UNAUTHENTICATED", "your key was revoked: stream closed")
             elif bot.key_issued_at != member.key_issued_at:
                 member.end("UNAUTHENTICATED", "your key was replaced (arena bots rotate): join with the new one")
+
+    def admit(self, member: Member, join: bot_pb2.Join) -> str | None:
+        """Why a stream may not join for ``member`` now, or None."""
+        key = bot_key(member.name, join.bot_version)
+        if self.frozen and key not in self.ratings.online.current and join.bot_version != member.version:
+            return (f"the ladder is frozen for the finals: version {join.bot_version!r} of {member.name} cannot "
+                    "join until it is unfrozen (a version that has played may)")
+        return None
+
+    def freeze(self, frozen: bool) -> None:
+        """Freeze or unfreeze the ladder (see ``frozen``)."""
+        self.frozen = frozen
 
     def kick(self, name: str, reason: str = "kicked by the league's admin") -> bool:
         """End a bot's stream now (it may join again)."""

@@ -85,6 +85,9 @@ class LeagueSite:
     async def _refresher(self) -> None:
         while True:
             await self._dirty.wait()
+            if self.host.frozen:  # the ladder shows what it showed at the freeze; rebuilt once it is unfrozen
+                await asyncio.sleep(REFRESH_S)
+                continue
             self._dirty.clear()
             try:
                 await self.refresh()
@@ -132,7 +135,7 @@ class LeagueSite:
 
     async def _leaderboard(self, request: web.Request) -> web.Response:
         data = self.leaderboard
-        body = {"league": self.host.config.name, "generated_at": data.get("generated_at"),
+        body = {"league": self.host.config.name, "frozen": self.host.frozen, "generated_at": data.get("generated_at"),
                 "sessions": data.get("sessions", 0), "ranking": data.get("ranking"),
                 "sorted_by": data.get("sorted_by"), "rating_system": data.get("rating_system"),
                 "rows": data.get("rows", [])}
@@ -146,7 +149,8 @@ class LeagueSite:
         live = [{"match_id": match_id, "bots": list(m.bots), "hands_played": m.match.hands_played,
                  "hands_total": m.match.hands_total, "running_s": round(now - m.started, 1)}
                 for match_id, m in sorted(self.host.live.items())]
-        return _json({"league": self.host.config.name, "paused": self.host.paused, "rated_matches": self.host.rated,
+        return _json({"league": self.host.config.name, "paused": self.host.paused, "frozen": self.host.frozen,
+                      "rated_matches": self.host.rated,
                       "live": live})
 
     async def _bots(self, request: web.Request) -> web.Response:

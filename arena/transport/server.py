@@ -411,17 +411,20 @@ class BotServicer:
         stream.joined = True
         self.guard.joined()
         seat.attach(conn, first.join)
-        log.info("%s joined as %s (%s %s) from %s", seat.name, convert.printable(first.join.bot_name),
-                 convert.printable(first.join.language), convert.printable(first.join.bot_version), peer)
         session = seat.session
-        assert session is not None
-        reader = asyncio.create_task(self._read(request_iterator, seat, session))
-        try:
-            async for message in _outgoing(conn):
+        if session is None or session.conn is not conn:  # refused by what it joins (a league: a frozen ladder),
+            async for message in _outgoing(conn):  # which queued why on the stream and closed it
                 yield message
-        finally:
-            reader.cancel()
-            seat.detach(conn)
+        else:
+            log.info("%s joined as %s (%s %s) from %s", seat.name, convert.printable(first.join.bot_name),
+                     convert.printable(first.join.language), convert.printable(first.join.bot_version), peer)
+            reader = asyncio.create_task(self._read(request_iterator, seat, session))
+            try:
+                async for message in _outgoing(conn):
+                    yield message
+            finally:
+                reader.cancel()
+                seat.detach(conn)
         if conn.closing is not None:
             await context.abort(getattr(grpc.StatusCode, conn.closing.code), conn.closing.details)
 
@@ -721,6 +724,8 @@ class RefereeServer:
         self.local = local
         self.seats: dict[str, RemoteSeat] = {}
         self.keys: Resolver | None = None  # a league host's: API keys -> members (set before ``start``)
+        # more services for the TCP server (a league's admin service): each adds itself, returns its full name
+        self.services: list[Callable[[grpc.aio.Server], str]] = []
         self.directory = MatchDirectory()
         self.port = 0
         self.socket_path: Path | None = None
@@ -765,6 +770,7 @@ class RefereeServer:
         if spectators:
             server.add_generic_rpc_handlers((ArenaServicer(self.directory, self.limits).handler(),))
             names.append(arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name)
+            names += [add(server) for add in self.services]
         health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         for name in [*names, ""]:

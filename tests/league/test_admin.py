@@ -1,0 +1,140 @@
+"""The league's admin calls through the real ``arena league`` command over gRPC, against a host in this process
+with SDK bots as processes: pause and resume, freeze and unfreeze, kick, and a wrong token refused."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.league.admin import AdminServicer, admin_token_path, load_or_create_token
+from arena.league.host import LeagueHost
+from arena.league.settings import LeagueConfig
+from arena.league.web import LeagueSite
+from arena.records.db import Database
+from arena.records.registry import Registry
+from tests.league.test_host import RANDOM_BOT, free_port
+
+pytestmark = pytest.mark.timeout(180)
+
+
+async def until(what: str, check: Callable[[], Any], timeout: float = 60.0) -> Any:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not (value := check()):
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.1)
+    return value
+
+
+class Admin:
+    def __init__(self, address: str, token_file: Path) -> None:
+        self.address = address
+        self.token_file = token_file
+
+    async def __call__(self, *args: str, token_file: Path | None = None) -> tuple[int, str]:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "arena", "league", *args, "--address", self.address,
+            "--token-file", str(token_file or self.token_file),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        out, _ = await proc.communicate()
+        return proc.returncode or 0, out.decode()
+
+
+async def scenario(tmp_path: Path) -> None:
+    db = Database(tmp_path / "league.db")
+    registry = Registry(db)
+    keys = {name: registry.add(name) for name in ("p1", "p2", "p3")}
+    grpc_port = free_port()
+    config = LeagueConfig.from_dict({"name": "adm", "grpc": f"127.0.0.1:{grpc_port}", "http": "off", "hands": 6,
+                                     "matches_at_once": 1}, tmp_path)
+    host = LeagueHost(config, db)
+    token_file = admin_token_path(db.path, None)
+    host.server.services.append(AdminServicer(host, load_or_create_token(token_file)).add_to)
+    assert oct(token_file.stat().st_mode & 0o777) == "0o600"
+    await host.start()
+    site = LeagueSite(host)
+    await site.start("127.0.0.1", 0)
+    stop = asyncio.Event()
+    running = asyncio.create_task(host.run(stop))
+    admin = Admin(f"127.0.0.1:{grpc_port}", token_file)
+    bots: dict[str, asyncio.subprocess.Process] = {}
+    logs: dict[str, Path] = {}
+
+    async def start_bot(name: str, version: str = "") -> None:
+        env = {**os.environ, "ARENA_ADDRESS": f"127.0.0.1:{grpc_port}", "ARENA_KEY": keys[name]}
+        if version:
+            env["ARENA_BOT_VERSION"] = version
+        logs[name] = tmp_path / f"{name}-{version or 'v1'}.log"
+        bots[name] = await asyncio.create_subprocess_exec(sys.executable, str(RANDOM_BOT), env=env,
+                                                          stdout=logs[name].open("wb"), stderr=asyncio.subprocess.STDOUT)
+
+    async def wait_exit(name: str) -> int:
+        return await asyncio.wait_for(bots[name].wait(), 20)
+
+    try:
+        for name in keys:
+            await start_bot(name)
+        await until("three matches", lambda: host.rated >= 3)
+
+        code, out = await admin("pause")
+        assert code == 0 and "paused" in out
+        await until("the match in play to finish", lambda: not host.live)
+        done = host.rated
+        await asyncio.sleep(1.5)
+        assert host.rated == done and not host.live  # nothing new starts while paused
+        code, out = await admin("status")
+        assert code == 0 and "paused" in out and "3 bots connected" in out
+        code, out = await admin("resume")
+        assert code == 0 and "resumed" in out
+        await until("matches again", lambda: host.rated >= done + 2)
+
+        await until("the site built", lambda: site.leaderboard["rows"])
+        code, out = await admin("freeze", "--json")
+        assert code == 0 and json.loads(out)["frozen"] is True
+        snapshot = json.dumps(site.leaderboard, sort_keys=True, default=str)
+        frozen_at = host.rated
+        await until("matches while frozen", lambda: host.rated >= frozen_at + 3)
+        await asyncio.sleep(0.5)
+        assert json.dumps(site.leaderboard, sort_keys=True, default=str) == snapshot  # the ladder did not move
+        bots["p3"].kill()
+        await bots["p3"].wait()
+        await start_bot("p3", version="9.9")  # a new version may not join while frozen
+        assert await wait_exit("p3") != 0
+        assert "frozen for the finals" in logs["p3"].read_text()
+        code, out = await admin("unfreeze")
+        assert code == 0 and "unfrozen" in out
+        await until("the ladder published again", lambda: json.dumps(site.leaderboard, sort_keys=True,
+                                                                      default=str) != snapshot, timeout=30)
+
+        code, out = await admin("kick", "p2", "--reason", "testing the kick")
+        assert code == 0 and "kicked p2" in out
+        assert await wait_exit("p2") != 0
+        assert "testing the kick" in logs["p2"].read_text()
+        code, out = await admin("kick", "nobody")
+        assert code == 1 and "no connected bot 'nobody'" in out
+
+        wrong = tmp_path / "wrong-token"
+        wrong.write_text("not-the-admin-token-at-all\n")
+        code, out = await admin("pause", token_file=wrong)
+        assert code == 1 and "UNAUTHENTICATED" in out and not host.paused
+    finally:
+        stop.set()
+        await running
+        for process in bots.values():
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        await host.stop()
+        await site.stop()
+
+
+def test_admin_calls(tmp_path: Path) -> None:
+    asyncio.run(scenario(tmp_path))
+
