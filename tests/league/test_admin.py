@@ -72,8 +72,8 @@ async def scenario(tmp_path: Path) -> None:
         if version:
             env["ARENA_BOT_VERSION"] = version
         logs[name] = tmp_path / f"{name}-{version or 'v1'}.log"
-        bots[name] = await asyncio.create_subprocess_exec(sys.executable, str(RANDOM_BOT), env=env,
-                                                          stdout=logs[name].open("wb"), stderr=asyncio.subprocess.STDOUT)
+        bots[name] = await asyncio.create_subprocess_exec(
+            sys.executable, str(RANDOM_BOT), env=env, stdout=logs[name].open("wb"), stderr=asyncio.subprocess.STDOUT)
 
     async def wait_exit(name: str) -> int:
         return await asyncio.wait_for(bots[name].wait(), 20)

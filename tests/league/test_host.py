@@ -26,7 +26,8 @@ from arena.ratings.league_ratings import LeagueRatings
 from arena.ratings.sessions import load_sessions
 from arena.records.db import Database
 from arena.referee import MatchKind, MatchStatus
-from tests.publish.test_browser import chromium, run as run_chromium, visible  # noqa: F401  (a fixture)
+from tests.publish.test_browser import run as run_chromium
+from tests.publish.test_browser import visible
 
 REPO = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena"]
