@@ -273,8 +273,8 @@ class LeagueHost:
             if not member.live:
                 continue
             rating = self.ratings.rating(bot_key(member.name, member.version))
-            out.append(Candidate(member.name, member.owner, rating.mu, member.free(most), member.waiting_since,
-                                 member.last_played, member.matches))
+            out.append(Candidate(member.name, member.owner, rating.mu, rating.sigma, member.free(most),
+                                 member.waiting_since, member.last_played, member.matches))
         return out
 
     def rules(self) -> Rules:

@@ -2,7 +2,8 @@
 
 The bot that has waited longest since its last match (one that never played first, then the fewest matches) is
 seeded first, and its opponents are the ones that played least recently among those within a rating window around
-it, a window that widens the longer it waits. Never seeding by the highest uncertainty keeps the top bots from being
+it: ``window`` plus the two ratings' combined uncertainty (so bots with few games meet anyone), widening the longer
+the seed waits. Never seeding by the highest uncertainty keeps the top bots from being
 starved of games; a widening window means nobody waits forever for an opponent of its strength. At most one bot of
 an owner sits at a table unless the league allows more, and a bot plays at most as many matches at once as it has
 free slots (its Join's ``max_tables``, capped by the league).
@@ -10,6 +11,7 @@ free slots (its Join's ``max_tables``, capped by the league).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 
@@ -20,6 +22,7 @@ class Candidate:
     name: str
     owner: str
     mu: float
+    sigma: float
     free: int  # matches it can start now
     waiting_since: float  # when it last became free to play (joined, or ended a match)
     last_played: float | None  # when its last match ended (None: it never played)
@@ -38,8 +41,13 @@ class Rules:
 
 
 def window(rules: Rules, waited_s: float) -> float:
-    """How far (in TrueSkill mu) an opponent may be from a bot that has waited ``waited_s`` seconds."""
+    """How far (in TrueSkill mu, beyond the two bots' combined uncertainty) an opponent may be from a bot that has
+    waited ``waited_s`` seconds."""
     return rules.window + rules.widen_per_minute * max(0.0, waited_s) / 60.0
+
+
+def _close(a: Candidate, b: Candidate, reach: float) -> bool:
+    return abs(a.mu - b.mu) <= reach + math.hypot(a.sigma, b.sigma)
 
 
 def _owners_clash(a: Candidate, b: Candidate, rules: Rules) -> bool:
@@ -64,7 +72,7 @@ def pick(candidates: list[Candidate], rules: Rules, now: float, budget: int) -> 
         reach = window(rules, now - seed.waiting_since)
         table = [seed]
         for other in sorted((c for c in ready if c.name != seed.name and free[c.name] > 0
-                             and abs(c.mu - seed.mu) <= reach),
+                             and _close(seed, c, reach)),
                             key=lambda c: (*seniority(c)[:2], abs(c.mu - seed.mu), c.name)):
             if any(_owners_clash(other, sitting, rules) for sitting in table):
                 continue

@@ -53,7 +53,7 @@ async def scenario(tmp_path: Path) -> None:
     keys = {name: registry.add(name) for name in ("p1", "p2", "p3")}
     grpc_port = free_port()
     config = LeagueConfig.from_dict({"name": "adm", "grpc": f"127.0.0.1:{grpc_port}", "http": "off", "hands": 6,
-                                     "matches_at_once": 1}, tmp_path)
+                                     "matches_at_once": 1, "matchmaking": {"window": 50}}, tmp_path)
     host = LeagueHost(config, db)
     token_file = admin_token_path(db.path, None)
     host.server.services.append(AdminServicer(host, load_or_create_token(token_file)).add_to)

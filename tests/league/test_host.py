@@ -125,6 +125,8 @@ matches_per_bot = 1
 [clock]
 per_action_ms = 3000
 reconnect_grace_ms = 500
+[matchmaking]
+window = 50
 """)
     lg = League(tmp_path, grpc, http)
     for name, owner in BOTS.items():

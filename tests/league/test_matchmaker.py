@@ -7,8 +7,8 @@ from arena.league.matchmaker import Candidate, Rules, pick, window
 
 
 def bot(name: str, mu: float = 25.0, owner: str = "", free: int = 1, waiting: float = 0.0,
-        last: float | None = None, matches: int = 0) -> Candidate:
-    return Candidate(name, owner, mu, free, waiting, last, matches)
+        last: float | None = None, matches: int = 0, sigma: float = 0.0) -> Candidate:
+    return Candidate(name, owner, mu, sigma, free, waiting, last, matches)
 
 
 def test_the_bot_that_waited_longest_is_seeded_first_and_meets_the_least_recent_player() -> None:
@@ -29,6 +29,8 @@ def test_the_rating_window_widens_while_a_bot_waits() -> None:
     assert pick(bots, rules, now=60.0, budget=1) == []  # 15 apart, a window of 2 + 4 = 6
     assert window(rules, 180.0) == 14.0
     assert pick(bots, rules, now=210.0, budget=1) == [("low", "high")]  # 3.5 minutes: a window of 16
+    unsure = [bot("low", mu=15.0, sigma=10.0, last=0.0), bot("high", mu=30.0, sigma=10.0, last=1.0)]
+    assert pick(unsure, rules, now=2.0, budget=1) == [("low", "high")]  # 15 apart, within sqrt(10² + 10²) + 2
 
 
 def test_one_bot_per_owner_at_a_table_unless_allowed() -> None:
