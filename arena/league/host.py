@@ -31,13 +31,16 @@ from arena.referee import Match, MatchKind, MatchResult, MatchStatus
 from arena.transport import convert
 from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
-from arena.transport.server import RefereeServer, ServerLimits
+from arena.transport.server import RefereeServer, ServerLimits, TokenBucket
 from arena.transport.session import BotSession, Connection, error_message
 
 log = logging.getLogger("arena.league")
 
+JOINS_PER_MINUTE = 30.0  # joins one key may make (after a burst of JOIN_BURST): a bot that reconnects in a loop
+JOIN_BURST = 10  # is refused rather than allowed to churn its matches' seats
 SCHEDULE_EVERY_S = 0.5  # how often the matchmaker looks again when nothing woke it
-CHECK_KEYS_EVERY_S = 1.0  # how soon a revoked or rotated key's live stream is ended
+CHECK_KEYS_EVERY_S = 1.0
+Refusal = tuple["bot_pb2.ErrorCode.ValueType", str, str]  # why a join is refused: error code, gRPC status, words  # how soon a revoked or rotated key's live stream is ended
 
 
 class Member:
@@ -45,9 +48,10 @@ class Member:
     of the matches it is playing, and what matchmaking needs to know of it."""
 
     def __init__(self, bot: RegisteredBot, on_change: Callable[[], None],
-                 admit: Callable[[Member, bot_pb2.Join], str | None] = lambda member, join: None) -> None:
+                 admit: Callable[[Member, bot_pb2.Join], Refusal | None] = lambda member, join: None) -> None:
         self.name = bot.name
         self.admit = admit
+        self.joins = TokenBucket(JOINS_PER_MINUTE / 60.0, JOIN_BURST)
         self.owner = bot.owner
         self.key_issued_at = bot.key_issued_at
         self._session: BotSession | None = None
@@ -79,8 +83,9 @@ class Member:
         the ladder is frozen) is told why and closed, and the bot's current stream plays on."""
         refusal = self.admit(self, join)
         if refusal is not None:
-            conn.send(error_message(bot_pb2.ERROR_CODE_BAD_TOKEN, refusal, fatal=True))
-            conn.close("FAILED_PRECONDITION", refusal)
+            code, status, text = refusal
+            conn.send(error_message(code, text, fatal=True))
+            conn.close(status, text)
             return
         old = self._session
         if old is not None and old.conn is not conn:
@@ -243,11 +248,16 @@ class LeagueHost:
             elif bot.key_issued_at != member.key_issued_at:
                 member.end("UNAUTHENTICATED", "your key was replaced (arena bots rotate): join with the new one")
 
-    def admit(self, member: Member, join: bot_pb2.Join) -> str | None:
-        """Why a stream may not join for ``member`` now, or None."""
+    def admit(self, member: Member, join: bot_pb2.Join) -> Refusal | None:
+        """Why a stream may not join for ``member`` now (error code, gRPC status, words), or None."""
+        if not member.joins.take():
+            return (bot_pb2.ERROR_CODE_RATE_LIMITED, "RESOURCE_EXHAUSTED",
+                    f"more than {JOIN_BURST} joins with this key in a row (at most {JOINS_PER_MINUTE:g} a minute): "
+                    f"refused; wait {member.joins.wait_s():.0f} s before joining again")
         key = bot_key(member.name, join.bot_version)
         if self.frozen and key not in self.ratings.online.current and join.bot_version != member.version:
-            return (f"the ladder is frozen for the finals: version {join.bot_version!r} of {member.name} cannot "
+            return (bot_pb2.ERROR_CODE_BAD_TOKEN, "FAILED_PRECONDITION",
+                    f"the ladder is frozen for the finals: version {join.bot_version!r} of {member.name} cannot "
                     "join until it is unfrozen (a version that has played may)")
         return None
 

@@ -419,7 +419,8 @@ class _Session:
         self._hook("on_error", self.bot.on_error, error)
         if error.fatal:
             self.result = MatchResult.failed(text, self.match_id)
-            self.fatal = text
+            if error.code != bot_pb2.ERROR_CODE_RATE_LIMITED:  # a league bot joins again later after that one
+                self.fatal = text
         else:
             log.warning("%s", text)
 
@@ -506,7 +507,8 @@ def run(
     With a key (``key``, ``--key`` or ``ARENA_KEY``, and no token) the bot joins a league (``arena host``): one
     stream plays match after match (each begins with a Welcome and ends with a MatchEnd); when the host goes away
     the bot reconnects, waiting 0.5 s, then twice as long each time up to 30 s; it stops only when the host ends
-    its stream with a fatal Error (revoked or replaced key, kicked), returning that as the result's error.
+    its stream with a fatal Error (revoked or replaced key, kicked; a rate limit only makes it wait), returning
+    that as the result's error.
     """
     settings = _settings(bot, address, token, name, tls_ca, argv, max_tables, key, version)
     _setup_logging()

@@ -98,7 +98,7 @@ class ServerError(RuntimeError):
     """The referee cannot start serving: the address is taken or the TLS material is unusable."""
 
 
-class _Bucket:
+class TokenBucket:
     """Token bucket: ``rate`` tokens per second on average, ``burst`` at once."""
 
     def __init__(self, rate: float, burst: int) -> None:
@@ -132,7 +132,7 @@ class _Pacer:
     several messages at once (each turn costs the loop a few wake-ups)."""
 
     def __init__(self, rate: float, burst: int) -> None:
-        self.bucket = _Bucket(rate, max(1, burst))
+        self.bucket = TokenBucket(rate, max(1, burst))
         self.batch = max(1, burst // 4)  # the most messages one turn sends
         self.lock = asyncio.Lock()
 
@@ -453,7 +453,7 @@ class BotServicer:
         """Everything after the Join: Actions go to the stream's session (while it is the seat's); anything else
         gets an Error."""
         conn = session.conn
-        bucket = _Bucket(self.limits.messages_per_second, self.limits.burst)
+        bucket = TokenBucket(self.limits.messages_per_second, self.limits.burst)
         try:
             async for message in requests:
                 kind = message.WhichOneof("msg")
