@@ -14,7 +14,7 @@ from arena.cli.bots import DEFAULT_LEAGUE_DB
 from arena.cli.leaderboard import open_db
 from arena.cli.options import ConfigurationError
 from arena.league.admin import AdminServicer, admin_token_path, load_or_create_token
-from arena.league.host import LeagueHost
+from arena.league.host import HostError, LeagueHost
 from arena.league.settings import LeagueConfig, LeagueConfigError, address
 from arena.league.web import LeagueSite
 from arena.records.db import Database
@@ -54,7 +54,7 @@ def host(config_path: str, db_path: str, grpc_address: str | None, http_address:
     registered = Registry(db).list()
     try:
         asyncio.run(_serve(config, db, tls, len([b for b in registered if b.active]), db_path))
-    except ServerError as exc:
+    except (ServerError, HostError) as exc:
         raise click.ClickException(str(exc)) from None
     finally:
         db.close()

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import fcntl
 import logging
+import os
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import IO
 
 from arena.league.matchmaker import Candidate, Rules, pick
 from arena.league.settings import LeagueConfig
@@ -41,6 +44,10 @@ JOIN_BURST = 10  # is refused rather than allowed to churn its matches' seats
 SCHEDULE_EVERY_S = 0.5  # how often the matchmaker looks again when nothing woke it
 CHECK_KEYS_EVERY_S = 1.0
 Refusal = tuple["bot_pb2.ErrorCode.ValueType", str, str]  # why a join is refused: error code, gRPC status, words  # how soon a revoked or rotated key's live stream is ended
+
+
+class HostError(RuntimeError):
+    """The host cannot run: another one holds the database."""
 
 
 class Member:
@@ -165,11 +172,13 @@ class LeagueHost:
         self._tasks: set[asyncio.Task[None]] = set()
         self._count = 0
         self._stopping = False
+        self._lock_file: IO[str] | None = None
 
     # ------------------------------------------------------------------ start, stop
 
     async def start(self) -> None:
-        """Recover from an earlier run, then listen."""
+        """Make sure no other host runs on the database, recover from an earlier run, then listen."""
+        self._lock()
         self.interrupted = self.db.interrupt_running(self.config.name, MatchKind.LEAGUE)
         for match_id in self.interrupted:
             log.warning("match %s was cut short when the host stopped: it ends as interrupted (its finished hands "
@@ -181,6 +190,24 @@ class LeagueHost:
         self.rated = len(finished)
         self.played = self.db.bots_played(self.config.name, MatchKind.LEAGUE)
         await self.server.start()
+
+    def _lock(self) -> None:
+        """Hold ``<database>.host-lock`` while the host runs: a second host on the same database would end the
+        first one's matches as interrupted and deal beside it."""
+        path = self.db.path.with_name(self.db.path.name + ".host-lock")
+        handle = path.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise HostError(f"another arena host runs on {self.db.path} ({holder}): one host per league database")
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}\n")
+        handle.flush()
+        self._lock_file = handle
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Schedule matches until ``stop`` is set (or forever)."""
@@ -206,6 +233,9 @@ class LeagueHost:
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=30)
         await self.server.stop(grace_s)
+        if self._lock_file is not None:
+            self._lock_file.close()
+            self._lock_file = None
 
     def wake(self) -> None:
         """Something changed (a bot joined or left, a match ended): look for matches to start."""

@@ -5,6 +5,7 @@ joins over and over is refused for a while."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.league.host import JOIN_BURST, LeagueHost
+from arena.league.host import JOIN_BURST, HostError, LeagueHost
 from arena.league.settings import LeagueConfig
 from arena.records.db import Database
 from arena.records.registry import Registry
@@ -118,3 +119,22 @@ async def rejoin(tmp_path: Path) -> None:
 
 def test_a_key_that_joins_over_and_over_is_refused_for_a_while(tmp_path: Path) -> None:
     asyncio.run(rejoin(tmp_path))
+
+
+async def two_hosts(tmp_path: Path) -> None:
+    config = LeagueConfig.from_dict({"name": "one", "grpc": f"127.0.0.1:{free_port()}", "http": "off"}, tmp_path)
+    first = LeagueHost(config, Database(tmp_path / "league.db"))
+    await first.start()
+    other = dataclasses.replace(config, grpc=("127.0.0.1", free_port()))
+    second = LeagueHost(other, Database(tmp_path / "league.db"))
+    try:
+        with pytest.raises(HostError, match=rf"another arena host runs on .*league.db \(pid {os.getpid()}\)"):
+            await second.start()
+    finally:
+        await first.stop()
+    await second.start()  # once the first has stopped
+    await second.stop()
+
+
+def test_one_host_per_league_database(tmp_path: Path) -> None:
+    asyncio.run(two_hosts(tmp_path))
