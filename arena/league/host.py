@@ -42,8 +42,8 @@ log = logging.getLogger("arena.league")
 JOINS_PER_MINUTE = 30.0  # joins one key may make (after a burst of JOIN_BURST): a bot that reconnects in a loop
 JOIN_BURST = 10  # is refused rather than allowed to churn its matches' seats
 SCHEDULE_EVERY_S = 0.5  # how often the matchmaker looks again when nothing woke it
-CHECK_KEYS_EVERY_S = 1.0
-Refusal = tuple["bot_pb2.ErrorCode.ValueType", str, str]  # why a join is refused: error code, gRPC status, words  # how soon a revoked or rotated key's live stream is ended
+CHECK_KEYS_EVERY_S = 1.0  # how soon a revoked or rotated key's live stream is ended
+Refusal = tuple["bot_pb2.ErrorCode.ValueType", str, str]  # why a join is refused: error code, gRPC status, words
 
 
 class HostError(RuntimeError):
@@ -202,7 +202,8 @@ class LeagueHost:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
             handle.close()
-            raise HostError(f"another arena host runs on {self.db.path} ({holder}): one host per league database")
+            raise HostError(
+                f"another arena host runs on {self.db.path} ({holder}): one host per league database") from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()}\n")
