@@ -22,8 +22,10 @@ from typing import Any
 
 from aiohttp import web
 
+from arena import __version__
 from arena.league.host import LeagueHost
 from arena.publish import publish
+from arena.publish.site import environment
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.sessions import bot_key
 from arena.records.db import Database
@@ -63,7 +65,7 @@ class LeagueSite:
             board = build_leaderboard(db, ids)
             data = leaderboard_json(board)
             staging = Path(tempfile.mkdtemp(prefix="arena-league-build-"))
-            publish(db, staging, self.title, board)
+            publish(db, staging, self.title, board, live_site=True)
             for item in staging.iterdir():  # swap the new pages in, file by file
                 target = self.folder / item.name
                 if target.is_dir():
@@ -104,6 +106,7 @@ class LeagueSite:
         app.router.add_get("/api/matches", self._matches)
         app.router.add_get("/api/live", self._live)
         app.router.add_get("/", self._index)
+        app.router.add_get("/league.html", self._league_page)
         app.router.add_static("/", self.folder, show_index=False)
         return app
 
@@ -145,15 +148,30 @@ class LeagueSite:
         return _json({"league": self.host.config.name, "matches": self.matches})
 
     async def _live(self, request: web.Request) -> web.Response:
-        now = time.time()
-        live = [{"match_id": match_id, "bots": list(m.bots), "hands_played": m.match.hands_played,
-                 "hands_total": m.match.hands_total, "running_s": round(now - m.started, 1)}
-                for match_id, m in sorted(self.host.live.items())]
+        live = self._live_rows()
         return _json({"league": self.host.config.name, "paused": self.host.paused, "frozen": self.host.frozen,
                       "rated_matches": self.host.rated,
                       "live": live})
 
+    async def _league_page(self, request: web.Request) -> web.Response:
+        bots = self._bot_rows()
+        live = self._live_rows()
+        html = environment().get_template("league.html").render(
+            root="", title=self.title, league=self.host.config.name, generated=time.time(), version=__version__,
+            sections=True, live_site=True, bots=bots, connected=sum(b["connected"] for b in bots), live=live,
+            paused=self.host.paused, frozen=self.host.frozen, finished=self.host.rated)
+        return web.Response(text=html, content_type="text/html")
+
     async def _bots(self, request: web.Request) -> web.Response:
+        return _json({"league": self.host.config.name, "bots": self._bot_rows()})
+
+    def _live_rows(self) -> list[dict[str, Any]]:
+        now = time.time()
+        return [{"match_id": match_id, "bots": list(m.bots), "hands_played": m.match.hands_played,
+                 "hands_total": m.match.hands_total, "running_s": round(now - m.started, 1)}
+                for match_id, m in sorted(self.host.live.items())]
+
+    def _bot_rows(self) -> list[dict[str, Any]]:
         host = self.host
         hour_ago = time.time() - 3600
         recent: dict[str, int] = {}
@@ -175,7 +193,7 @@ class LeagueSite:
                 "games_last_hour": recent.get(bot.name, 0),
                 "mu": rating.mu if rating else None, "sigma": rating.sigma if rating else None,
             })
-        return _json({"league": host.config.name, "bots": rows})
+        return rows
 
 
 def _json(data: Any) -> web.Response:

@@ -189,9 +189,11 @@ def _remove_stale(out: Path, written: list[str]) -> None:
 
 
 def publish(
-    db: Database, out: str | Path, title: str = DEFAULT_TITLE, board: Leaderboard | None = None
+    db: Database, out: str | Path, title: str = DEFAULT_TITLE, board: Leaderboard | None = None,
+    live_site: bool = False,
 ) -> PublishResult:
-    """Write the site for every match of ``db`` into ``out`` (created if needed) and return what was written."""
+    """Write the site for every match of ``db`` into ``out`` (created if needed) and return what was written;
+    ``live_site``: the pages are served by a league host, next to its live page (``league.html``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     board = board if board is not None else build_leaderboard(db)
@@ -233,7 +235,7 @@ def publish(
             figures[name] = None
 
     common = {"title": title, "generated": board.generated_at, "version": __version__, "bot_slugs": bot_slugs,
-              "sections": bool(matches), "system": board.system}
+              "sections": bool(matches), "system": board.system, **({"live_site": True} if live_site else {})}
     hands = sum(m.hands for m in board.matches)
     writer.text("index.html", env.get_template("index.html").render(
         root="", rows=board.rows, sessions=board.sessions, matches=matches, figures=figures, hands=hands,

@@ -26,8 +26,8 @@ from arena.ratings.league_ratings import LeagueRatings
 from arena.ratings.sessions import load_sessions
 from arena.records.db import Database
 from arena.referee import MatchKind, MatchStatus
+from tests.publish.test_browser import Visible, visible
 from tests.publish.test_browser import run as run_chromium
-from tests.publish.test_browser import visible
 
 REPO = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena"]
@@ -231,6 +231,14 @@ def test_a_league_plays_rates_publishes_and_survives_sigkill(league: League, chr
     page = visible(run_chromium(chromium, tmp_path, "--dump-dom", f"http://127.0.0.1:{league.http}/"))
     names = {cells[1] for cells in page.rows}
     assert {"b1@1.0", "b6@2.0"} <= names, names
+    dom = run_chromium(chromium, tmp_path, "--dump-dom", f"http://127.0.0.1:{league.http}/league.html")
+    live = Visible("league-bots")
+    live.feed(dom)
+    assert "league.html" in run_chromium(chromium, tmp_path, "--dump-dom", f"http://127.0.0.1:{league.http}/")
+    shown = {cells[0]: cells for cells in live.rows}
+    assert set(shown) == set(BOTS), shown
+    assert shown["b5"][3] == "revoked" and shown["b1"][3] == "yes" and shown["b6"][2] == "2.0"
+    assert all(int(cells[6]) > 0 for cells in live.rows)  # games in the last hour: fairness can be seen
 
     league.host.send_signal(signal.SIGTERM)
     assert league.host.wait(timeout=30) == 0
