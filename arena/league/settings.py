@@ -29,13 +29,12 @@ key = "server.key"
 from __future__ import annotations
 
 import difflib
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping
+from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping, read_toml
 
 LEAGUE_KEYS = ("name", "grpc", "http", "seats", "matches_at_once", "matches_per_bot", "matchmaking", "ratings", "tls",
                "admin_token_file")
@@ -77,12 +76,7 @@ class LeagueConfig:
     def from_toml(cls, path: str | Path) -> LeagueConfig:
         """Read a league file (see the module's example); paths in it are relative to its folder."""
         path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise LeagueConfigError(f"{path}: cannot read: {exc}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise LeagueConfigError(f"{path}: not valid TOML: {exc}") from None
+        data = read_toml(path, LeagueConfigError)
         return cls.from_dict(data, path.resolve().parent, str(path))
 
     @classmethod

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.engine import AnteMode, RuleError, Structure, TableConfig
@@ -272,6 +274,16 @@ def from_mapping(data: Mapping[str, Any], where: str, base: MatchSettings | None
     settings = (base or MatchSettings()).replace(**values)
     settings.table_config()  # a combination of values that breaks a rule is refused now, not at the first hand
     return settings
+
+
+def read_toml(path: Path, error: type[Exception]) -> dict[str, Any]:
+    """A TOML file's data; ``error`` (the caller's exception type) names the file and what is wrong with it."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None
 
 
 def check_seats(seats: int, where: str) -> int:

@@ -11,7 +11,6 @@ import asyncio
 import dataclasses
 import difflib
 import itertools
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from arena.runner.bots import BotSpec
 from arena.runner.remote_match import run_local_match
 from arena.runner.sandbox import SandboxPolicy
 from arena.runner.seed_source import SeedError, choose_seed
-from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping
+from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping, read_toml
 
 
 class TournamentError(ValueError):
@@ -79,12 +78,7 @@ class TournamentConfig:
         (``hands``, ``structure``, ``stakes``..., ``[clock]``, ``[sandbox]``; the README lists them all). Bot
         commands run from the file's folder."""
         path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise TournamentError(f"{path}: cannot read: {exc}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise TournamentError(f"{path}: not valid TOML: {exc}") from None
+        data = read_toml(path, TournamentError)
         config = cls.from_dict(data, path.resolve().parent, str(path))
         return dataclasses.replace(config, source=path.resolve())
 
