@@ -3,11 +3,16 @@
 // Sample arena bot in Node.js. Speaks arena.v1 (proto/arena/v1/bot.proto) over one BotService.Play stream:
 // Join -> Welcome -> (HandStart, ActionRequest -> Action, ..., HandEnd)* -> MatchEnd, on up to --max-tables tables
 // at once (each message names its table_id), optionally with messages packed in batches (--batches).
+// With a league's API key instead of a match token (--key, ARENA_KEY), it plays a league (`arena host`): one stream
+// carries match after match (Welcome ... MatchEnd, again and again), and when the host goes away the bot joins again.
 // The .proto files are loaded at run time from ../../proto; nothing is generated.
 //
-// Usage: node bot.js [--address HOST:PORT] [--token TOKEN] [--name NAME] [--max-tables N] [--batches]
-//        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_MAX_TABLES / ARENA_BATCHES=1 in the environment; arguments win)
-// Logs go to stderr. Exit status: 0 after MatchEnd or when the referee ends the stream, 1 on errors.
+// Usage: node bot.js [--address HOST:PORT] [--token TOKEN | --key KEY] [--name NAME] [--bot-version V]
+//                    [--max-tables N] [--batches]
+//        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_KEY / ARENA_BOT_VERSION / ARENA_MAX_TABLES / ARENA_BATCHES=1 in the
+//        environment; arguments win, and a token wins over a key)
+// Logs go to stderr. Exit status: 0 after MatchEnd or when the referee ends the stream, 1 on errors; a league bot
+// plays until the host ends its stream with a fatal Error (a revoked or replaced key, a kick): then 1.
 
 const path = require('node:path');
 const { parseArgs } = require('node:util');
@@ -23,6 +28,20 @@ const CONNECT_TIMEOUT_MS = 10000;
 const LINGER_MS = 2000;
 // How many tables the bot offers to play at once unless told otherwise (Join.max_tables; the referee may give fewer).
 const DEFAULT_MAX_TABLES = 64;
+// A league bot whose stream ended waits this long before joining again, twice as long after each failed try, at most
+// RECONNECT_MAX_MS, each wait varied by +-20% (so that the bots of a restarted host do not all come back at once);
+// back to the first wait after a stream on which it was welcomed to a match.
+const RECONNECT_FIRST_MS = 500;
+const RECONNECT_MAX_MS = 30000;
+// A league bot's channel: try to connect again quickly while the host is down, and ping a stream that may stay
+// open for hours so that a dead connection is noticed (the host accepts pings 5 s apart or more).
+const LEAGUE_CHANNEL_OPTIONS = Object.freeze({
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.min_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1000,
+  'grpc.keepalive_time_ms': 10000,
+  'grpc.keepalive_timeout_ms': 5000,
+});
 
 // Loader options: snake_case field names as in the .proto, enums as their names, 64-bit integers as decimal
 // strings (so a request_id is echoed exactly), unset scalars filled with defaults, and `msg` naming the oneof set.
@@ -46,8 +65,10 @@ function log(message) {
 }
 
 /**
- * Reads --address/--token/--name/--max-tables/--batches (arguments win) and ARENA_ADDRESS/ARENA_TOKEN/
- * ARENA_MAX_TABLES/ARENA_BATCHES. Throws on missing or bad values.
+ * Reads --address/--token/--key/--name/--bot-version/--max-tables/--batches (arguments win) and ARENA_ADDRESS/
+ * ARENA_TOKEN/ARENA_KEY/ARENA_BOT_VERSION/ARENA_MAX_TABLES/ARENA_BATCHES. Throws on missing or bad values.
+ * With a key and no token the result has `league: true` and the key as its `token` (it goes in Join.token); a
+ * version given has `version` (otherwise package.json's is used).
  */
 function parseConfig(argv, env) {
   const { values } = parseArgs({
@@ -55,7 +76,9 @@ function parseConfig(argv, env) {
     options: {
       address: { type: 'string' },
       token: { type: 'string' },
+      key: { type: 'string' },
       name: { type: 'string' },
+      'bot-version': { type: 'string' },
       'max-tables': { type: 'string' },
       batches: { type: 'boolean' },
     },
@@ -64,16 +87,26 @@ function parseConfig(argv, env) {
   });
   const address = (values.address || env.ARENA_ADDRESS || '').replace(/^(grpc|http):\/\//, '');
   const token = values.token || env.ARENA_TOKEN || '';
+  const key = token ? '' : values.key || env.ARENA_KEY || ''; // a match's token wins over a league's key
+  const version = values['bot-version'] || env.ARENA_BOT_VERSION || '';
   const name = values.name || 'js-caller';
   const tablesText = values['max-tables'] ?? (env.ARENA_MAX_TABLES || String(DEFAULT_MAX_TABLES));
   const maxTables = Number(tablesText);
   const batches = values.batches ?? /^(1|true|yes|on)$/i.test(env.ARENA_BATCHES || '');
   if (!address) throw new Error('no referee address: pass --address HOST:PORT or set ARENA_ADDRESS');
-  if (!token) throw new Error('no token: pass --token TOKEN or set ARENA_TOKEN');
+  if (!token && !key) {
+    throw new Error(
+      'no token: pass --token TOKEN or set ARENA_TOKEN for a match (the runner gives each bot its own), ' +
+        'or --key KEY / ARENA_KEY for a league (arena bots add prints it)',
+    );
+  }
   if (!/^\d+$/.test(tablesText.trim()) || maxTables < 1 || maxTables > 0xffffffff) {
     throw new Error(`--max-tables / ARENA_MAX_TABLES must be a whole number from 1, not ${JSON.stringify(tablesText)}`);
   }
-  return { address, token, name, maxTables, batches };
+  const config = { address, token: token || key, name, maxTables, batches };
+  if (key) config.league = true;
+  if (version) config.version = version;
+  return config;
 }
 
 /** 64-bit integers arrive as strings (longs: String); chip counts fit in a double, so convert them. */
@@ -152,22 +185,40 @@ function pack(actions) {
 }
 
 /**
- * The bot's side of one match, without I/O: give `handle()` every RefereeMessage as it comes and send the
+ * The bot's side of one stream, without I/O: give `handle()` every RefereeMessage as it comes and send the
  * BotMessages it returns. It keeps, per table_id, the hand being played, our seat in it and the request that is
  * open there (to answer again after an ActionRejected). A RefereeBatch is handled message by message, in order,
  * and all the Actions it calls for go back together in one ActionBatch.
+ *
+ * A match's stream carries one match. A league's (`league: true`) carries one match after another, each from its
+ * Welcome to its MatchEnd: a Welcome that comes while no other match is being played starts afresh (the last
+ * match's tables and counts are dropped), and each match's end is one line of the log.
  */
 class Session {
-  constructor({ decide = decideSafely, logger = log } = {}) {
+  constructor({ decide = decideSafely, logger = log, league = false } = {}) {
     this.decide = decide;
     this.log = logger;
+    this.league = league;
     this.tables = new Map(); // table_id -> { handId, seat, open: { view, tries } | null }
     this.seat = null; // Welcome.seat, for tables we have no HandStart from
-    this.ended = false; // MatchEnd came
+    this.ended = false; // MatchEnd came (in a league: and no Welcome since)
     this.fatal = false; // a fatal Error came
+    this.fatalError = ''; // what it said, which stops a league bot ('' for a rate limit: it joins again later)
+    this.welcomed = false; // a Welcome came
+    this.matches = 0; // MatchEnds heard
+    this.playing = new Set(); // match_ids welcomed and not ended yet
     this.answered = 0; // ActionRequests answered
     this.batches = 0; // RefereeBatches received
     this.actionBatches = 0; // ActionBatches sent
+  }
+
+  /** Forgets the last match: its tables and counts (a league's next match begins). */
+  resetMatch() {
+    this.tables.clear();
+    this.seat = null;
+    this.answered = 0;
+    this.batches = 0;
+    this.actionBatches = 0;
   }
 
   /** The BotMessages answering one RefereeMessage (a RefereeBatch included). */
@@ -229,6 +280,12 @@ class Session {
   }
 
   onWelcome(w) {
+    if (this.league) {
+      if (this.playing.size === 0) this.resetMatch();
+      this.playing.add(w.match_id);
+      this.ended = false;
+    }
+    this.welcomed = true;
     this.seat = w.seat;
     const c = w.config || {};
     this.log(
@@ -277,6 +334,23 @@ class Session {
 
   onMatchEnd(m) {
     this.ended = true;
+    this.matches += 1;
+    if (this.league) {
+      this.playing.delete(m.match_id);
+      const results = m.results || [];
+      const me = results.find((r) => r.is_you);
+      const others = results.filter((r) => !r.is_you).map((r) => r.name);
+      this.log(
+        `match ${m.match_id} against ${others.join(', ') || '?'} over (${m.reason})` +
+          `${m.message ? `: ${m.message}` : ''}; ` +
+          (me
+            ? `net ${me.net_chips} over ${me.hands_played} hands, ${me.violations} violations` +
+              `${me.forfeited ? ', forfeited' : ''}`
+            : 'no result of ours') +
+          `; answered ${this.answered} requests; ${this.matches} match(es) on this stream; waiting for the next one`,
+      );
+      return;
+    }
     this.log(
       `match ${m.match_id} over (${m.reason})${m.message ? `: ${m.message}` : ''}; answered ${this.answered} ` +
         `requests; ${this.batches} batches in, ${this.actionBatches} action batches out`,
@@ -294,7 +368,11 @@ class Session {
       `referee error ${e.code}${e.table_id ? ` on ${e.table_id}` : ''}${e.rule ? ` (${e.rule})` : ''}: ` +
         `${e.message}${e.fatal ? ' [fatal]' : ''}`,
     );
-    if (e.fatal) this.fatal = true;
+    if (e.fatal) {
+      this.fatal = true;
+      // A rate limit only ends this stream: a league bot joins again later (proto/README.md).
+      if (e.code !== 'ERROR_CODE_RATE_LIMITED') this.fatalError = `${e.code}: ${e.message}`;
+    }
     // The referee answered this request for us (a timeout): it is no longer open.
     const t = this.tables.get(e.table_id);
     if (t && t.open && t.open.view.request_id === String(e.request_id)) t.open = null;
@@ -312,11 +390,27 @@ function toAction(view, action) {
   };
 }
 
+/** The Join that opens every stream. */
+function joinMessage({ token, name, maxTables, batches, version }) {
+  return {
+    join: {
+      token,
+      bot_name: name,
+      bot_version: version || BOT_VERSION,
+      protocol_version: PROTOCOL_VERSION,
+      language: 'javascript',
+      max_tables: maxTables,
+      batches,
+    },
+  };
+}
+
 /**
- * Plays one match. Resolves with the process exit status: 0 after MatchEnd or a clean end of the stream,
- * 1 after a fatal Error or a broken connection.
+ * Plays one match, or with `league` a league's matches (see playLeague). Resolves with the process exit status:
+ * 0 after MatchEnd or a clean end of the stream, 1 after a fatal Error or a broken connection.
  */
-function play({ address, token, name, maxTables = DEFAULT_MAX_TABLES, batches = false }) {
+function play({ address, token, name, maxTables = DEFAULT_MAX_TABLES, batches = false, version = '', league = false }) {
+  if (league) return playLeague({ address, token, name, maxTables, batches, version });
   const pkg = loadArenaPackage();
   const client = new pkg.arena.v1.BotService(address, grpc.credentials.createInsecure());
 
@@ -336,12 +430,12 @@ function play({ address, token, name, maxTables = DEFAULT_MAX_TABLES, batches = 
         finish(1);
         return;
       }
-      runStream(client, { token, name, maxTables, batches }, finish);
+      runStream(client, { token, name, maxTables, batches, version }, finish);
     });
   });
 }
 
-function runStream(client, { token, name, maxTables, batches }, finish) {
+function runStream(client, { token, name, maxTables, batches, version }, finish) {
   const call = client.Play();
   const session = new Session();
   let closing = false;
@@ -379,16 +473,81 @@ function runStream(client, { token, name, maxTables, batches }, finish) {
     if (!session.ended) log(`stream error: ${err.details || err.message}`);
   });
 
-  call.write({
-    join: {
-      token,
-      bot_name: name,
-      bot_version: BOT_VERSION,
-      protocol_version: PROTOCOL_VERSION,
-      language: 'javascript',
-      max_tables: maxTables,
-      batches,
-    },
+  call.write(joinMessage({ token, name, maxTables, batches, version }));
+}
+
+/**
+ * Plays a league (`arena host`) with an API key: one stream carries match after match and stays open at each
+ * MatchEnd. When the stream ends (the host went away or restarted: UNAVAILABLE, CANCELLED, or just the end of the
+ * stream) or the host cannot be reached, the bot waits and joins again with the same key, RECONNECT_FIRST_MS at
+ * first, twice as long each time up to RECONNECT_MAX_MS, +-20%; a stream that got a Welcome starts the waits
+ * afresh. It stops only on a fatal Error (a revoked or replaced key, a kick; a rate limit only makes it wait):
+ * resolves with 1.
+ */
+async function playLeague(config) {
+  const pkg = loadArenaPackage();
+  let backoff = RECONNECT_FIRST_MS;
+  let matches = 0;
+  for (;;) {
+    log(`joining the league at ${config.address} as ${config.name}`);
+    const end = await leagueStream(pkg, config);
+    matches += end.matches;
+    if (end.fatal) {
+      log(`the league ended this bot's stream: ${end.fatal} (${matches} matches played); exiting`);
+      return 1;
+    }
+    if (end.welcomed) backoff = RECONNECT_FIRST_MS; // it was playing: the host just went away
+    const wait = Math.round(backoff * (0.8 + 0.4 * Math.random()));
+    log(`${end.why} (${matches} matches played); joining again in ${(wait / 1000).toFixed(1)} s`);
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    backoff = Math.min(RECONNECT_MAX_MS, backoff * 2);
+  }
+}
+
+/**
+ * One league stream, on a channel of its own. Resolves when it is over with { why, welcomed, matches, fatal }:
+ * why it ended, whether a Welcome came, the matches that ended on it, and the fatal Error's text ('' if none).
+ */
+function leagueStream(pkg, { address, token, name, maxTables, batches, version }) {
+  const client = new pkg.arena.v1.BotService(address, grpc.credentials.createInsecure(), LEAGUE_CHANNEL_OPTIONS);
+  const session = new Session({ league: true });
+  return new Promise((resolve) => {
+    let finished = false;
+    let linger = null;
+    const finish = (why) => {
+      if (finished) return;
+      finished = true;
+      if (linger) clearTimeout(linger);
+      client.close();
+      resolve({ why, welcomed: session.welcomed, matches: session.matches, fatal: session.fatalError });
+    };
+
+    client.waitForReady(new Date(Date.now() + CONNECT_TIMEOUT_MS), (err) => {
+      if (err) {
+        finish(`cannot reach the league at ${address}: ${err.message}`);
+        return;
+      }
+      const call = client.Play();
+      call.on('data', (message) => {
+        for (const reply of session.handle(message)) call.write(reply);
+        if (session.fatal && !linger) {
+          // The host ends the stream after a fatal Error; if it does not promptly, end it ourselves.
+          call.end();
+          linger = setTimeout(() => call.cancel(), LINGER_MS);
+        }
+      });
+      // 'status' comes once, after 'end' or 'error'.
+      call.on('status', (status) =>
+        finish(
+          status.code === grpc.status.OK
+            ? 'the host ended the stream'
+            : `the stream ended: ${grpc.status[status.code]} ${status.details}`.trimEnd(),
+        ),
+      );
+      // Errors also arrive as a non-OK 'status'; listening here keeps them from being thrown.
+      call.on('error', () => {});
+      call.write(joinMessage({ token, name, maxTables, batches, version }));
+    });
   });
 }
 
@@ -402,7 +561,7 @@ async function main() {
   }
   log(
     `connecting to ${config.address} as ${config.name}, up to ${config.maxTables} table(s) at once` +
-      `${config.batches ? ', batched' : ''}`,
+      `${config.batches ? ', batched' : ''}${config.league ? ', to play a league with an API key' : ''}`,
   );
   const code = await play(config);
   process.exit(code);
@@ -415,4 +574,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { loadArenaPackage, parseConfig, toView, Session, play, PROTO_ROOT, LOADER_OPTIONS };
+module.exports = { loadArenaPackage, parseConfig, toView, Session, play, playLeague, PROTO_ROOT, LOADER_OPTIONS };
