@@ -7,14 +7,21 @@
 // the referee packs every message that is ready in one RefereeBatch; the bot handles them in order and sends all the
 // answers back in one ActionBatch. Against a referee that gives it one table and no batches, it plays as before.
 //
-// Usage: arena-cpp-bot [--address HOST:PORT | --address unix:/path/to.sock] [--token TOKEN] [--name NAME]
-//                      [--max-tables N] [--no-batches] [--verbose]
-//        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_BOT_NAME / ARENA_MAX_TABLES / ARENA_BATCHES=0 / ARENA_VERBOSE=1 in
-//        the environment; arguments win)
+// With a league's API key instead of a match token (--key, ARENA_KEY) it plays a league (`arena host`): one stream
+// carries match after match (Welcome ... MatchEnd, again and again) and is not closed at a MatchEnd; when the host
+// goes away (the stream breaks or ends) the bot joins again with the same key after 0.5 s, then twice as long each
+// time up to 30 s (+-20%; back to 0.5 s after a stream that got a Welcome). It stops on a fatal Error (a revoked or
+// replaced key, a kick), but for a rate limit, after which it joins again later.
+//
+// Usage: arena-cpp-bot [--address HOST:PORT | --address unix:/path/to.sock] [--token TOKEN | --key KEY]
+//                      [--name NAME] [--bot-version VERSION] [--max-tables N] [--no-batches] [--verbose]
+//        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_KEY / ARENA_BOT_NAME / ARENA_BOT_VERSION / ARENA_MAX_TABLES /
+//        ARENA_BATCHES=0 / ARENA_VERBOSE=1 in the environment; arguments win, and a token wins over a key)
 // Logs go to stderr: the match, errors and rejections; every hand and decision only with --verbose. The last line
 // is "cpp-bot: decisions=N bot_us_per_decision=X.XX" (the bot's own time from receiving a message to having written
 // its answer, per decision). Exit status: 0 after MatchEnd; 1 if the referee cannot be reached, the stream ends
-// before MatchEnd or the referee sends a fatal Error; 2 for bad usage (missing address or token, bad argument).
+// before MatchEnd or the referee sends a fatal Error (in a league: only a fatal Error); 2 for bad usage (missing
+// address or token, bad argument).
 
 #include <grpcpp/grpcpp.h>
 
@@ -30,6 +37,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -52,6 +60,9 @@ constexpr unsigned long kMaxTablesLimit = 100000;
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
 // After MatchEnd we close our side and wait this long for the referee to close its side.
 constexpr auto kLinger = std::chrono::seconds(2);
+// A league bot's waits before joining again: the first, doubled after each failed try up to the last, each +-20%.
+constexpr double kReconnectFirstS = 0.5;
+constexpr double kReconnectMaxS = 30.0;
 // A batch of many full ActionRequests can pass gRPC's default 4 MB limit on what a client receives.
 constexpr int kMaxReceiveBytes = 64 * 1024 * 1024;
 
@@ -59,8 +70,10 @@ void log(const std::string& message) { std::cerr << "[cpp-bot] " << message << s
 
 struct Config {
   std::string address;
-  std::string token;
+  std::string token;  // a match's token, or with `league` a league's API key
+  bool league = false;
   std::string name;
+  std::string version = kBotVersion;
   std::uint32_t max_tables = kDefaultMaxTables;
   bool batches = true;
   bool verbose = false;
@@ -78,8 +91,8 @@ bool truthy(std::string value) {
 }
 
 constexpr const char* kUsage =
-    "usage: arena-cpp-bot --address HOST:PORT --token TOKEN [--name NAME] [--max-tables N] [--no-batches] "
-    "[--verbose]";
+    "usage: arena-cpp-bot --address HOST:PORT (--token TOKEN | --key KEY) [--name NAME] [--bot-version VERSION] "
+    "[--max-tables N] [--no-batches] [--verbose]";
 
 // Reads the arguments (--flag value and --flag=value), then the environment. Returns an error message on bad usage.
 std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
@@ -97,7 +110,8 @@ std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     }
-    if (arg != "--address" && arg != "--token" && arg != "--name" && arg != "--max-tables") {
+    if (arg != "--address" && arg != "--token" && arg != "--key" && arg != "--name" && arg != "--bot-version" &&
+        arg != "--max-tables") {
       return "unknown argument " + arg + " (" + kUsage + ")";
     }
     if (!inline_value) {
@@ -112,6 +126,12 @@ std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
   };
   config.address = pick("address", "ARENA_ADDRESS");
   config.token = pick("token", "ARENA_TOKEN");
+  if (config.token.empty()) {  // a match's token wins over a league's key
+    config.token = pick("key", "ARENA_KEY");
+    config.league = !config.token.empty();
+  }
+  const std::string version = pick("bot-version", "ARENA_BOT_VERSION");
+  if (!version.empty()) config.version = version;
   config.name = pick("name", "ARENA_BOT_NAME");
   if (config.name.empty()) config.name = kDefaultName;
   for (const char* scheme : {"grpc://", "http://"}) {
@@ -136,7 +156,10 @@ std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
   if (config.address.empty()) {
     return "no referee address: pass --address HOST:PORT (or unix:/path/to.sock) or set ARENA_ADDRESS";
   }
-  if (config.token.empty()) return "no token: pass --token TOKEN or set ARENA_TOKEN";
+  if (config.token.empty()) {
+    return "no token: pass --token TOKEN or set ARENA_TOKEN for a match (the runner gives each bot its own), or "
+           "--key KEY / ARENA_KEY for a league (arena bots add prints it)";
+  }
   return std::nullopt;
 }
 
@@ -168,6 +191,25 @@ struct Table {
   int seat = -1;
   Pending pending;
 };
+
+std::string code_name(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::CANCELLED: return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN: return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED: return "ABORTED";
+    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
+    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
+    case grpc::StatusCode::INTERNAL: return "INTERNAL";
+    default: return "status " + std::to_string(static_cast<int>(code));
+  }
+}
 
 std::uint32_t kind_bit(v1::ActionKind kind) { return 1u << (static_cast<unsigned>(kind) & 31u); }
 
@@ -211,7 +253,27 @@ class Session {
     single_.mutable_action();
   }
 
+  // Plays a match's stream; the exit status.
   int run(v1::BotService::Stub& stub) {
+    const grpc::Status status = stream(stub);
+    if (match_ended_) {
+      log("stream closed after match end");
+      return 0;
+    }
+    if (status.ok()) {
+      log("the referee ended the stream before MatchEnd");
+    } else {
+      log("stream failed before MatchEnd: " + code_name(status.error_code()) +
+          (status.error_message().empty() ? "" : ": " + status.error_message()));
+    }
+    return 1;
+  }
+
+  // Plays one stream to its end and returns its final status: a match's (closed by us after its MatchEnd) or, with
+  // a league's key, one that carries match after match until the host ends it (closed by us only after a fatal
+  // Error). What was learnt of the stream stays readable until the next one: welcomed(), matches(), fatal().
+  grpc::Status stream(v1::BotService::Stub& stub) {
+    begin_stream();
     grpc::ClientContext context;
     auto stream = stub.Play(&context);
     Linger linger(context);
@@ -221,7 +283,7 @@ class Session {
     auto* j = join.mutable_join();
     j->set_token(config_.token);
     j->set_bot_name(config_.name);
-    j->set_bot_version(kBotVersion);
+    j->set_bot_version(config_.version);
     j->set_protocol_version(kProtocolVersion);
     j->set_language("cpp");
     j->set_max_tables(config_.max_tables);
@@ -244,7 +306,9 @@ class Session {
         busy_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - received)
                         .count();
       }
-      if (match_ended_ && !half_closed) {
+      // A match's stream is over at its MatchEnd; a league's stays open for the next match, unless the host
+      // said it ends it (then it closes the stream itself, or we do after kLinger).
+      if (!half_closed && (config_.league ? !fatal_.empty() : match_ended_)) {
         stream->WritesDone();  // we have nothing more to say
         half_closed = true;
         linger.start();
@@ -254,20 +318,14 @@ class Session {
     const grpc::Status status = stream->Finish();
     stream_ = nullptr;
     log("received " + std::to_string(messages_in_) + " messages (" + std::to_string(inner_in_) +
-        " inside batches), sent " + std::to_string(messages_out_) + " answering " + std::to_string(decisions_) +
-        " requests");
-    if (match_ended_) {
-      log("stream closed after match end");
-      return 0;
-    }
-    if (status.ok()) {
-      log("the referee ended the stream before MatchEnd");
-    } else {
-      log("stream failed before MatchEnd: " + code_name(status.error_code()) +
-          (status.error_message().empty() ? "" : ": " + status.error_message()));
-    }
-    return 1;
+        " inside batches), sent " + std::to_string(messages_out_) + " answering " +
+        std::to_string(decisions_ - decisions_before_) + " requests");
+    return status;
   }
+
+  bool welcomed() const { return welcomed_; }
+  std::uint64_t matches() const { return matches_; }
+  const std::string& fatal() const { return fatal_; }
 
   // "cpp-bot: decisions=N bot_us_per_decision=X.XX", for benchmarks.
   std::string summary() const {
@@ -279,23 +337,17 @@ class Session {
   }
 
  private:
-  static std::string code_name(grpc::StatusCode code) {
-    switch (code) {
-      case grpc::StatusCode::CANCELLED: return "CANCELLED";
-      case grpc::StatusCode::UNKNOWN: return "UNKNOWN";
-      case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-      case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-      case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
-      case grpc::StatusCode::ALREADY_EXISTS: return "ALREADY_EXISTS";
-      case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
-      case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-      case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-      case grpc::StatusCode::ABORTED: return "ABORTED";
-      case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
-      case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
-      case grpc::StatusCode::INTERNAL: return "INTERNAL";
-      default: return "status " + std::to_string(static_cast<int>(code));
-    }
+  // A new stream starts with nothing known; decisions_ and busy_ns_ add up over streams, for summary().
+  void begin_stream() {
+    tables_.clear();
+    batches_ = false;
+    match_ended_ = false;
+    welcomed_ = false;
+    fatal_.clear();
+    playing_.clear();
+    matches_ = 0;
+    messages_in_ = inner_in_ = messages_out_ = 0;
+    decisions_before_ = match_decisions_from_ = decisions_;
   }
 
   Table& table(const std::string& table_id) { return tables_[table_id]; }
@@ -376,6 +428,16 @@ class Session {
     switch (message.msg_case()) {
       case v1::RefereeMessage::kWelcome: {
         const auto& w = message.welcome();
+        if (config_.league) {
+          // A league's next match: forget the last one's tables (unless another match is still being played).
+          if (playing_.empty()) {
+            tables_.clear();
+            match_decisions_from_ = decisions_;
+          }
+          playing_.insert(w.match_id());
+          match_ended_ = false;
+        }
+        welcomed_ = true;
         table(w.table_id()).seat = w.seat();
         batches_ = config_.batches && w.batches();
         const auto& c = w.config();
@@ -421,6 +483,25 @@ class Session {
       case v1::RefereeMessage::kMatchEnd: {
         const auto& m = message.match_end();
         match_ended_ = true;
+        ++matches_;
+        if (config_.league) {
+          playing_.erase(m.match_id());
+          std::string others;
+          std::string mine = "no result of ours";
+          for (const auto& r : m.results()) {
+            if (r.is_you()) {
+              mine = "net " + std::to_string(r.net_chips()) + " over " + std::to_string(r.hands_played()) +
+                     " hands, " + std::to_string(r.violations()) + " violations" + (r.forfeited() ? ", forfeited" : "");
+            } else {
+              others += (others.empty() ? "" : ", ") + r.name();
+            }
+          }
+          log("match " + m.match_id() + " against " + (others.empty() ? "?" : others) + " over (" +
+              v1::MatchEndReason_Name(m.reason()) + ")" + (m.message().empty() ? "" : ": " + m.message()) + "; " +
+              mine + "; answered " + std::to_string(decisions_ - match_decisions_from_) + " requests; " +
+              std::to_string(matches_) + " match(es) on this stream; waiting for the next one");
+          break;
+        }
         log("match " + m.match_id() + " over (" + v1::MatchEndReason_Name(m.reason()) + ")" +
             (m.message().empty() ? "" : ": " + m.message()));
         for (const auto& r : m.results()) {
@@ -435,6 +516,10 @@ class Session {
         log("referee error " + v1::ErrorCode_Name(e.code()) + (e.rule().empty() ? "" : " (" + e.rule() + ")") + ": " +
             e.message() + (e.table_id().empty() ? "" : " [table " + e.table_id() + "]") +
             (e.fatal() ? " [fatal]" : ""));
+        // A rate limit only ends this stream: a league bot joins again later (proto/README.md).
+        if (e.fatal() && e.code() != v1::ERROR_CODE_RATE_LIMITED) {
+          fatal_ = v1::ErrorCode_Name(e.code()) + ": " + e.message();
+        }
         if (e.request_id() != 0) {
           auto it = tables_.find(e.table_id());
           if (it != tables_.end() && it->second.pending.request_id == e.request_id()) it->second.pending.open = false;
@@ -453,12 +538,18 @@ class Session {
   grpc::ClientReaderWriter<v1::BotMessage, v1::RefereeMessage>* stream_ = nullptr;
   std::unordered_map<std::string, Table> tables_;
   bool batches_ = false;  // what the Welcome granted
-  bool match_ended_ = false;
+  bool match_ended_ = false;  // a MatchEnd came (in a league: and no Welcome since)
+  bool welcomed_ = false;  // a Welcome came on this stream
+  std::string fatal_;  // the fatal Error the referee sent on this stream ("CODE: message"), if any but a rate limit
+  std::set<std::string> playing_;  // a league's matches welcomed and not ended yet on this stream
+  std::uint64_t matches_ = 0;  // MatchEnds on this stream
   // The outgoing messages, reused for every answer.
   v1::BotMessage batch_;
   v1::BotMessage single_;
   google::protobuf::RepeatedPtrField<v1::Action>* out_ = nullptr;  // the actions queued, inside batch_
-  std::uint64_t decisions_ = 0;
+  std::uint64_t decisions_ = 0;  // over every stream
+  std::uint64_t decisions_before_ = 0;  // decisions_ when this stream began
+  std::uint64_t match_decisions_from_ = 0;  // decisions_ when this match began (a league's)
   std::int64_t busy_ns_ = 0;  // from receiving a message to having written its answers, summed
   std::uint64_t messages_in_ = 0;
   std::uint64_t inner_in_ = 0;
@@ -479,6 +570,43 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 
+// Plays a league with the API key in config.token: one stream after another, until the host ends one with a fatal
+// Error (then 1). Between streams (and failed tries to reach the host) it waits kReconnectFirstS, twice as long
+// each time up to kReconnectMaxS, +-20%; a stream that got a Welcome starts the waits afresh.
+int play_league(const Config& config, Session& session) {
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<double> jitter(0.8, 1.2);  // the bots of a restarted host do not return at once
+  double backoff = kReconnectFirstS;
+  std::uint64_t matches = 0;
+  for (;;) {
+    log("joining the league at " + config.address + " as " + config.name);
+    std::string why;
+    auto channel = make_channel(config.address);
+    if (!channel->WaitForConnected(std::chrono::system_clock::now() + kConnectTimeout)) {
+      why = "cannot reach the league at " + config.address + " within 10 s";
+    } else {
+      auto stub = v1::BotService::NewStub(channel);
+      const grpc::Status status = session.stream(*stub);
+      matches += session.matches();
+      if (!session.fatal().empty()) {
+        log("the league ended this bot's stream: " + session.fatal() + " (" + std::to_string(matches) +
+            " matches played); exiting");
+        return 1;
+      }
+      if (session.welcomed()) backoff = kReconnectFirstS;  // it was playing: the host just went away
+      why = status.ok() ? std::string("the host ended the stream")
+                        : "the stream ended: " + code_name(status.error_code()) +
+                              (status.error_message().empty() ? "" : ": " + status.error_message());
+    }
+    const double wait = backoff * jitter(rng);
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f", wait);
+    log(why + " (" + std::to_string(matches) + " matches played); joining again in " + seconds + " s");
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    backoff = std::min(kReconnectMaxS, backoff * 2);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -487,7 +615,14 @@ int main(int argc, char** argv) {
     log(*error);
     return 2;
   }
-  log("connecting to " + config.address + " as " + config.name);
+  log("connecting to " + config.address + " as " + config.name +
+      (config.league ? " to play a league with an API key" : ""));
+  if (config.league) {
+    Session session(config);
+    const int status = play_league(config, session);
+    std::cerr << session.summary() << std::endl;
+    return status;
+  }
   auto channel = make_channel(config.address);
   if (!channel->WaitForConnected(std::chrono::system_clock::now() + kConnectTimeout)) {
     log("cannot reach the referee at " + config.address + " within 10 s");
