@@ -478,6 +478,9 @@ class Session {
           log("table " + h.table_id() + " hand " + h.hand_id() + " over: board [" + join_cards(h.board()) + "], net " +
               net);
         }
+        // A league's table ids are new in every match, and its matches may overlap on one stream (then no Welcome
+        // finds it idle to clear them): drop a table once its hand is over, so that they do not pile up.
+        if (config_.league && !t.pending.open) tables_.erase(h.table_id());
         break;
       }
       case v1::RefereeMessage::kMatchEnd: {
