@@ -31,7 +31,7 @@ system-run:
 system-test: system-run
 	$(call need,chromium,chromium)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml arena/cards/_eval.c
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'

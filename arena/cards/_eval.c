@@ -406,12 +406,240 @@ static PyObject *py_value_histogram(PyObject *self, PyObject *arg)
     return result;
 }
 
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Runouts: how often each order of finish occurs over the ways to complete a board (all-in EV)                 */
+
+#define RUNOUT_MAX_PLAYERS 12 /* places fit in 4 bits each of a uint64 key */
+#define RUNOUT_TABLE 8192      /* open-addressing slots for distinct orders of finish (far more than occur) */
+
+typedef struct {
+    uint64_t key;
+    uint64_t count;
+    int used;
+} OrderSlot;
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* A uniform integer in [0, bound) without modulo bias (Lemire's method with rejection). */
+static uint32_t uniform_below(uint64_t *state, uint32_t bound)
+{
+    uint64_t m = (uint64_t)(uint32_t)splitmix64(state) * bound;
+    uint32_t low = (uint32_t)m;
+    if (low < bound) {
+        uint32_t threshold = (uint32_t)(-bound) % bound;
+        while (low < threshold) {
+            m = (uint64_t)(uint32_t)splitmix64(state) * bound;
+            low = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+static int count_order(OrderSlot *table, int players, int hole[][2], const int *board, int board_n)
+{
+    uint32_t values[RUNOUT_MAX_PLAYERS];
+    int cards[7];
+    memcpy(cards + 2, board, sizeof(int) * 5);
+    (void)board_n;
+    for (int p = 0; p < players; p++) {
+        cards[0] = hole[p][0];
+        cards[1] = hole[p][1];
+        values[p] = eval_cards(cards, 7);
+    }
+    uint64_t key = 0;
+    for (int p = 0; p < players; p++) {
+        uint64_t better = 0;
+        for (int q = 0; q < players; q++)
+            better += values[q] > values[p];
+        key |= better << (4 * p);
+    }
+    uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> 51; /* 13 bits */
+    for (int probe = 0; probe < RUNOUT_TABLE; probe++) {
+        OrderSlot *slot = &table[(h + probe) & (RUNOUT_TABLE - 1)];
+        if (!slot->used) {
+            slot->used = 1;
+            slot->key = key;
+            slot->count = 1;
+            return 0;
+        }
+        if (slot->key == key) {
+            slot->count++;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+PyDoc_STRVAR(runout_orders_doc,
+             "runout_orders(holes, board, samples, seed, /)\n--\n\n"
+             "How often each order of finish occurs over the ways to complete ``board`` (0 to 5 cards) for\n"
+             "``holes`` (2 to 12 pairs of hole cards): a dict from a tuple of places (per player, how many\n"
+             "players hold a strictly better hand: 0 wins, equal places split) to a count. Every completion of\n"
+             "the board from the cards not dealt to anyone is counted once, unless there are more than\n"
+             "``samples`` (> 0) of them: then ``samples`` completions are drawn uniformly at random (with\n"
+             "replacement, each one uniform among all completions) from a generator seeded by ``seed``.");
+
+static PyObject *py_runout_orders(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *holes_obj, *board_obj;
+    long long samples_ll;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "OOLK:runout_orders", &holes_obj, &board_obj, &samples_ll, &seed))
+        return NULL;
+    PyObject *holes_seq = PySequence_Fast(holes_obj, "runout_orders() expects a sequence of hole-card pairs");
+    if (holes_seq == NULL)
+        return NULL;
+    Py_ssize_t players = PySequence_Fast_GET_SIZE(holes_seq);
+    int hole[RUNOUT_MAX_PLAYERS][2];
+    int board[5] = {0, 0, 0, 0, 0};
+    uint64_t dealt = 0;
+    int board_n = 0;
+    if (players < 2 || players > RUNOUT_MAX_PLAYERS) {
+        PyErr_Format(PyExc_ValueError, "runout_orders() takes 2 to %d players, got %zd", RUNOUT_MAX_PLAYERS,
+                     players);
+        Py_DECREF(holes_seq);
+        return NULL;
+    }
+    for (Py_ssize_t p = 0; p < players; p++) {
+        PyObject *pair = PySequence_Fast(PySequence_Fast_GET_ITEM(holes_seq, p), "hole cards must be a sequence");
+        if (pair == NULL || PySequence_Fast_GET_SIZE(pair) != 2) {
+            if (pair != NULL) {
+                PyErr_SetString(PyExc_ValueError, "runout_orders(): every player has exactly two hole cards");
+                Py_DECREF(pair);
+            }
+            Py_DECREF(holes_seq);
+            return NULL;
+        }
+        for (int c = 0; c < 2; c++) {
+            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(pair, c));
+            if ((v == -1 && PyErr_Occurred()) || v < 0 || v > 51 || (dealt >> v) & 1) {
+                PyErr_Clear();
+                PyErr_SetString(PyExc_ValueError, "runout_orders(): cards must be distinct ints 0..51");
+                Py_DECREF(pair);
+                Py_DECREF(holes_seq);
+                return NULL;
+            }
+            dealt |= 1ULL << v;
+            hole[p][c] = (int)v;
+        }
+        Py_DECREF(pair);
+    }
+    Py_DECREF(holes_seq);
+    PyObject *board_seq = PySequence_Fast(board_obj, "runout_orders() expects a sequence of board cards");
+    if (board_seq == NULL)
+        return NULL;
+    board_n = (int)PySequence_Fast_GET_SIZE(board_seq);
+    if (board_n > 5) {
+        PyErr_SetString(PyExc_ValueError, "runout_orders(): a board has at most 5 cards");
+        Py_DECREF(board_seq);
+        return NULL;
+    }
+    for (int i = 0; i < board_n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(board_seq, i));
+        if ((v == -1 && PyErr_Occurred()) || v < 0 || v > 51 || (dealt >> v) & 1) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "runout_orders(): cards must be distinct ints 0..51");
+            Py_DECREF(board_seq);
+            return NULL;
+        }
+        dealt |= 1ULL << v;
+        board[i] = (int)v;
+    }
+    Py_DECREF(board_seq);
+
+    int rest[52];
+    int rest_n = 0;
+    for (int c = 0; c < 52; c++)
+        if (!((dealt >> c) & 1))
+            rest[rest_n++] = c;
+    int missing = 5 - board_n;
+    /* completions = C(rest_n, missing) */
+    double completions = 1.0;
+    for (int k = 0; k < missing; k++)
+        completions = completions * (rest_n - k) / (k + 1);
+
+    OrderSlot *table = calloc(RUNOUT_TABLE, sizeof(OrderSlot));
+    if (table == NULL)
+        return PyErr_NoMemory();
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (samples_ll > 0 && completions > (double)samples_ll) {
+        uint64_t state = seed;
+        int pick[52];
+        for (long long n = 0; n < samples_ll && !failed; n++) {
+            memcpy(pick, rest, sizeof(int) * rest_n);
+            for (int k = 0; k < missing; k++) { /* partial Fisher-Yates: a uniform k-subset */
+                int j = k + (int)uniform_below(&state, (uint32_t)(rest_n - k));
+                int t = pick[k];
+                pick[k] = pick[j];
+                pick[j] = t;
+                board[board_n + k] = pick[k];
+            }
+            failed = count_order(table, (int)players, hole, board, 5);
+        }
+    } else {
+        int idx[5];
+        for (int k = 0; k < missing; k++)
+            idx[k] = k;
+        for (;;) {
+            for (int k = 0; k < missing; k++)
+                board[board_n + k] = rest[idx[k]];
+            if (count_order(table, (int)players, hole, board, 5) < 0) {
+                failed = 1;
+                break;
+            }
+            int k = missing - 1; /* next combination in lexicographic order */
+            while (k >= 0 && idx[k] == rest_n - missing + k)
+                k--;
+            if (k < 0)
+                break;
+            idx[k]++;
+            for (int m = k + 1; m < missing; m++)
+                idx[m] = idx[m - 1] + 1;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        free(table);
+        PyErr_SetString(PyExc_RuntimeError, "runout_orders(): too many distinct orders of finish");
+        return NULL;
+    }
+    PyObject *result = PyDict_New();
+    for (int i = 0; result != NULL && i < RUNOUT_TABLE; i++) {
+        if (!table[i].used)
+            continue;
+        PyObject *key = PyTuple_New(players);
+        for (Py_ssize_t p = 0; key != NULL && p < players; p++)
+            PyTuple_SET_ITEM(key, p, PyLong_FromLong((long)((table[i].key >> (4 * p)) & 15)));
+        PyObject *count = PyLong_FromUnsignedLongLong(table[i].count);
+        if (key == NULL || count == NULL || PyDict_SetItem(result, key, count) < 0) {
+            Py_XDECREF(key);
+            Py_XDECREF(count);
+            Py_DECREF(result);
+            result = NULL;
+            break;
+        }
+        Py_DECREF(key);
+        Py_DECREF(count);
+    }
+    free(table);
+    return result;
+}
+
 static PyMethodDef eval_methods[] = {
     {"evaluate", py_evaluate, METH_O, evaluate_doc},
     {"evaluate_many", py_evaluate_many, METH_O, evaluate_many_doc},
     {"category_counts", py_category_counts, METH_O, category_counts_doc},
     {"category_counts_7", py_category_counts_7, METH_NOARGS, category_counts_7_doc},
     {"value_histogram", py_value_histogram, METH_O, value_histogram_doc},
+    {"runout_orders", py_runout_orders, METH_VARARGS, runout_orders_doc},
     {NULL, NULL, 0, NULL},
 };
 

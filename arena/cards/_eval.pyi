@@ -19,3 +19,8 @@ def category_counts_7() -> tuple[int, ...]:
 
 def value_histogram(n: int, /) -> dict[int, int]:
     """Number of n-card hands (n = 5, 6 or 7) for each hand value that occurs."""
+
+def runout_orders(holes: Sequence[Sequence[int]], board: Sequence[int], samples: int, seed: int, /
+                  ) -> dict[tuple[int, ...], int]:
+    """How often each order of finish (per player: players with a strictly better hand) occurs over the ways to
+    complete the board: all of them, or ``samples`` uniform draws seeded by ``seed`` when there are more."""

@@ -39,7 +39,8 @@ def _ci(low: float, high: float) -> str:
 
 def sorted_by_text(board: Leaderboard) -> str:
     """The table's caption: what it is sorted by, and what the win rate is."""
-    return f"sorted by {board.system.sorted_by()} · mbb/hand: mean over sessions, with its 95% CI"
+    return (f"sorted by {board.system.sorted_by()} · mbb/hand: mean over sessions, with its 95% CI · all-in EV: "
+            "the same with every all-in before the river scored by its expectation over the rest of the board")
 
 
 def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
@@ -51,7 +52,8 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
     table.add_column("bot", justify="left")
     for column in system.columns:
         table.add_column(f"{column.label} ▼" if column.key == system.sort_key else column.label, justify="right")
-    for header in ("mbb/hand", "95% CI", "sessions", "hands", "VPIP", "PFR", "AF", "viol."):
+    for header in ("mbb/hand", "95% CI", "all-in EV", "EV 95% CI", "sessions", "hands", "VPIP", "PFR", "AF",
+                   "viol."):
         table.add_column(header, justify="right")
     flagged = any(row.flags for row in board.rows)
     if flagged:
@@ -60,7 +62,9 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
         stats = row.stats
         table.add_row(
             str(row.rank), row.bot, *(column.format(row.rating[column.key]) for column in system.columns),
-            f"{row.win_rate.mean:+.1f}", _ci(row.win_rate.low, row.win_rate.high), str(row.win_rate.sessions),
+            f"{row.win_rate.mean:+.1f}", _ci(row.win_rate.low, row.win_rate.high),
+            f"{row.allin.mean:+.1f}" if row.allin else "–", _ci(row.allin.low, row.allin.high) if row.allin else "",
+            str(row.win_rate.sessions),
             str(row.win_rate.hands),
             f"{stats.vpip:.0%}" if stats else "", f"{stats.pfr:.0%}" if stats else "",
             f"{stats.aggression:.2f}" if stats and stats.aggression is not None else "–",

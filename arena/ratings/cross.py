@@ -9,9 +9,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 
-def cross_table_scores(hands: Iterable[tuple[Sequence[int], Sequence[int]]]) -> dict[int, float]:
+def cross_table_scores(hands: Iterable[tuple[Sequence[int], Sequence[float]]]) -> dict[int, float]:
     """Each bot's score on one deal, from its hands as (seating: bot per seat, payoffs per seat)."""
-    by_seat: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    by_seat: dict[int, list[tuple[int, float]]] = defaultdict(list)
     for seating, payoffs in hands:
         for seat, bot in enumerate(seating):
             by_seat[seat].append((bot, payoffs[seat]))

@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from arena.ratings.estimators import Estimator
 from arena.ratings.play_stats import PlayStats, play_stats
 from arena.ratings.sessions import Session, bot_key, load_sessions
 from arena.ratings.stats import WinRate, crosstable, win_rates
@@ -30,6 +31,7 @@ class Row:
     win_rate: WinRate
     stats: PlayStats | None
     flags: dict[str, int] = field(default_factory=dict)  # matches it never connected to, crashed in, ... (BotOutcome)
+    allin: WinRate | None = None  # the win rate with all-in hands scored by their EV (arena.ratings.allin)
 
     @property
     def flag_text(self) -> str:
@@ -96,10 +98,11 @@ def build_leaderboard(
     ratings = system.rate(sessions)
     history = system.history(sessions, history_points) if history_points > 0 else {}
     rates = win_rates(sessions)
+    allin = win_rates(load_sessions(db, ids, estimator=Estimator.ALLIN))
     stats = play_stats(db, ids)
     ordered = rank_bots(system, ratings, rates)
     flags = bot_flags(db, ids)
-    rows = tuple(Row(i + 1, bot, ratings[bot], rates[bot], stats.get(bot), flags.get(bot, {}))
+    rows = tuple(Row(i + 1, bot, ratings[bot], rates[bot], stats.get(bot), flags.get(bot, {}), allin.get(bot))
                  for i, bot in enumerate(ordered))
     unrated = {bot: f for bot, f in flags.items() if bot not in ratings}
     return Leaderboard(rows, crosstable(sessions), history, matches_summary(db, ids), len(sessions), time.time(),
@@ -169,6 +172,7 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
                 "bot": r.bot,
                 **{c.key: r.rating[c.key] for c in system.columns},
                 **rate(r.win_rate),
+                "allin_ev": rate(r.allin) if r.allin is not None else None,
                 "stats": asdict(r.stats) if r.stats else None,
                 "flags": r.flags,
             }

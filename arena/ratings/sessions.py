@@ -5,9 +5,11 @@ luck of the cards cancels out; its hands are not independent samples, the sessio
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.ratings.cross import cross_table_scores
+from arena.ratings.estimators import Estimator, adjusted_payoffs
 from arena.records.db import Database, HandResult
 
 
@@ -39,8 +41,10 @@ class Session:
         return {bot: totals.index(chips) for bot, chips in self.chips.items()}
 
 
-def load_sessions(db: Database, match_ids: list[str] | None = None, complete_only: bool = True) -> list[Session]:
-    """Every duplicate session in the database, in the order the matches were played.
+def load_sessions(db: Database, match_ids: list[str] | None = None, complete_only: bool = True,
+                  estimator: Estimator = Estimator.RAW) -> list[Session]:
+    """Every duplicate session in the database, in the order the matches were played, with the payoffs of
+    ``estimator`` (the dealt chips, or a variance-reduced estimate of them: arena.ratings.estimators).
 
     A session is complete when all its rotations (or, across tables, all its tables) were recorded; an interrupted
     match's last deals may not be, and by default they are left out so that no bot is credited with half a
@@ -53,22 +57,28 @@ def load_sessions(db: Database, match_ids: list[str] | None = None, complete_onl
         per_deal = spec.hands_per_deal(len(names))
         cross = spec.cross_table(len(names))
         by_deal: dict[int, list[HandResult]] = defaultdict(list)
+        adjusted = adjusted_payoffs(db, match_id, estimator)
         for hand in db.hand_results(match_id):
             by_deal[hand.deal].append(hand)
+
+        def payoffs(hand: HandResult, adjusted: dict[int, tuple[float, ...]] = adjusted) -> Sequence[float]:
+            return adjusted.get(hand.hand_number, hand.payoffs)
+
         for deal, hands in sorted(by_deal.items()):
             session = Session(match_id, deal, 0, spec.config.big_blind)
             session.complete = len({h.rotation for h in hands}) == per_deal
             if not session.complete and complete_only:
                 continue
             if cross:
-                scores = cross_table_scores((h.seating, h.payoffs) for h in hands)
+                scores = cross_table_scores((h.seating, payoffs(h)) for h in hands)
                 session.chips = {names[p]: score for p, score in scores.items()}
                 session.hands = {names[p]: 1 for p in scores}
             else:
                 for hand in hands:
+                    chips = payoffs(hand)
                     for seat, participant in enumerate(hand.seating):
                         bot = names[participant]
-                        session.chips[bot] = session.chips.get(bot, 0) + hand.payoffs[seat]
+                        session.chips[bot] = session.chips.get(bot, 0) + chips[seat]
                         session.hands[bot] = session.hands.get(bot, 0) + 1
             session.order = len(sessions)
             sessions.append(session)

@@ -15,7 +15,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -639,8 +639,19 @@ class Database:
         )
         return [(r["name"], r["version"]) for r in rows]
 
-    def hand_records(self, match_id: str) -> Iterator[HandRecord]:
-        """Every stored hand of a match as a HandRecord, in order (for exports, verification and statistics)."""
+    def runouts(self, match_id: str) -> list[int]:
+        """The hands of a match that went to a showdown with board cards dealt after the last action (an all-in
+        before the river), by hand number."""
+        rows = self.conn.execute(
+            "SELECT hand_number FROM actions WHERE match_id = ? GROUP BY hand_number"
+            " HAVING SUM(kind IN ('SHOW', 'MUCK')) > 0 AND MAX(CASE WHEN kind = 'DEAL_BOARD' THEN seq END) >"
+            " COALESCE(MAX(CASE WHEN kind IN ('FOLD', 'CHECK', 'CALL', 'BET', 'RAISE') THEN seq END), -1)"
+            " ORDER BY hand_number", (match_id,))
+        return [int(r["hand_number"]) for r in rows]
+
+    def hand_records(self, match_id: str, numbers: Collection[int] | None = None) -> Iterator[HandRecord]:
+        """Every stored hand of a match (or those of ``numbers``) as a HandRecord, in order (for exports,
+        verification and statistics)."""
         match = self.match_row(match_id)
         if match is None:
             raise KeyError(f"no match {match_id!r} in {self.path}")
@@ -649,7 +660,10 @@ class Database:
         hands = self.conn.execute(
             "SELECT * FROM hands WHERE match_id = ? ORDER BY hand_number", (match_id,)
         ).fetchall()
+        wanted = set(numbers) if numbers is not None else None
         for hand in hands:
+            if wanted is not None and hand["hand_number"] not in wanted:
+                continue
             number = hand["hand_number"]
             seats = self.conn.execute(
                 "SELECT * FROM hand_seats WHERE match_id = ? AND hand_number = ? ORDER BY seat", (match_id, number)

@@ -662,6 +662,8 @@ def port_is_free(host: str, port: int) -> str | None:
         return None
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # as gRPC binds: a port whose last connections linger in TIME_WAIT (a host restarted at once) is free
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host.strip("[]"), port))
         except OSError as exc:

@@ -138,3 +138,15 @@ async def two_hosts(tmp_path: Path) -> None:
 
 def test_one_host_per_league_database(tmp_path: Path) -> None:
     asyncio.run(two_hosts(tmp_path))
+
+
+def test_a_port_someone_listens_on_is_taken() -> None:
+    import socket
+
+    from arena.transport.server import port_is_free
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        assert port_is_free("127.0.0.1", listener.getsockname()[1]) == "Address already in use"
+    assert port_is_free("127.0.0.1", free_port()) is None

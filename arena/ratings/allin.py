@@ -1,0 +1,84 @@
+"""All-in EV: a hand whose betting ended with the board still to come (two or more players all-in, or all but one)
+is scored by each player's expected payoff over every way the rest of the board could fall, instead of the one
+that was dealt (the Annual Computer Poker Competition's all-in adjustment). A pure function of a hand record.
+
+Why it is unbiased: once betting is over, the players' chips committed and who can win which pot are fixed, and
+the rest of the board is a uniformly random completion from the cards not dealt to anyone's hand (R1.3). The dealt
+payoff is the payoff of one such random completion, so its expectation over the deck is exactly the average payoff
+over all completions: replacing the dealt payoff by that average keeps every expected win rate and removes the
+variance of the last cards. Exact enumeration is used whenever the completions are few (from the flop on: at most
+C(45, 2) = 990); from pre-flop (C(48, 5) = 1,712,304) a fixed number of completions is drawn uniformly, from a
+generator seeded by the match and hand ids, which do not depend on the deck: the average of uniform draws is
+itself an unbiased estimate of the exact average, so the estimator stays unbiased, with a little variance of its
+own (about 0.4% of the pot with ``SAMPLES`` draws against the dealt card's 50%).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from arena.cards._eval import runout_orders
+from arena.cards.evaluator import evaluate
+from arena.engine import EventKind, Hand
+from arena.engine.pots import Pot, split_pot
+from arena.referee import HandRecord
+
+ESTIMATOR = "allin-v1"  # the name results are stored and shown under; a change of method is a new name
+SAMPLES = 20_000  # draws when the completions are more (pre-flop all-ins): about 3 ms a hand
+_ACTIONS = frozenset({EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE})
+
+
+def runout_point(record: HandRecord) -> int | None:
+    """How many board cards were out when the betting ended, if the hand then went to a showdown with board cards
+    still to come (an all-in); None otherwise."""
+    if not any(e.kind in (EventKind.SHOW, EventKind.MUCK) for e in record.events):
+        return None
+    board = known = 0
+    for event in record.events:
+        if event.kind is EventKind.DEAL_BOARD:
+            board += len(event.cards) or 1
+        elif event.kind in _ACTIONS:
+            known = board  # the board when the last action so far was taken
+    return known if known < len(record.board) else None
+
+
+def _seed(record: HandRecord) -> int:
+    digest = hashlib.sha256(f"{ESTIMATOR}:{record.match_id}:{record.hand_number}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _winnings(pots: list[Pot], places: dict[int, int], record: HandRecord) -> dict[int, int]:
+    """What each seat wins from the pots when the showdown places are ``places`` (0 best, equal split)."""
+    won: dict[int, int] = {}
+    n = len(record.seating)
+    for pot in pots:
+        best = min(places[s] for s in pot.eligible)
+        winners = [s for s in pot.eligible if places[s] == best]
+        for seat, share in split_pot(pot.amount, winners, record.button, n, record.config.chip).items():
+            won[seat] = won.get(seat, 0) + share
+    return won
+
+
+def allin_payoffs(record: HandRecord, hand: Hand | None = None, samples: int = SAMPLES) -> tuple[float, ...] | None:
+    """Each seat's expected payoff over the rest of the board, for a hand that ended all-in before the river; None
+    for any other hand (its dealt payoffs stand). ``hand``: the record replayed (arena.records.phh_sink), if the
+    caller has it."""
+    known = runout_point(record)
+    if known is None:
+        return None
+    if hand is None:
+        from arena.records.phh_sink import rebuild_hand  # the engine's own pots, from the recorded decisions
+
+        hand = rebuild_hand(record)
+    live = [s for s in range(len(record.seating)) if not hand.folded[s]]
+    pots = hand.pots()
+    orders = runout_orders([record.hole[s] for s in live], record.board[:known], samples, _seed(record))
+    total = sum(orders.values())
+    expected = dict.fromkeys(live, 0.0)
+    for order, count in orders.items():
+        for seat, chips in _winnings(pots, dict(zip(live, order, strict=True)), record).items():
+            expected[seat] += chips * count / total
+    values = {s: evaluate([*record.hole[s], *record.board]) for s in live}
+    dealt_places = {s: sum(values[o] > values[s] for o in live) for s in live}
+    dealt = _winnings(pots, dealt_places, record)
+    return tuple(record.payoffs[s] - dealt.get(s, 0) + expected.get(s, 0.0) for s in range(len(record.seating)))

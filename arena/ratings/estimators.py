@@ -1,0 +1,36 @@
+"""Which payoffs a statistic is computed from: the chips as dealt (``raw``) or a variance-reduced estimate of the
+same expectation (``allin``: all-in EV, arena.ratings.allin). Every estimate is a pure function of the recorded
+hands, computed when asked (nothing is stored that ``arena verify`` could not recompute)."""
+
+from __future__ import annotations
+
+import enum
+
+from arena.ratings.allin import allin_payoffs
+from arena.records.db import Database
+
+
+class Estimator(enum.StrEnum):
+    """An estimator of a hand's payoffs."""
+
+    RAW = "raw"  # the chips won and lost as the cards fell
+    ALLIN = "allin"  # all-in EV: an all-in before the river scored by its expectation over the rest of the board
+
+    @property
+    def label(self) -> str:
+        return {"raw": "raw", "allin": "all-in EV"}[self.value]
+
+
+def adjusted_payoffs(db: Database, match_id: str, estimator: Estimator) -> dict[int, tuple[float, ...]]:
+    """The hands of a match whose payoffs ``estimator`` replaces, by hand number, with each seat's estimate."""
+    if estimator is Estimator.RAW:
+        return {}
+    numbers = db.runouts(match_id)
+    if not numbers:
+        return {}
+    out = {}
+    for record in db.hand_records(match_id, numbers):
+        payoffs = allin_payoffs(record)
+        if payoffs is not None:
+            out[record.hand_number] = payoffs
+    return out
