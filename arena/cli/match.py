@@ -26,6 +26,7 @@ from arena.cli.options import (
     settings_options,
 )
 from arena.engine.config import MAX_SEATS, MIN_SEATS
+from arena.ratings.estimators import Estimator
 from arena.ratings.stats import WinRate
 from arena.ratings.tally import SessionTally
 from arena.records.db import Database
@@ -119,6 +120,9 @@ def match_report(result: MatchResult, big_blind: int, tally: SessionTally | None
             w = tally.win_rate(i)
             row["sessions"] = w.sessions
             row["ci95"] = [w.low, w.high] if w.sessions > 1 else None
+            ev = tally.win_rate(i, Estimator.ALLIN)
+            row["allin_ev"] = {"mbb_per_hand": ev.mean if ev.sessions else None,
+                               "ci95": [ev.low, ev.high] if ev.sessions > 1 else None}
         rows.append(row)
     summary = (f"match {result.match_id}: {result.hands_played}/{result.hands_total} hands, {result.reason}"
                + (f"; {len(failures)} bot failure(s)" if failures else ""))
@@ -149,6 +153,10 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: Sess
                           _ci(rate) if rate is not None else "n/a", f"{r.mean_think_ms:.1f}", str(r.violations),
                           r.outcome.value.replace("_", " "))
         console().print(table)
+        if tally is not None and tally.sessions:
+            evs = [(result.results[i].name, tally.win_rate(i, Estimator.ALLIN)) for i in order]
+            click.echo("all-in EV (every all-in before the river scored by its expectation over the rest of the "
+                       "board): " + ", ".join(f"{name} {ev.mean:+,.0f} {_ci(ev)}" for name, ev in evs))
         elapsed = max(result.seconds, 1e-9)
         seed = f"seed {result.seed}" if result.reason.over else "seed kept secret until the match is over"
         click.echo(f"{seed}; commitment {result.commitment}")

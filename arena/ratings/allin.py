@@ -8,8 +8,8 @@ payoff is the payoff of one such random completion, so its expectation over the 
 over all completions: replacing the dealt payoff by that average keeps every expected win rate and removes the
 variance of the last cards. Exact enumeration is used whenever the completions are few (from the flop on: at most
 C(45, 2) = 990); from pre-flop (C(48, 5) = 1,712,304) a fixed number of completions is drawn uniformly, from a
-generator seeded by the match and hand ids, which do not depend on the deck: the average of uniform draws is
-itself an unbiased estimate of the exact average, so the estimator stays unbiased, with a little variance of its
+generator seeded by what is known when the betting ends (never by the cards to come): the average of uniform draws
+is itself an unbiased estimate of the exact average, so the estimator stays unbiased, with a little variance of its
 own (about 0.4% of the pot with ``SAMPLES`` draws against the dealt card's 50%).
 """
 
@@ -42,8 +42,11 @@ def runout_point(record: HandRecord) -> int | None:
     return known if known < len(record.board) else None
 
 
-def _seed(record: HandRecord) -> int:
-    digest = hashlib.sha256(f"{ESTIMATOR}:{record.match_id}:{record.hand_number}".encode()).digest()
+def _seed(holes: list[tuple[int, ...]], known: tuple[int, ...]) -> int:
+    """The draws' seed: from what is known when the betting ends (the hands still in, the board so far), never
+    from the cards still to come, so the draws are independent of the dealt runout; and from nothing else, so the
+    same hand gets the same estimate in any match (a match played on 16 tables scores as one played on 1)."""
+    digest = hashlib.sha256(f"{ESTIMATOR}:{holes}:{known}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
 
@@ -72,7 +75,9 @@ def allin_payoffs(record: HandRecord, hand: Hand | None = None, samples: int = S
         hand = rebuild_hand(record)
     live = [s for s in range(len(record.seating)) if not hand.folded[s]]
     pots = hand.pots()
-    orders = runout_orders([record.hole[s] for s in live], record.board[:known], samples, _seed(record))
+    holes = [tuple(record.hole[s]) for s in live]
+    board = tuple(record.board[:known])
+    orders = runout_orders(holes, board, samples, _seed(holes, board))
     total = sum(orders.values())
     expected = dict.fromkeys(live, 0.0)
     for order, count in orders.items():
