@@ -5,9 +5,11 @@ hands, computed when asked (nothing is stored that ``arena verify`` could not re
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Sequence
 
-from arena.ratings.allin import allin_payoffs
+from arena.ratings.allin import allin_payoffs, runout_point
 from arena.records.db import Database
+from arena.referee import HandRecord
 
 
 class Estimator(enum.StrEnum):
@@ -34,3 +36,15 @@ def adjusted_payoffs(db: Database, match_id: str, estimator: Estimator) -> dict[
         if payoffs is not None:
             out[record.hand_number] = payoffs
     return out
+
+
+def estimate(estimator: Estimator) -> Callable[[HandRecord], Sequence[float]]:
+    """A finished hand's payoffs by ``estimator``, one hand at a time (for live tallies and tests)."""
+    if estimator is Estimator.RAW:
+        return lambda record: record.payoffs
+
+    def allin(record: HandRecord) -> Sequence[float]:
+        payoffs = allin_payoffs(record) if runout_point(record) is not None else None
+        return payoffs if payoffs is not None else record.payoffs
+
+    return allin

@@ -82,6 +82,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
+from arena.ratings.estimators import Estimator
 from arena.ratings.sessions import bot_key, load_sessions
 from arena.ratings.stats import WinRate, win_rate
 from arena.records.db import Database
@@ -299,10 +300,10 @@ class RecordedComparison:
     match_ids: tuple[str, ...]
 
 
-def recorded_comparison(db: Database, comparison_id: str) -> RecordedComparison:
+def recorded_comparison(db: Database, comparison_id: str, estimator: Estimator = Estimator.RAW) -> RecordedComparison:
     """Rebuild a comparison's rounds from its recorded hands (matches of kind ``compare`` whose tournament is the
     comparison id, named as ``arena.runner.compare.plan_comparison`` names them); a round counts only if its deal
-    was recorded complete in every match, as the live test counted it."""
+    was recorded complete in every match, as the live test counted it; with ``estimator``'s payoffs."""
     ids = db.matches_of(comparison_id, MatchKind.COMPARE)
     h2h = f"{comparison_id}-h2h"
     if h2h not in ids:
@@ -320,7 +321,7 @@ def recorded_comparison(db: Database, comparison_id: str) -> RecordedComparison:
     references = tuple(keys[by_reference[k]["candidate"]][1] for k in numbers)
     ordered = [h2h] + [by_reference[k][role] for k in numbers for role in ("candidate", "baseline")]
     firsts = [candidate] + [who for _ in numbers for who in (candidate, baseline)]
-    sessions = [{s.deal: s for s in load_sessions(db, [m])} for m in ordered]
+    sessions = [{s.deal: s for s in load_sessions(db, [m], estimator=estimator)} for m in ordered]
     rounds = []
     deal = 0
     while all(deal in by_deal for by_deal in sessions):

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from arena.ratings.allin import allin_payoffs, runout_point
 from arena.ratings.cross import cross_table_scores
-from arena.ratings.estimators import Estimator
+from arena.ratings.estimators import Estimator, estimate
 from arena.ratings.stats import WinRate, win_rate
 from arena.referee import HandRecord
+
+ESTIMATES = {estimator: estimate(estimator) for estimator in Estimator}
 
 
 class SessionTally:
@@ -31,9 +32,7 @@ class SessionTally:
     def add(self, record: HandRecord) -> None:
         """One finished hand."""
         self.hands += 1
-        estimates: dict[Estimator, Sequence[float]] = {Estimator.RAW: record.payoffs}
-        allin = allin_payoffs(record) if runout_point(record) is not None else None
-        estimates[Estimator.ALLIN] = allin if allin is not None else record.payoffs
+        estimates = {estimator: ESTIMATES[estimator](record) for estimator in Estimator}
         chips, hands = self._open.setdefault(
             record.deal, ({e: [0.0] * self.participants for e in Estimator}, [0] * self.participants))
         for seat, participant in enumerate(record.seating):

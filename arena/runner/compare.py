@@ -132,15 +132,17 @@ class RoundCollector:
     """Turns the finished hands of a comparison's matches into rounds, in deal order, and stops the matches when
     ``on_round`` returns True. Pass ``hand_finished`` as every match's ``on_hand``, then ``attach`` the matches."""
 
-    def __init__(self, plan: ComparisonPlan, on_round: Callable[[DealRound], bool]) -> None:
+    def __init__(self, plan: ComparisonPlan, on_round: Callable[[DealRound], bool],
+                 payoffs: Callable[[HandRecord], Sequence[float]] | None = None) -> None:
         self.plan = plan
         self.on_round = on_round
+        self.payoffs = payoffs or (lambda record: record.payoffs)  # an estimator's (arena.ratings.estimators)
         self.rounds: list[DealRound] = []
         self.hands_played = 0
         self.stopped = False
         self.decided = False
         self._index = {p.match_id: i for i, p in enumerate(plan.pairings)}
-        self._open: list[dict[int, list[int]]] = [{} for _ in plan.pairings]  # deal -> [chips, hands]
+        self._open: list[dict[int, list[float]]] = [{} for _ in plan.pairings]  # deal -> [chips, hands]
         self._next_deal = 0
         self._matches: list[Match] = []
 
@@ -161,14 +163,14 @@ class RoundCollector:
             raise KeyError(f"hand of match {record.match_id!r}, which is not part of {self.plan.comparison_id}")
         self.hands_played += 1
         seat = record.seating.index(0)  # where participant 0 (the pairing's first bot) sat in this hand
-        entry = self._open[index].setdefault(record.deal, [0, 0])
-        entry[0] += record.payoffs[seat]
+        entry = self._open[index].setdefault(record.deal, [0.0, 0])
+        entry[0] += self.payoffs(record)[seat]
         entry[1] += 1
         self._complete_rounds()
 
     def _session_mbb(self, index: int, deal: int) -> tuple[float, int]:
         chips, hands = self._open[index].pop(deal)
-        return 1000.0 * chips / self.plan.big_blind / hands, hands
+        return 1000.0 * chips / self.plan.big_blind / hands, int(hands)
 
     def _complete_rounds(self) -> None:
         deal = self._next_deal

@@ -134,3 +134,21 @@ def test_errors_exit_2(tmp_path: Path) -> None:
     assert code == 2 and "--seed-file" in output and "ARENA_SEED" in output
     code, verified, output = _run(tmp_path, "--verify", "crash", json_name="verify.json")
     assert code == 2 and verified is not None and verified["verified"] is False
+
+
+def test_the_allin_estimator_is_recorded_and_verified_with_the_comparison(tmp_path: Path) -> None:
+    random_bot = _bot("random", "random_bot.py") + " --seed 3"
+    runs = {}
+    for estimator in ("raw", "allin"):
+        folder = tmp_path / estimator
+        folder.mkdir()
+        played, data, output = _run(folder, "--candidate", EQUITY, "--baseline", random_bot, "--hands", "300",
+                                    "--estimator", estimator, "--id", "est", seed="estimators")
+        assert played in (0, 3) and data is not None, output
+        assert data["estimator"] == estimator and ("all-in EV" in output) == (estimator == "allin")
+        runs[estimator] = data
+        code, verified, output = _run(folder, "--verify", "est", json_name="verify.json")
+        assert code == played and verified is not None and verified["verified"] is True, output  # same verdict
+        assert verified["estimator"] == estimator and verified["llr"] == data["llr"]
+    assert runs["raw"]["hands"]["played"] == runs["allin"]["hands"]["played"] or runs["raw"]["verdict"] == "H1"
+    assert runs["raw"]["estimate"]["mbb_per_hand"] != runs["allin"]["estimate"]["mbb_per_hand"]  # all-ins rescored
