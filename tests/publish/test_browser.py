@@ -123,6 +123,7 @@ def expected_row(row: Row) -> list[str]:
     return [
         str(row.rank), row.bot, *(formatting.fixed(row.rating[c.key], c.digits) for c in TrueSkill.columns),
         formatting.signed(row.win_rate.mean), formatting.ci(row.win_rate),
+        *((formatting.signed(row.allin.mean), formatting.ci(row.allin)) if row.allin else (formatting.DASH,) * 2),
         formatting.count(row.win_rate.hands), formatting.count(row.win_rate.sessions), formatting.percent(stats.vpip),
         formatting.percent(stats.pfr), formatting.fixed(stats.aggression), formatting.count(stats.violations),
         row.flag_text or formatting.DASH,
