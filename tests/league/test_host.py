@@ -112,15 +112,15 @@ class League:
                 process.wait()
 
 
-@pytest.fixture
-def league(tmp_path: Path) -> Iterator[League]:
-    grpc, http = free_port(), free_port()
-    (tmp_path / "league.toml").write_text(f"""
+def write_league_file(folder: Path, grpc: int, http: int, matches_at_once: int) -> None:
+    """The league.toml of these tests: short matches on 127.0.0.1, a generous clock, a wide rating window (so
+    that ratings never keep two bots from meeting in a short run)."""
+    (folder / "league.toml").write_text(f"""
 name = "{LEAGUE}"
 grpc = "127.0.0.1:{grpc}"
 http = "127.0.0.1:{http}"
 hands = 10
-matches_at_once = 3
+matches_at_once = {matches_at_once}
 matches_per_bot = 1
 [clock]
 per_action_ms = 3000
@@ -128,6 +128,12 @@ reconnect_grace_ms = 500
 [matchmaking]
 window = 50
 """)
+
+
+@pytest.fixture
+def league(tmp_path: Path) -> Iterator[League]:
+    grpc, http = free_port(), free_port()
+    write_league_file(tmp_path, grpc, http, matches_at_once=3)
     lg = League(tmp_path, grpc, http)
     for name, owner in BOTS.items():
         out = lg.arena("bots", "add", name, "--db", "league.db", "--owner", owner)

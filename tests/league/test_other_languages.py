@@ -24,7 +24,7 @@ import pytest
 from arena.records.db import Database
 from arena.referee import MatchKind
 from arena.transport.server import port_is_free
-from tests.league.test_host import LEAGUE, League, free_port, wait_for
+from tests.league.test_host import LEAGUE, League, free_port, wait_for, write_league_file
 from tests.sdk.helpers import REPO, bot_env, require_built
 
 JS_BOT = REPO / "sample_bots" / "javascript" / "bot.js"
@@ -70,19 +70,7 @@ def entrants() -> list[Entrant]:
 @pytest.fixture
 def league(tmp_path: Path) -> Iterator[League]:
     grpc, http = free_port(), free_port()
-    # The rating window is wide so that ratings never keep two of the three bots from meeting.
-    (tmp_path / "league.toml").write_text(f"""
-name = "{LEAGUE}"
-grpc = "127.0.0.1:{grpc}"
-http = "127.0.0.1:{http}"
-hands = 10
-matches_at_once = 2
-[clock]
-per_action_ms = 3000
-reconnect_grace_ms = 500
-[matchmaking]
-window = 100.0
-""")
+    write_league_file(tmp_path, grpc, http, matches_at_once=2)
     lg = League(tmp_path, grpc, http)
     try:
         yield lg
