@@ -9,6 +9,7 @@ import itertools
 import random
 import statistics
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -162,3 +163,26 @@ def test_a_record_without_an_allin_is_left_alone() -> None:
     for record in play(20, "no-allin", caller):
         assert runout_point(record) is None and allin_payoffs(record) is None
         assert allin_payoffs(dataclasses.replace(record)) is None
+
+
+def test_arena_verify_recomputes_the_allin_figures(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+    from arena.records.db import Database
+
+    db = Database(tmp_path / "v.db")
+    spec = MatchSpec("v1", "verify-allin", 60)
+    rng = random.Random(4)
+    seats = [(n, FunctionSeat(n, shover(rng))) for n in ("a", "b")]  # type: ignore[arg-type]
+    db.start_match(spec, [(n, "", "") for n, _ in seats], len(spec.plan(2)))
+    result = asyncio.run(Match(spec, seats, [db]).run())
+    db.finish_match(result)
+    expected = [allin_payoffs(r) for r in db.hand_records("v1")]
+    rescored = [e for e in expected if e is not None]
+    ev_a = sum((e or r.payoffs)[r.seating.index(0)] for e, r in zip(expected, db.hand_records("v1"), strict=True))
+    db.close()
+    out = CliRunner().invoke(main, ["verify", "--db", str(tmp_path / "v.db")])
+    assert out.exit_code == 0, out.output
+    assert f"all-in EV recomputed: {len(rescored)} all-in hands rescored" in out.output
+    assert f"a {result.results[0].net:+,} as dealt, {ev_a:+,.0f} by all-in EV" in out.output
