@@ -7,6 +7,7 @@ with all-in EV, side by side; and what the estimate costs per hand. Prints a tab
 from __future__ import annotations
 
 import asyncio
+import random
 import statistics
 import sys
 import tempfile
@@ -17,6 +18,7 @@ from pathlib import Path
 from arena.ratings.allin import allin_payoffs
 from arena.ratings.estimators import Estimator
 from arena.ratings.sessions import load_sessions
+from arena.ratings.sprt import Sprt, SprtParams, Verdict
 from arena.ratings.stats import win_rates
 from arena.records.db import Database
 from arena.referee import HandRecord, Match, MatchSpec
@@ -58,11 +60,33 @@ def play(folder: Path, names: list[str], hands: int) -> tuple[Database, str, lis
     return db, match_id, keep.records
 
 
+ORDERS = 200  # shuffles of the sessions for hands-to-verdict (the same shuffles for both estimators)
+
+
+def hands_to_verdict(samples: list[float], hands_per_session: int, order_seed: int) -> tuple[float, float]:
+    """The median hands an SPRT (default hypotheses: 0 against 500 mbb/hand) takes to decide over ``ORDERS``
+    shuffles of the sessions, and the share of shuffles it decided in before the sessions ran out."""
+    rng = random.Random(order_seed)
+    taken: list[float] = []
+    decided = 0
+    for _ in range(ORDERS):
+        order = samples[:]
+        rng.shuffle(order)
+        test = Sprt(SprtParams())
+        for sample in order:
+            if test.add(sample, hands_per_session) is not Verdict.CONTINUE:
+                decided += 1
+                break
+        taken.append(test.hands)
+    return statistics.median(taken), decided / ORDERS
+
+
 def main() -> None:
     pairings = [["equity", "caller"], ["equity", "random"], ["equity", "equity"], ["random", "caller"]]
     six = ["equity", "caller", "random", "equity", "caller", "random"]
     print(f"{'pairing':<22} {'hands':>6} {'all-in':>7} {'sd/session raw':>15} {'all-in EV':>10} {'ratio':>6} "
-          f"{'CI± raw':>9} {'all-in EV':>10} {'narrower':>9} {'hands for same CI':>18} {'ms/hand':>8}")
+          f"{'CI± raw':>9} {'all-in EV':>10} {'narrower':>9} {'hands for same CI':>18} {'ms/hand':>8} "
+          f"{'SPRT hands raw':>15} {'all-in EV':>10}")
     with tempfile.TemporaryDirectory() as tmp:
         for names in [*pairings, six]:
             hands = SIX_MAX_HANDS if len(names) > 2 else HANDS
@@ -73,21 +97,33 @@ def main() -> None:
             first = f"{names[0]}0"
             spread = {}
             ci = {}
+            verdict = {}
             for estimator in (Estimator.RAW, Estimator.ALLIN):
                 sessions = load_sessions(db, [match_id], estimator=estimator)
-                spread[estimator] = statistics.pstdev(s.mbb_per_hand(first) for s in sessions)
+                samples = [s.mbb_per_hand(first) for s in sessions]
+                spread[estimator] = statistics.pstdev(samples)
                 rate = win_rates(sessions)[first]
                 ci[estimator] = (rate.high - rate.low) / 2
+                verdict[estimator] = hands_to_verdict(samples, len(names), order_seed=1)
             ratio = spread[Estimator.ALLIN] / spread[Estimator.RAW] if spread[Estimator.RAW] else 1.0
             label = "6-max, three kinds x2" if len(names) > 2 else " vs ".join(names)
             print(f"{label:<22} {len(records):>6} {adjusted:>7} {spread[Estimator.RAW]:>15,.0f} "
                   f"{spread[Estimator.ALLIN]:>10,.0f} {ratio:>6.2f} {ci[Estimator.RAW]:>9,.0f} "
                   f"{ci[Estimator.ALLIN]:>10,.0f} {1 - ci[Estimator.ALLIN] / ci[Estimator.RAW]:>8.0%} "
-                  f"{ratio**2:>17.2f}x {cost_ms:>8.2f}", flush=True)
+                  f"{ratio**2:>17.2f}x {cost_ms:>8.2f} {_verdict(verdict[Estimator.RAW]):>15} "
+                  f"{_verdict(verdict[Estimator.ALLIN]):>10}", flush=True)
             db.close()
     print("sd/session: standard deviation of one duplicate session's mbb/hand for the first bot; CI±: half-width of "
           "its 95% interval over the match; hands for the same CI: (sd ratio)², the share of hands all-in EV needs "
-          "for the raw interval's width; ms/hand: the all-in estimate's cost over all hands.", file=sys.stdout)
+          "for the raw interval's width; ms/hand: the all-in estimate's cost over all hands; SPRT hands: the median "
+          f"hands the default test (0 against 500 mbb/hand) takes to decide over {ORDERS} shuffles of the sessions, "
+          "with the share of shuffles it decided in, either way (the same shuffles for both estimators; between two "
+          "copies of one bot the right verdict is H0).", file=sys.stdout)
+
+
+def _verdict(found: tuple[float, float]) -> str:
+    hands, share = found
+    return f"{hands:,.0f} ({share:.0%})"
 
 
 if __name__ == "__main__":
