@@ -23,18 +23,30 @@ class Estimator(enum.StrEnum):
         return {"raw": "raw", "allin": "all-in EV"}[self.value]
 
 
+_CACHE: dict[tuple[str, str, Estimator, int], dict[int, tuple[float, ...]]] = {}
+_CACHE_KEPT = 4096  # matches: a live site rebuilds its leaderboard after every match, from every match
+
+
 def adjusted_payoffs(db: Database, match_id: str, estimator: Estimator) -> dict[int, tuple[float, ...]]:
-    """The hands of a match whose payoffs ``estimator`` replaces, by hand number, with each seat's estimate."""
+    """The hands of a match whose payoffs ``estimator`` replaces, by hand number, with each seat's estimate.
+    Remembered per database file, match and number of hands recorded (a hand added is a new key), so a leaderboard
+    rebuilt after every match of a league recomputes only the new match."""
     if estimator is Estimator.RAW:
         return {}
-    numbers = db.runouts(match_id)
-    if not numbers:
-        return {}
+    key = (str(db.path.resolve()), match_id, estimator, db.hands_recorded(match_id))
+    cached = _CACHE.get(key)
+    if cached is not None:
+        return cached
     out = {}
-    for record in db.hand_records(match_id, numbers):
-        payoffs = allin_payoffs(record)
-        if payoffs is not None:
-            out[record.hand_number] = payoffs
+    numbers = db.runouts(match_id)
+    if numbers:
+        for record in db.hand_records(match_id, numbers):
+            payoffs = allin_payoffs(record)
+            if payoffs is not None:
+                out[record.hand_number] = payoffs
+    _CACHE[key] = out
+    while len(_CACHE) > _CACHE_KEPT:
+        del _CACHE[next(iter(_CACHE))]
     return out
 
 
