@@ -31,7 +31,7 @@ from arena.ratings.sessions import bot_key, load_sessions
 from arena.records.db import Database
 from arena.records.registry import RegisteredBot, Registry, RegistryError
 from arena.referee import Match, MatchKind, MatchResult, MatchStatus
-from arena.transport import convert
+from arena.runner.remote_match import remote_seats
 from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer, ServerLimits, TokenBucket
@@ -67,7 +67,6 @@ class Member:
         self.waiting_since = time.time()
         self.last_played: float | None = None
         self.matches = 0
-        self.connected_at: float | None = None
         self.on_change = on_change
 
     @property
@@ -106,7 +105,6 @@ class Member:
         session = BotSession(conn, join)
         self._session = session
         self.peer = conn.peer
-        self.connected_at = time.time()
         if not self.seats:
             self.waiting_since = time.time()
         for seat in list(self.seats):
@@ -347,22 +345,12 @@ class LeagueHost:
         spec = dataclasses.replace(settings.spec(match_id, secrets.token_hex(32)), table_id=match_id)
         members = [self.members[name] for name in names]
         versions = [m.version for m in members]
-        hands_total = len(spec.plan(len(names)))
-        config = convert.table_config(spec.config, spec.table_seats(len(names)), spec.starting_stack)
-        policy = bot_pb2.ActionClockPolicy(per_action_ms=spec.policy.per_action_ms,
-                                           time_bank_ms=spec.policy.time_bank_ms,
-                                           max_retries=spec.policy.max_retries,
-                                           max_violations=spec.policy.max_violations)
-        table_id = spec.table_id if spec.tables == 1 else f"{spec.table_id}.1"
-        seats = [RemoteSeat(name, "", match_id, table_id, config, policy, hands_total, spec.tables) for name in names]
+        [seats] = remote_seats(spec, names, token=str)
+        hands_total = seats[0].hands_total
         self.db.start_match(spec, [(n, v, "") for n, v in zip(names, versions, strict=True)], hands_total,
                             kind=MatchKind.LEAGUE, tournament=self.config.name)
         match = Match(spec, list(zip(names, seats, strict=True)), [self.db, self.server.directory.sink(match_id)],
                       versions)
-        for index, seat in enumerate(seats):
-            first = next((p for p in match.plan if index in p.seating), None)
-            if first is not None:
-                seat.first_seat(first.seating.index(index))
         self.server.add_match(match, seats)
         for member, seat in zip(members, seats, strict=True):
             member.seats.add(seat)

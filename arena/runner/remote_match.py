@@ -46,6 +46,26 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+def remote_seats(spec: MatchSpec, names: Sequence[str], lanes: int = 1,
+                 token: Callable[[], str] = new_token) -> list[list[RemoteSeat]]:
+    """The remote seats of a match, ``seats[lane][participant]``, each with its token (a league's seats, which
+    are adopted by streams that joined with a key, have none) and what its Welcomes say."""
+    config = convert.table_config(spec.config, spec.table_seats(len(names)), spec.starting_stack)
+    policy = bot_pb2.ActionClockPolicy(
+        per_action_ms=spec.policy.per_action_ms,
+        time_bank_ms=spec.policy.time_bank_ms,
+        max_retries=spec.policy.max_retries,
+        max_violations=spec.policy.max_violations,
+    )
+    hands_total = len(spec.plan(len(names)))
+    table_ids = [spec.table_id] if lanes == 1 else [f"{spec.table_id}-r{lane}" for lane in range(lanes)]
+    if spec.tables > 1:  # each lane plays on several tables: the Welcome names the first (arena.referee.match)
+        table_ids = [f"{table_id}.1" for table_id in table_ids]
+    return [[RemoteSeat(name, token(), spec.match_id, table_id, config, policy, hands_total, spec.tables)
+             for name in names]
+            for table_id in table_ids]
+
+
 async def prepare_match(
     spec: MatchSpec,
     names: Sequence[str],
@@ -68,22 +88,7 @@ async def prepare_match(
     if server is None:
         server = RefereeServer(host, port, tls, limits, tcp=tcp, local=local)
         await server.start()
-    config = convert.table_config(spec.config, spec.table_seats(len(names)), spec.starting_stack)
-    policy = bot_pb2.ActionClockPolicy(
-        per_action_ms=spec.policy.per_action_ms,
-        time_bank_ms=spec.policy.time_bank_ms,
-        max_retries=spec.policy.max_retries,
-        max_violations=spec.policy.max_violations,
-    )
-    hands_total = len(spec.plan(len(names)))
-    table_ids = [spec.table_id] if lanes == 1 else [f"{spec.table_id}-r{lane}" for lane in range(lanes)]
-    if spec.tables > 1:  # each lane plays on several tables: the Welcome names the first (arena.referee.match)
-        table_ids = [f"{table_id}.1" for table_id in table_ids]
-    seats = [
-        [RemoteSeat(name, new_token(), spec.match_id, table_id, config, policy, hands_total, spec.tables)
-         for name in names]
-        for table_id in table_ids
-    ]
+    seats = remote_seats(spec, names, lanes)
     for lane in seats:
         for seat in lane:
             server.add_seat(seat)
