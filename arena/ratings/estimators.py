@@ -51,7 +51,7 @@ def adjusted_payoffs(db: Database, match_id: str, estimator: Estimator) -> dict[
 
 
 def estimate(estimator: Estimator) -> Callable[[HandRecord], Sequence[float]]:
-    """A finished hand's payoffs by ``estimator``, one hand at a time (for live tallies and tests)."""
+    """A finished hand's payoffs by ``estimator``, one hand at a time (for the live test of arena compare)."""
     if estimator is Estimator.RAW:
         return lambda record: record.payoffs
 

@@ -3,20 +3,21 @@ result tables (the same per-session samples as ``arena.ratings.sessions`` reads 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
+from arena.ratings.allin import allin_payoffs, runout_point
 from arena.ratings.cross import cross_table_scores
-from arena.ratings.estimators import Estimator, estimate
+from arena.ratings.estimators import Estimator
 from arena.ratings.stats import WinRate, win_rate
 from arena.referee import HandRecord
-
-ESTIMATES = {estimator: estimate(estimator) for estimator in Estimator}
 
 
 class SessionTally:
     """Chips per participant per deal; a deal counts as a session once all its ``rotations`` hands are in (its
-    tables, with ``cross_table``: then each bot's chips are its cross-table score, arena.ratings.cross). Each
-    estimator's samples are kept side by side: the chips as dealt and all-in EV (arena.ratings.estimators)."""
+    tables, with ``cross_table``: then each bot's chips are its cross-table score, arena.ratings.cross). All-in EV
+    (arena.ratings.allin) is worked out only when its win rate is asked for, and only for the hands that ended
+    all-in: a session's all-in EV sample is its raw one plus the change the rescored hands make, since a session's
+    chips (and a cross-table score) are sums of its hands' payoffs."""
 
     def __init__(self, participants: int, rotations: int, big_blind: int, cross_table: bool = False) -> None:
         self.participants = participants
@@ -24,38 +25,59 @@ class SessionTally:
         self.big_blind = big_blind
         self.cross_table = cross_table
         self.hands = 0
-        self._open: dict[int, tuple[dict[Estimator, list[float]], list[int]]] = {}  # deal -> (chips, hands)
-        self._hands_of: dict[int, list[tuple[tuple[int, ...], dict[Estimator, Sequence[float]]]]] = {}
-        self._samples: dict[Estimator, list[list[float]]] = {e: [[] for _ in range(participants)] for e in Estimator}
+        self._open: dict[int, tuple[list[float], list[int]]] = {}  # deal -> (chips, hands) per participant
+        self._hands_of: dict[int, list[HandRecord]] = {}  # deal -> its hands so far (across tables; or all-ins)
+        self._samples: list[list[float]] = [[] for _ in range(participants)]
         self._session_hands = [0] * participants
+        self._rescore: list[tuple[list[HandRecord], list[int], dict[int, int]]] = []  # all-ins of finished sessions
+        self._allin_delta: list[dict[int, float]] = [{} for _ in range(participants)]  # sample index -> change
 
     def add(self, record: HandRecord) -> None:
         """One finished hand."""
         self.hands += 1
-        estimates = {estimator: ESTIMATES[estimator](record) for estimator in Estimator}
-        chips, hands = self._open.setdefault(
-            record.deal, ({e: [0.0] * self.participants for e in Estimator}, [0] * self.participants))
+        chips, hands = self._open.setdefault(record.deal, ([0.0] * self.participants, [0] * self.participants))
         for seat, participant in enumerate(record.seating):
-            for estimator, payoffs in estimates.items():
-                chips[estimator][participant] += payoffs[seat]
+            chips[participant] += record.payoffs[seat]
             hands[participant] += 1
+        if self.cross_table or runout_point(record) is not None:
+            self._hands_of.setdefault(record.deal, []).append(record)
         if self.cross_table:
-            played = self._hands_of.setdefault(record.deal, [])
-            played.append((record.seating, estimates))
-            if len(played) < self.rotations:
+            if len(self._hands_of[record.deal]) < self.rotations:
                 return
-            played = self._hands_of.pop(record.deal)
-            for estimator in Estimator:
-                scores = cross_table_scores((seating, est[estimator]) for seating, est in played)
-                for participant, score in scores.items():
-                    chips[estimator][participant] = score
+            for participant, score in cross_table_scores(
+                    (h.seating, h.payoffs) for h in self._hands_of[record.deal]).items():
+                chips[participant] = score
         if sum(hands) >= self.rotations * len(record.seating):
             del self._open[record.deal]
+            played = self._hands_of.pop(record.deal, [])
+            indices = {}
             for p in range(self.participants):
                 if hands[p]:
-                    for estimator in Estimator:
-                        self._samples[estimator][p].append(1000.0 * chips[estimator][p] / self.big_blind / hands[p])
+                    indices[p] = len(self._samples[p])
+                    self._samples[p].append(1000.0 * chips[p] / self.big_blind / hands[p])
                     self._session_hands[p] += hands[p]
+            if any(runout_point(h) is not None for h in played):
+                self._rescore.append((played, hands, indices))
+
+    def _rescore_allins(self) -> None:
+        """Work out the all-in EV change of every finished session not done yet."""
+        for played, hands, indices in self._rescore:
+            deltas = []
+            for hand in played:
+                expected = allin_payoffs(hand) if runout_point(hand) is not None else None
+                change = [e - r for e, r in zip(expected, hand.payoffs, strict=True)] if expected else \
+                    [0.0] * len(hand.payoffs)
+                deltas.append((hand.seating, change))
+            if self.cross_table:
+                by_participant = cross_table_scores(deltas)
+            else:
+                by_participant = dict.fromkeys(indices, 0.0)
+                for seating, change in deltas:
+                    for seat, participant in enumerate(seating):
+                        by_participant[participant] += change[seat]
+            for p, index in indices.items():
+                self._allin_delta[p][index] = 1000.0 * by_participant.get(p, 0.0) / self.big_blind / hands[p]
+        self._rescore.clear()
 
     def add_all(self, records: Iterable[HandRecord]) -> SessionTally:
         """Hands recorded before (a resumed match); returns the tally."""
@@ -66,8 +88,13 @@ class SessionTally:
     @property
     def sessions(self) -> int:
         """Complete duplicate sessions so far."""
-        return max((len(s) for s in self._samples[Estimator.RAW]), default=0)
+        return max((len(s) for s in self._samples), default=0)
 
     def win_rate(self, participant: int, estimator: Estimator = Estimator.RAW) -> WinRate:
         """A participant's mbb/hand over the complete sessions, with its 95% CI, by ``estimator``."""
-        return win_rate(self._samples[estimator][participant], self._session_hands[participant])
+        samples = self._samples[participant]
+        if estimator is Estimator.ALLIN:
+            self._rescore_allins()
+            delta = self._allin_delta[participant]
+            samples = [sample + delta.get(i, 0.0) for i, sample in enumerate(samples)]
+        return win_rate(samples, self._session_hands[participant])

@@ -186,3 +186,34 @@ def test_arena_verify_recomputes_the_allin_figures(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     assert f"all-in EV recomputed: {len(rescored)} all-in hands rescored" in out.output
     assert f"a {result.results[0].net:+,} as dealt, {ev_a:+,.0f} by all-in EV" in out.output
+
+
+def test_the_live_tally_gives_the_allin_figures_of_the_database(tmp_path: Path) -> None:
+    """arena match's tally rescores all-ins lazily, as a change to each session's raw sample: the same win rates as
+    the leaderboard reads from the recorded hands."""
+    from arena.ratings.estimators import Estimator
+    from arena.ratings.sessions import load_sessions
+    from arena.ratings.stats import win_rates
+    from arena.ratings.tally import SessionTally
+    from arena.records.db import Database
+
+    db = Database(tmp_path / "t.db")
+    spec = MatchSpec("t1", "tally-allin", 80)
+    rng = random.Random(6)
+    seats = [(n, FunctionSeat(n, shover(rng))) for n in ("a", "b")]  # type: ignore[arg-type]
+    db.start_match(spec, [(n, "", "") for n, _ in seats], len(spec.plan(2)))
+    tally = SessionTally(2, spec.hands_per_deal(2), spec.config.big_blind)
+
+    class Tally:
+        def hand_finished(self, record: HandRecord) -> None:
+            tally.add(record)
+
+    db.finish_match(asyncio.run(Match(spec, seats, [db, Tally()]).run()))
+    for estimator in Estimator:
+        stored = win_rates(load_sessions(db, ["t1"], estimator=estimator))
+        for index, name in enumerate(("a", "b")):
+            live = tally.win_rate(index, estimator)
+            assert live.sessions == stored[name].sessions == 40
+            assert live.mean == pytest.approx(stored[name].mean, abs=1e-6)
+            assert live.high == pytest.approx(stored[name].high, abs=1e-6)
+    assert tally.win_rate(0, Estimator.ALLIN).mean != tally.win_rate(0).mean  # all-ins were rescored
