@@ -90,7 +90,12 @@ async def _serve(config: LeagueConfig, db: Database, tls: tuple[bytes, bytes] | 
         click.echo(f"admin: arena league status --address {addresses[0]} --token-file {token_path}")
         if config.http is not None:
             site = LeagueSite(league)
-            port = await site.start(*config.http)
+            try:
+                port = await site.start(*config.http)
+            except OSError as exc:
+                raise ServerError(f"cannot serve the live site on {config.http[0]}:{config.http[1]}: "
+                                  f"{exc.strerror or exc} (http = \"off\" in the league file, or --http off, "
+                                  "runs without it)") from None
             click.echo(f"live site: http://{config.http[0]}:{port}/  (JSON: /api/leaderboard, /api/bots, "
                        "/api/matches, /api/live)")
         if not active:

@@ -150,3 +150,18 @@ def test_a_port_someone_listens_on_is_taken() -> None:
         listener.listen()
         assert port_is_free("127.0.0.1", listener.getsockname()[1]) == "Address already in use"
     assert port_is_free("127.0.0.1", free_port()) is None
+
+
+def test_a_taken_http_port_is_a_clear_error(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        http = taken.getsockname()[1]
+        (tmp_path / "l.toml").write_text(f'name = "x"\ngrpc = "127.0.0.1:{free_port()}"\nhttp = "127.0.0.1:{http}"\n')
+        proc = subprocess.run([sys.executable, "-m", "arena", "host", "l.toml", "--db", "l.db"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert f"cannot serve the live site on 127.0.0.1:{http}" in proc.stderr and 'http = "off"' in proc.stderr
