@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.engine import Hand
+from arena.engine import EventKind, Hand
 from arena.records.phh import dump
 from arena.records.replay import hand_to_phh
 from arena.referee import HandRecord
 
 
 def rebuild_hand(record: HandRecord) -> Hand:
-    """Replay a hand record through the engine (its deck and its decisions) to get the finished hand back."""
-    hand = Hand(record.config, list(record.starting_stacks), list(record.deck), button=record.button)
+    """Replay a hand record through the engine (its deck and its decisions) to get the finished hand back; the
+    seats that posted an entry blind (R2.4) post it again."""
+    entries = [e.seat for e in record.events if e.kind is EventKind.POST_ENTRY_BLIND]
+    hand = Hand(record.config, list(record.starting_stacks), list(record.deck), button=record.button,
+                entry_blinds=entries)
     for decision in record.decisions:
         hand.act(decision.seat, decision.action)
     return hand

@@ -1,0 +1,233 @@
+"""Cash games and freezeouts (RULES.md R11.3-R11.5, R2.3, R2.4): the game around the hands, in-process.
+
+The game's state machine (arena.referee.game) is driven directly with chosen final stacks where a rule needs an
+exact situation, and whole games are played by random bots where a property must hold whatever they do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena.engine import ConfigError, EventKind, TableConfig
+from arena.records.db import Database
+from arena.records.verify import verify_match
+from arena.referee import (
+    EndReason,
+    FunctionSeat,
+    Game,
+    GameKind,
+    GameRules,
+    HandRecord,
+    Level,
+    Match,
+    MatchResult,
+    MatchSpec,
+)
+from arena.referee.game import first_button
+from tests.records.test_phh_pokerkit import random_bot
+
+FREEZEOUT = GameRules(GameKind.FREEZEOUT, level_hands=4)
+TABLE = TableConfig(5, 10)
+
+
+def game(n: int, rules: GameRules = FREEZEOUT, stack: int = 100, rotation: int = 0, rotations: int = 1,
+         seed: str = "s", hands: int = 10) -> Game:
+    order = tuple((seat + rotation) % n for seat in range(n))
+    return Game(rules, TABLE, order, rotation, rotations, 0, seed, stack, hands)
+
+
+def play_out(g: Game, finals: Sequence[Sequence[int]]) -> None:
+    for final in finals:
+        assert g.next_hand() is not None
+        g.record(final)
+
+
+class Keep:
+    def __init__(self) -> None:
+        self.records: list[HandRecord] = []
+
+    def hand_finished(self, record: HandRecord) -> None:
+        self.records.append(record)
+
+
+def play(n: int, rules: GameRules, stack: int = 200, seed: str = "games", duplicate: bool = False,
+         db: Database | None = None, match_id: str = "g") -> tuple[MatchResult, list[HandRecord]]:
+    spec = MatchSpec(match_id, seed, 50, TABLE, starting_stack=stack, duplicate=duplicate, game=rules)
+    keep = Keep()
+    names = [f"bot{i}" for i in range(n)]
+    if db is not None:
+        db.start_match(spec, [(name, "", "") for name in names], spec.hands_planned(n))
+    rng = random.Random(seed)
+    seats = [(name, FunctionSeat(name, random_bot(rng.randrange(2**32)))) for name in names]
+    match = Match(spec, seats, [keep] if db is None else [keep, db])
+    result = asyncio.run(match.run())
+    if db is not None:
+        db.finish_match(result)
+    return result, keep.records
+
+
+# ----------------------------------------------------------------- freezeout rules, exactly
+
+
+def test_R11_4_players_out_in_the_same_hand_are_placed_by_their_starting_stacks_and_equal_stacks_share() -> None:
+    g = game(5)
+    play_out(g, [[150, 50, 100, 100, 100], [350, 0, 50, 50, 50], [500, 0, 0, 0]])
+    # hand 1: bot1 (50 at its start) out; hand 2: bot2, bot3, bot4 out, each from 50: they share 2nd
+    assert g.next_hand() is None and g.end is EndReason.ONE_LEFT
+    assert g.result().places == (1, 5, 2, 2, 2)
+    g = game(4)
+    play_out(g, [[40, 60, 100, 200], [0, 0, 100, 300], [0, 400]])
+    # bot0 (40) and bot1 (60) out in the same hand: the larger starting stack places first
+    assert g.result().places == (4, 3, 2, 1) and g.result().eliminated == (1, 1, 2, None)
+
+
+def test_R11_4_the_game_ends_when_one_player_holds_every_chip_and_the_winner_holds_them_all() -> None:
+    g = game(3)
+    play_out(g, [[300, 0, 0]])
+    assert g.next_hand() is None and g.end is EndReason.ONE_LEFT
+    assert g.result().final_stacks == (300, 0, 0) and g.result().hands_played == 1
+
+
+def test_R11_4_the_hand_limit_ends_a_game_and_places_the_players_left_by_their_stacks() -> None:
+    g = game(4, GameRules(GameKind.FREEZEOUT, hand_limit=2))
+    play_out(g, [[0, 150, 150, 100], [180, 180, 40]])
+    assert g.next_hand() is None and g.end is EndReason.HAND_LIMIT
+    assert g.result().places == (4, 1, 1, 3)
+
+
+def test_R11_4_the_button_moves_to_the_next_surviving_seat_and_the_blinds_follow_it() -> None:
+    seed = next(s for s in (f"b{k}" for k in range(100)) if first_button(s, 0, 4) == 0)
+    g = game(4, seed=seed)
+    first = g.next_hand()
+    assert first is not None and first.seats == (0, 1, 2, 3) and first.plan.button == 0
+    g.record([100, 0, 150, 150])  # seat 1, next to the button, is eliminated
+    second = g.next_hand()
+    assert second is not None and second.seats == (0, 2, 3)
+    assert second.seats[second.plan.button] == 2  # seat 1 is gone: the button skips to seat 2 (no dead button)
+    g.record([100, 300, 0])
+    third = g.next_hand()
+    assert third is not None and third.seats == (0, 2) and third.seats[third.plan.button] == 0
+
+
+def test_R11_4_blinds_rise_by_hands_played_after_the_schedule_they_keep_doubling_never_past_the_chips() -> None:
+    rules = GameRules(GameKind.FREEZEOUT, levels=(Level(5, 10), Level(10, 20, 2)), level_hands=2)
+    assert [rules.level(i, TABLE, 1000) for i in range(5)] == [
+        Level(5, 10), Level(10, 20, 2), Level(20, 40, 4), Level(40, 80, 8), Level(80, 160, 16)]
+    assert rules.level(40, TABLE, 1000) == Level(640, 1280, 128)  # stops once the big blind covers every chip
+    g = game(2, rules)
+    blinds = []
+    for _ in range(6):
+        hand = g.next_hand()
+        assert hand is not None
+        blinds.append((hand.config.small_blind, hand.config.big_blind, hand.config.ante))
+        g.record(hand.stacks)
+    assert blinds == [(5, 10, 0), (5, 10, 0), (10, 20, 2), (10, 20, 2), (20, 40, 4), (20, 40, 4)]
+    default = GameRules(GameKind.FREEZEOUT, level_hands=3)  # no schedule: the table's stakes, doubling
+    assert [default.level(i, TABLE, 10**6) for i in range(3)] == [Level(5, 10), Level(10, 20), Level(20, 40)]
+
+
+def test_R11_4_rules_that_cannot_be_played_are_refused_naming_the_rule() -> None:
+    with pytest.raises(ConfigError, match=r"R11\.4"):
+        Level(20, 10)
+    with pytest.raises(ConfigError, match=r"R11\.4"):
+        GameRules(GameKind.FREEZEOUT, level_hands=0)
+    with pytest.raises(ConfigError, match=r"R11\.5"):
+        MatchSpec("m", "s", 10, game=FREEZEOUT, seats=2)
+
+
+# ----------------------------------------------------------------- whole games with random bots
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 10), stack=st.integers(20, 120), seed=st.integers(0, 10**6))
+def test_R10_5_R11_4_chips_are_conserved_across_a_whole_freezeout_and_it_ends_with_one_player(
+        n: int, stack: int, seed: int) -> None:
+    result, records = play(n, GameRules(GameKind.FREEZEOUT, level_hands=3), stack=stack, seed=f"p{seed}")
+    (g,) = result.games
+    assert g.end is EndReason.ONE_LEFT and sorted(g.final_stacks) == [0] * (n - 1) + [n * stack]
+    stacks = dict.fromkeys(range(n), stack)
+    for record in records:  # every hand starts from the stacks the last one left, and conserves them (R10.5)
+        assert tuple(stacks[p] for p in record.seating) == record.starting_stacks
+        assert all(s > 0 for s in record.starting_stacks) and sum(record.payoffs) == 0
+        for p, final in zip(record.seating, record.final_stacks, strict=True):
+            stacks[p] = final
+        assert sum(stacks.values()) == n * stack
+    assert sorted(p for p in g.places if p is not None)[0] == 1 and None not in g.places
+    assert sum(g.hands) == sum(len(r.seating) for r in records)
+
+
+def test_R2_3_when_two_players_are_left_the_button_posts_the_small_blind_and_acts_first_pre_flop() -> None:
+    result, records = play(4, GameRules(GameKind.FREEZEOUT, level_hands=2), stack=100, seed="heads-up")
+    sizes = [len(r.seating) for r in records]
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] == 4 and sizes[-1] == 2
+    for record in records:
+        posts = {e.kind: e.seat for e in record.events if e.kind in (EventKind.POST_SMALL_BLIND,
+                                                                     EventKind.POST_BIG_BLIND)}
+        n = len(record.seating)
+        if n == 2:  # R2.3 heads-up: the button is the small blind and acts first pre-flop
+            assert posts.get(EventKind.POST_SMALL_BLIND, record.button) == record.button
+            first = record.decisions[0] if record.decisions else None
+            if first is not None and record.events[first.event_index].street == 0:
+                assert first.seat == record.button
+        else:
+            assert posts.get(EventKind.POST_SMALL_BLIND, (record.button + 1) % n) == (record.button + 1) % n
+    assert result.games[0].end is EndReason.ONE_LEFT
+
+
+def test_R11_5_a_duplicate_freezeout_deals_the_same_decks_with_the_seats_rotated_compared_seat_by_seat() -> None:
+    n = 3
+    result, records = play(n, GameRules(GameKind.FREEZEOUT, level_hands=3), stack=150, seed="dup",
+                           duplicate=True)
+    assert [(g.game, g.rotation) for g in result.games] == [(0, 0), (0, 1), (0, 2)]
+    by = {(r.rotation, r.deal): r for r in records}
+    firsts = [by[(rotation, 0)] for rotation in range(n)]
+    for rotation, record in enumerate(firsts):  # the same first deck and button; every bot moved one seat on
+        assert record.deck == firsts[0].deck and record.button == firsts[0].button
+        assert record.seating == tuple((seat + rotation) % n for seat in range(n))
+        assert record.hole == firsts[0].hole  # seat by seat the same cards, now held by another bot
+    # each bot held every seat's cards of the first deal once
+    for bot in range(n):
+        assert {firsts[r].seating.index(bot) for r in range(n)} == set(range(n))
+    # while every seat is still in, each rotation's k-th hand is dealt the same deck to the same seats
+    for (_rotation, deal), record in by.items():
+        same = by.get((0, deal))
+        if same is not None and len(record.seating) == len(same.seating) == n:
+            assert record.deck == same.deck and record.hole == same.hole
+    assert all(min(p for p in g.places if p is not None) == 1 for g in result.games)
+
+
+def test_R11_4_verify_replays_whole_games_and_finds_a_changed_stack_or_a_deleted_hand(tmp_path: Path) -> None:
+    folder = tmp_path
+    db = Database(folder / "g.db")
+    result, records = play(3, GameRules(GameKind.FREEZEOUT, level_hands=3), stack=150, seed="verify",
+                           duplicate=True, db=db, match_id="fz")
+    check = verify_match(db, "fz")
+    assert check.ok and check.hands == len(records) == result.hands_played, check.problems
+    assert db.game_results("fz") == list(result.games)
+    middle = sorted(r.hand_number for r in records if r.rotation == 1)[1]
+    tampering = {
+        "a starting stack": "UPDATE hand_seats SET starting_stack = starting_stack + 10, final_stack = final_stack"
+                            f" + 10 WHERE match_id = 'fz' AND hand_number = {middle} AND seat = 0",
+        "a deleted hand": f"DELETE FROM actions WHERE match_id = 'fz' AND hand_number = {middle};"
+                          f"DELETE FROM hand_seats WHERE match_id = 'fz' AND hand_number = {middle};"
+                          f"DELETE FROM hands WHERE match_id = 'fz' AND hand_number = {middle}",
+        "a place": "UPDATE game_results SET place = 9 WHERE match_id = 'fz' AND rotation = 2 AND participant = 0",
+    }
+    for what, sql in tampering.items():
+        copy = folder / f"{what.replace(' ', '-')}.db"
+        source = sqlite3.connect(db.path)
+        source.execute(f"VACUUM INTO '{copy}'")
+        source.close()
+        conn = sqlite3.connect(copy)
+        conn.executescript(sql)
+        conn.commit()
+        conn.close()
+        assert not verify_match(Database(copy), "fz").ok, what
