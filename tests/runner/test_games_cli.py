@@ -1,0 +1,92 @@
+"""``arena match --game freezeout`` with real sandboxed bot processes: a referee killed with SIGKILL in the middle
+of a game resumes to exactly the uninterrupted records and places (R11.4, R11.5), and ``arena verify`` re-plays
+the whole games."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.records.db import Database
+from arena.records.verify import verify_match
+from tests.runner.test_many_tables_cli import wait_for_hands
+
+REPO = Path(__file__).resolve().parents[2]
+PY = sys.executable
+BOTS = ["--bot", f"equity={PY} {REPO}/sample_bots/python/equity_bot.py",
+        "--bot", f"caller={PY} {REPO}/sample_bots/python/calling_station.py",
+        "--bot", f"random={PY} {REPO}/sample_bots/python/random_bot.py --seed 5"]
+GAME = ["--game", "freezeout", "--games", "2", "--stakes", "10/20", "--stack", "1500", "--level-hands", "8"]
+
+
+def arena(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PY, "-m", "arena", *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                          check=False)
+
+
+def outcome(db: Path) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    conn = sqlite3.connect(db)
+    hands = conn.execute(
+        "SELECT s.hand_number, s.seat, s.participant, s.hole, s.starting_stack, s.payoff, h.board, h.config"
+        " FROM hand_seats s JOIN hands h USING (match_id, hand_number) ORDER BY 1, 2").fetchall()
+    places = conn.execute("SELECT game, rotation, participant, place, hands, final_stack, eliminated FROM"
+                          " game_results ORDER BY 1, 2, 3").fetchall()
+    conn.close()
+    return hands, places
+
+
+@pytest.mark.timeout(300)
+def test_R11_4_a_freezeout_killed_mid_game_resumes_to_the_uninterrupted_games_and_places(tmp_path: Path) -> None:
+    seed = tmp_path / "seed"
+    seed.write_text("freezeout-resume")
+    whole = tmp_path / "whole.db"
+    done = arena("match", *BOTS, *GAME, "--seed-file", seed, "--db", whole, "--match-id", "fz", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    games = report["game"]["games"]
+    assert report["status"] == "completed" and [(g["game"], g["rotation"]) for g in games] == [
+        (0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
+    assert all(g["end"] == "one player holds every chip" for g in games)
+    assert all(sorted(p["place"] for p in g["players"]) in ([1, 2, 3], [1, 2, 2]) for g in games)
+    assert {s["bot"] for s in report["game"]["standings"]} == {"equity", "caller", "random"}
+    total = report["hands"]["played"]
+    assert verify_match(Database(whole, read_only=True), "fz").ok
+
+    cut = tmp_path / "cut.db"
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_SEED"}
+    victim = subprocess.Popen([PY, "-m", "arena", "match", *BOTS, *GAME, "--seed-file", str(seed), "--db", str(cut),
+                               "--match-id", "fz", "--json"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    target = random.Random(os.getpid()).randint(total // 4, total // 2)
+    try:
+        wait_for_hands(cut, target, victim)
+        assert victim.poll() is None, "the match ended before it could be killed"
+        os.kill(victim.pid, signal.SIGKILL)  # the referee alone: its sandboxed bots die with it
+        victim.wait(timeout=30)
+    finally:
+        if victim.poll() is None:
+            victim.kill()
+            victim.wait()
+        try:
+            os.killpg(victim.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    before = outcome(cut)[0]
+    assert 0 < len({row[0] for row in before}) < total
+    resumed = arena("match", *BOTS, "--db", cut, "--match-id", "fz", "--resume", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    again = json.loads(resumed.stdout)
+    assert outcome(cut) == outcome(whole)
+    assert again["game"] == report["game"] and again["hands"] == report["hands"]
+    assert verify_match(Database(cut, read_only=True), "fz").ok
+    checked = arena("verify", "--db", cut)
+    assert checked.returncode == 0 and "ok" in checked.stdout
