@@ -4,6 +4,7 @@ the whole games."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -76,10 +77,8 @@ def test_R11_4_a_freezeout_killed_mid_game_resumes_to_the_uninterrupted_games_an
         if victim.poll() is None:
             victim.kill()
             victim.wait()
-        try:
+        with contextlib.suppress(ProcessLookupError):  # anything left in its process group
             os.killpg(victim.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     before = outcome(cut)[0]
     assert 0 < len({row[0] for row in before}) < total
     resumed = arena("match", *BOTS, "--db", cut, "--match-id", "fz", "--resume", "--json")
