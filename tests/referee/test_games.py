@@ -231,3 +231,45 @@ def test_R11_4_verify_replays_whole_games_and_finds_a_changed_stack_or_a_deleted
         conn.commit()
         conn.close()
         assert not verify_match(Database(copy), "fz").ok, what
+
+
+# ----------------------------------------------------------------- ratings from finishing orders
+
+
+def test_R11_4_trueskill_rates_each_freezeout_by_its_finishing_order_beside_wins_itm_and_mean_place(
+        tmp_path: Path) -> None:
+    from arena.engine import Action, ActionKind
+    from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
+    from arena.ratings.sessions import load_sessions
+    from arena.ratings.trueskill_ratings import TrueSkill
+    from arena.referee import Decision
+
+    def folder(decision: Decision) -> Action:
+        legal = decision.view.legal
+        assert legal is not None
+        return Action(ActionKind.CHECK if legal.can_check else ActionKind.FOLD)
+
+    db = Database(tmp_path / "r.db")
+    rules = GameRules(GameKind.FREEZEOUT, games=3, level_hands=3)
+    spec = MatchSpec("fz", "ratings", 10, TABLE, starting_stack=100, game=rules)
+    names = ["folder", "random", "allin"]
+    seats = [("folder", FunctionSeat("folder", folder)), ("random", FunctionSeat("random", random_bot(3))),
+             ("allin", FunctionSeat("allin", lambda d: Action(ActionKind.ALL_IN)))]
+    db.start_match(spec, [(n, "", "") for n in names], spec.hands_planned(3))
+    result = asyncio.run(Match(spec, seats, [db]).run())
+    db.finish_match(result)
+    assert len(result.games) == 9 and all(g.finished for g in result.games)
+    sessions = load_sessions(db)
+    assert [s.places() for s in sessions] == [
+        {names[p]: place - 1 for p, place in enumerate(g.places) if place is not None} for g in result.games]
+    assert TrueSkill().rate(sessions) == TrueSkill().rate(sessions[::-1])  # order-independent (batch fit)
+    board = build_leaderboard(db)
+    rows = {r.bot: r for r in board.rows}
+    for bot, row in rows.items():
+        assert row.games is not None
+        places = [g.places[names.index(bot)] for g in result.games]
+        assert row.games.games == 9 and row.games.wins == places.count(1) == row.games.itm  # 3 players: ITM = 1st
+        assert row.games.mean_place == pytest.approx(sum(p for p in places if p is not None) / 9)
+    by_place = sorted(rows, key=lambda b: rows[b].games.mean_place or 9)  # type: ignore[union-attr]
+    assert [rows[b].rank for b in by_place] == [1, 2, 3]  # here TrueSkill and the mean place agree
+    assert leaderboard_json(board)["rows"][0]["games"]["games"] == 9
