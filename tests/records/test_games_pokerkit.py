@@ -70,3 +70,44 @@ def test_R11_4_every_hand_of_a_freezeout_replays_in_pokerkit_with_its_real_stack
     assert sum(v for k, v in seen.items() if k.startswith("big blind")) > 80
     assert len([k for k in seen if k.startswith("big blind")]) >= 3  # the blinds rose
     assert seen["rule differences B/C"] <= 3
+
+
+def test_R11_3_every_hand_of_a_cash_game_replays_its_entry_blinds_in_arena_and_the_others_in_pokerkit(
+        tmp_path: Path) -> None:
+    """A cash game's entry blind (R2.4) has no PHH form: arena writes it in ``_arena_entry_blinds`` and replays it;
+    every other hand replays strictly in PokerKit with its real (carried-over, re-bought) stacks."""
+    from arena.records.phh import loads
+    from arena.records.replay import ENTRY_BLINDS_FIELD, replay_result
+
+    db = Database(tmp_path / "c.db")
+    rules = GameRules(GameKind.CASH, join_at=(0, 0, 3, 6, 9, 12), leave_at=(40, 0, 0, 30, 0, 0))
+    spec = MatchSpec("cash", "cash-seed", 60, TableConfig(5, 10), 200, game=rules, duplicate=False)
+    names = [f"r{k}" for k in range(6)]
+    rng = random.Random(3)
+    db.start_match(spec, [(n, "", "") for n in names], spec.hands_planned(6))
+    match = Match(spec, [(n, FunctionSeat(n, random_bot(rng.randrange(2**32)))) for n in names], [db])
+    db.finish_match(asyncio.run(match.run()))
+    assert verify_match(db, "cash").ok
+    out = tmp_path / "phh"
+    subprocess.run([sys.executable, "-m", "arena", "export", "--db", str(db.path), "--phh", str(out)], check=True,
+                   capture_output=True)
+    seen: Counter[str] = Counter()
+    for record in db.hand_records("cash"):
+        n = len(record.starting_stacks)
+        order = [(record.button + 1 + k) % n for k in range(n)]
+        expected = [record.final_stacks[seat] for seat in order]
+        text = (out / "cash" / f"{record.hand_number:06d}.phh").read_text(encoding="utf-8")
+        phh = loads(text)
+        assert replay_result(phh).ok and replay_result(phh).finishing_stacks == expected
+        if ENTRY_BLINDS_FIELD in phh.extra:
+            seen["entry blinds"] += 1
+            continue
+        try:
+            theirs, _ = pokerkit_replay(text)
+        except NotStrict:
+            assert known_difference(record, text) is not None, text
+            continue
+        assert theirs == expected or odd_chips_only(record, expected, theirs), text
+        seen["pokerkit"] += 1
+        seen["uneven"] += len(set(record.starting_stacks)) > 1
+    assert seen["entry blinds"] >= 2 and seen["pokerkit"] > 40 and seen["uneven"] > 40

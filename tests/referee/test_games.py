@@ -273,3 +273,131 @@ def test_R11_4_trueskill_rates_each_freezeout_by_its_finishing_order_beside_wins
     by_place = sorted(rows, key=lambda b: rows[b].games.mean_place or 9)  # type: ignore[union-attr]
     assert [rows[b].rank for b in by_place] == [1, 2, 3]  # here TrueSkill and the mean place agree
     assert leaderboard_json(board)["rows"][0]["games"]["games"] == 9
+
+
+# ----------------------------------------------------------------- cash games
+
+
+def cash(**changes: object) -> GameRules:
+    return GameRules(GameKind.CASH, **changes)  # type: ignore[arg-type]
+
+
+def test_R11_1_a_buy_in_outside_the_table_s_range_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"R11\.1"):
+        game(3, cash(buy_in=(200, 400)), stack=100)
+    with pytest.raises(ConfigError, match=r"R11\.3"):
+        game(3, cash(join_at=(0, 1)))  # one hand per player
+    with pytest.raises(ConfigError, match=r"R11\.3"):
+        game(3, cash(join_at=(0, 5, 0), leave_at=(0, 3, 0)))  # leaves before it joins
+    assert game(3, cash(buy_in=(50, 100)), stack=100).result().bought_in == (100, 100, 100)
+
+
+def test_R11_3_stacks_carry_over_and_a_busted_player_re_buys_the_starting_stack_between_hands() -> None:
+    g = game(3, cash(), stack=100)
+    play_out(g, [[50, 130, 120]])
+    hand = g.next_hand()
+    assert hand is not None and hand.stacks == (50, 130, 120)
+    g.record([0, 180, 120])
+    hand = g.next_hand()
+    assert hand is not None and hand.stacks == (100, 180, 120) and hand.entry_blinds == ()  # a re-buy is no join
+    assert g.result().bought_in == (200, 100, 100)
+    g = game(3, cash(rebuy=False), stack=100)
+    play_out(g, [[0, 200, 100]])
+    hand = g.next_hand()
+    assert hand is not None and hand.plan.seating == (1, 2)  # without re-buys the busted player leaves
+    g.record([300, 0])
+    assert g.next_hand() is None and g.end is EndReason.TOO_FEW
+    assert g.result().final_stacks == (0, 300, 0)
+
+
+def test_R2_4_a_player_who_joins_while_play_is_under_way_posts_the_entry_blind_unless_it_is_in_the_blinds() -> None:
+    for seed in ("e1", "e2", "e3", "e4", "e5"):
+        g = game(4, cash(join_at=(0, 0, 0, 2)), stack=100, seed=seed)
+        play_out(g, [[100, 100, 100], [100, 100, 100]])
+        hand = g.next_hand()
+        assert hand is not None and 3 in hand.plan.seating
+        joiner = hand.plan.seating.index(3)
+        assert hand.entry_blinds == (joiner,)
+        g.record(hand.stacks)
+        later = g.next_hand()
+        assert later is not None and later.entry_blinds == ()  # only its first hand
+    # played: the engine posts it, or only the blind the joiner is in (R11.3)
+    result, records = play(4, cash(join_at=(0, 0, 0, 3)), stack=200, seed="join")
+    first = next(r for r in records if 3 in r.seating)
+    joiner = first.seating.index(3)
+    n = len(first.seating)
+    blinds = {(first.button + 1) % n, (first.button + 2) % n}
+    entries = [e for e in first.events if e.kind is EventKind.POST_ENTRY_BLIND]
+    if joiner in blinds:
+        assert entries == []
+    else:
+        assert [(e.seat, e.amount) for e in entries] == [(joiner, TABLE.big_blind)]
+    assert [len(r.seating) for r in records[:3]] == [3, 3, 3] and result.games[0].bought_in[3] >= 200
+
+
+def test_R11_3_a_player_leaves_between_hands_with_its_stack_and_the_button_moves_to_the_next_seat_dealt_in() -> None:
+    seed = next(s for s in (f"l{k}" for k in range(100)) if first_button(s, 0, 3) == 0)
+    g = game(3, cash(leave_at=(0, 1, 0)), stack=100, seed=seed)
+    first = g.next_hand()
+    assert first is not None and first.seats[first.plan.button] == 0
+    g.record([80, 140, 80])
+    second = g.next_hand()
+    assert second is not None and second.seats == (0, 2) and second.seats[second.plan.button] == 2
+    g.record([60, 100])
+    assert g.result().final_stacks == (60, 140, 100) and g.result().hands == (2, 1, 2)
+
+
+def test_R11_3_a_table_with_fewer_than_two_players_waits_for_the_next_to_join() -> None:
+    g = game(3, cash(join_at=(0, 4, 6)), stack=100)
+    hand = g.next_hand()
+    assert hand is not None and hand.plan.seating == (0, 1) and hand.entry_blinds == ()  # play was not under way
+    g.record(hand.stacks)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 10), seed=st.integers(0, 10**6), rebuy=st.booleans())
+def test_R10_5_R11_3_chips_are_conserved_across_a_whole_cash_game_with_joins_leaves_and_re_buys(
+        n: int, seed: int, rebuy: bool) -> None:
+    rng = random.Random(seed)
+    joins = tuple(rng.choice((0, 0, rng.randrange(1, 12))) for _ in range(n))
+    leaves = tuple(rng.choice((0, 0, j + rng.randrange(1, 12))) for j in joins)
+    rules = cash(rebuy=rebuy, join_at=joins, leave_at=leaves)
+    result, records = play(n, rules, stack=100, seed=f"c{seed}")
+    (g,) = result.games
+    assert sum(g.final_stacks) == sum(g.bought_in) and sum(g.net(p) for p in range(n)) == 0
+    stacks: dict[int, int] = {}
+    bought = dict.fromkeys(range(n), 0)
+    for record in records:
+        for p, start in zip(record.seating, record.starting_stacks, strict=True):
+            if stacks.get(p, 0) == 0:  # a buy-in or a re-buy, of the starting stack (R11.1)
+                assert start == 100
+                bought[p] += 100
+            else:
+                assert start == stacks[p]  # stacks carry over (R11.3)
+        for p, final in zip(record.seating, record.final_stacks, strict=True):
+            stacks[p] = final
+    assert tuple(bought[p] for p in range(n)) == g.bought_in
+    for p in range(n):
+        assert sum(r.payoffs[r.seating.index(p)] for r in records if p in r.seating) == g.net(p)
+        assert result.results[p].net == g.net(p)  # results in chips, and mbb/hand over the hands it played
+        if result.results[p].hands:
+            assert result.results[p].mbb_per_hand == pytest.approx(1000 * g.net(p) / 10 / g.hands[p])
+
+
+def test_R11_5_duplicate_cash_games_deal_the_same_decks_with_the_seats_rotated_and_verify(tmp_path: Path) -> None:
+    db = Database(tmp_path / "c.db")
+    rules = cash(games=2)
+    result, records = play(3, rules, stack=150, seed="cash-dup", duplicate=True, db=db, match_id="cash")
+    assert [(g.game, g.rotation) for g in result.games] == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
+    by = {(r.rotation, r.deal): r for r in records}
+    for deal in (0, 10):  # each game's first hand: the same deck, each physical seat the same cards
+        firsts = [by[(rotation, deal)] for rotation in range(3)]
+        assert len({r.deck for r in firsts}) == 1 and len({r.hole for r in firsts}) == 1
+    check = verify_match(db, "cash")
+    assert check.ok and check.hands == len(records), check.problems
+    from arena.ratings.sessions import load_sessions
+    sessions = load_sessions(db)
+    assert len(sessions) == 2  # one per game's duplicate set
+    for session, game_index in zip(sessions, (0, 1), strict=True):
+        games = [g for g in result.games if g.game == game_index]
+        assert session.chips == {f"bot{p}": sum(g.net(p) for g in games) for p in range(3)}
