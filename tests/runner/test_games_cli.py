@@ -89,3 +89,39 @@ def test_R11_4_a_freezeout_killed_mid_game_resumes_to_the_uninterrupted_games_an
     assert verify_match(Database(cut, read_only=True), "fz").ok
     checked = arena("verify", "--db", cut)
     assert checked.returncode == 0 and "ok" in checked.stdout
+
+
+def tournament_file(folder: Path, extra: str) -> Path:
+    (folder / "cup.seed").write_text("games-cup\n")
+    text = f'name = "cup"\nseed_file = "cup.seed"\nworkers = 2\nstack = 600\nstakes = "10/20"\n{extra}\n'
+    for name, script in (("equity", "equity_bot.py"), ("caller", "calling_station.py"),
+                         ("random", "random_bot.py --seed 2")):
+        text += f'[[bots]]\nname = "{name}"\ncommand = "{PY} {REPO}/sample_bots/python/{script}"\n'
+    path = folder / "cup.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.timeout(300)
+def test_R11_4_a_tournament_of_freezeouts_from_toml_ranks_the_bots_by_their_finishing_orders(tmp_path: Path) -> None:
+    config = tournament_file(tmp_path, 'game = "freezeout"\ngames = 2\n[freezeout]\nlevel_hands = 5\n'
+                                       'levels = ["10/20", "20/40/5"]\n')
+    db = tmp_path / "cup.db"
+    done = arena("tournament", config, "--db", db, "--no-progress", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)["leaderboard"]["rows"]
+    assert {r["bot"] for r in rows} == {"equity", "caller", "random"}
+    for row in rows:  # 3 heads-up pairings, each 2 games in 2 rotations: every bot played 8 freezeouts
+        assert row["games"]["games"] == 8 and row["sessions"] == 8
+        assert row["games"]["wins"] == row["games"]["itm"]  # heads-up: only the winner is in the money
+    assert sum(r["games"]["wins"] for r in rows) == 12
+    checked = arena("verify", "--db", db)
+    assert checked.returncode == 0, checked.stdout
+    assert checked.stdout.count("ok ") == 3
+
+    bad = tournament_file(tmp_path, 'game = "sit-and-go"\n')
+    refused = arena("tournament", bad, "--db", tmp_path / "bad.db", "--no-progress")
+    assert refused.returncode == 2 and "game" in refused.stderr and "freezeout" in refused.stderr
+    bad = tournament_file(tmp_path, 'game = "cash"\n[cash]\nbuy_in = "1000..2000"\n')
+    refused = arena("tournament", bad, "--db", tmp_path / "bad.db", "--no-progress")
+    assert refused.returncode == 2 and "R11.1" in refused.stderr
