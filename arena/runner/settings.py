@@ -210,6 +210,7 @@ SETTINGS: tuple[Setting, ...] = (
             flag_type="many", cli="--sandbox-bind"),
 )
 BY_KEY = {s.key: s for s in SETTINGS}
+GAME_SETTINGS = ("game", "games", *(s.key for s in SETTINGS if s.key.startswith(("freezeout.", "cash."))))
 SANDBOX_SETTINGS = [s.key for s in SETTINGS if s.key.startswith("sandbox.")]
 
 
