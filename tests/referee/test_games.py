@@ -401,3 +401,52 @@ def test_R11_5_duplicate_cash_games_deal_the_same_decks_with_the_seats_rotated_a
     for session, game_index in zip(sessions, (0, 1), strict=True):
         games = [g for g in result.games if g.game == game_index]
         assert session.chips == {f"bot{p}": sum(g.net(p) for g in games) for p in range(3)}
+
+
+def test_R11_3_a_cash_game_cut_short_resumes_from_its_recorded_stacks_to_the_uninterrupted_result(
+        tmp_path: Path) -> None:
+    """Joins, leaves and re-buys included: the resumed games start each from its last recorded hand's stacks."""
+    from arena.engine import Action, ActionKind
+    from arena.referee import Decision
+
+    def seeded(name: str) -> FunctionSeat:  # decides from the request alone, as a restarted process would
+        def choose(decision: Decision) -> Action:
+            legal = decision.view.legal
+            assert legal is not None
+            rng = random.Random(f"{name}:{decision.hand_id}:{decision.request_id}")
+            kinds = [k for k, ok in ((ActionKind.FOLD, legal.can_fold), (ActionKind.CHECK, legal.can_check),
+                                     (ActionKind.CALL, legal.can_call), (ActionKind.RAISE, legal.can_raise)) if ok]
+            kind = rng.choice(kinds)
+            return Action(kind, rng.randint(legal.min_raise_to, legal.max_raise_to) if kind is ActionKind.RAISE else 0)
+        return FunctionSeat(name, choose)
+
+    rules = cash(games=2, join_at=(0, 0, 4), leave_at=(0, 15, 0))
+    spec = MatchSpec("c", "resume", 20, TABLE, starting_stack=100, game=rules)
+    names = ["a", "b", "c"]
+
+    def run(db: Database, recorded: set[int], history: dict[int, tuple[int, ...]]) -> MatchResult:
+        match = Match(spec, [(n, seeded(n)) for n in names], [db], recorded=recorded, history=history)
+        result = asyncio.run(match.run())
+        db.finish_match(result)
+        return result
+
+    whole = Database(tmp_path / "whole.db")
+    whole.start_match(spec, [(n, "", "") for n in names], spec.hands_planned(3))
+    uninterrupted = run(whole, set(), {})
+    cut_at = sorted(whole.recorded_hands("c"))[len(whole.recorded_hands("c")) // 3]
+    copy = tmp_path / "cut.db"
+    source = sqlite3.connect(whole.path)
+    source.execute(f"VACUUM INTO '{copy}'")
+    source.close()
+    conn = sqlite3.connect(copy)  # as if the referee had died: later hands never reached the database
+    for table in ("actions", "hand_seats", "violations", "hands"):
+        conn.execute(f"DELETE FROM {table} WHERE hand_number > {cut_at}")
+    conn.execute("DELETE FROM game_results")
+    conn.execute("UPDATE matches SET status = 'running'")
+    conn.commit()
+    conn.close()
+    cut = Database(copy)
+    resumed = run(cut, cut.recorded_hands("c"), cut.final_stacks("c"))
+    assert resumed.games == uninterrupted.games
+    assert [r.payoffs for r in cut.hand_records("c")] == [r.payoffs for r in whole.hand_records("c")]
+    assert verify_match(cut, "c").ok
