@@ -28,6 +28,7 @@ class Standing:
     hands: int
 
     def as_json(self) -> dict[str, object]:
+        """The standing as JSON data (the leaderboard's and arena match's ``games``)."""
         return {"bot": self.bot, "games": self.games, "wins": self.wins, "itm": self.itm,
                 "mean_place": self.mean_place, "net": self.net, "hands": self.hands}
 

@@ -121,7 +121,7 @@ class GameRules:
             return self.buy_in
         return max(1, stack // 5), stack
 
-    def check(self, num_players: int, stack: int, config: TableConfig) -> None:
+    def check(self, num_players: int, stack: int) -> None:
         """Refuse rules that cannot be played with these players and this starting stack, naming the rule."""
         if self.kind is GameKind.CASH:
             low, high = self.buy_in_range(stack)
@@ -141,9 +141,11 @@ class GameRules:
             raise ConfigError("R11.3", "join_at and leave_at are for a cash game")
 
     def joins(self, n: int) -> tuple[int, ...]:
+        """The hand each of ``n`` participants sits down before (0: from the start)."""
         return self.join_at or (0,) * n
 
     def leaves(self, n: int) -> tuple[int, ...]:
+        """The hand each of ``n`` participants leaves before (0: never)."""
         return self.leave_at or (0,) * n
 
     def level(self, index: int, base: TableConfig, total_chips: int) -> Level:
@@ -241,6 +243,7 @@ class GameResult:
 
     @property
     def finished(self) -> bool:
+        """Whether the game was played to its end."""
         return self.end is not EndReason.UNFINISHED
 
     def net(self, participant: int) -> int:
@@ -297,7 +300,7 @@ class Game:
 
     def __post_init__(self) -> None:
         n = len(self.order)
-        self.rules.check(n, self.starting_stack, self.base)
+        self.rules.check(n, self.starting_stack)
         by_participant = {p: s for s, p in enumerate(self.order)}
         self._players = [_Player(p, by_participant[p]) for p in range(n)]
         if self.rules.kind is GameKind.FREEZEOUT:
@@ -313,10 +316,12 @@ class Game:
 
     @property
     def over(self) -> bool:
+        """Whether the game has ended (``end`` says why)."""
         return self.end is not EndReason.UNFINISHED
 
     @property
     def total_chips(self) -> int:
+        """The chips on the table (a freezeout's never change; a cash table's with buy-ins, re-buys, leaves)."""
         return sum(p.stack for p in self._players if p.seated)
 
     def hand_number(self, index: int) -> tuple[int, int]:

@@ -279,7 +279,7 @@ class MatchSettings:
     def check_game(self, num_players: int) -> None:
         """Refuse a game that cannot be played by ``num_players`` with these settings (a ``SettingsError``)."""
         try:
-            self.game_rules().check(num_players, self.starting_stack(), self.table_config())
+            self.game_rules().check(num_players, self.starting_stack())
         except RuleError as exc:
             raise SettingsError(str(exc)) from None
 

@@ -61,6 +61,13 @@ def test_R11_4_a_freezeout_killed_mid_game_resumes_to_the_uninterrupted_games_an
     assert {s["bot"] for s in report["game"]["standings"]} == {"equity", "caller", "random"}
     total = report["hands"]["played"]
     assert verify_match(Database(whole, read_only=True), "fz").ok
+    # R11.5 without memory: each rotation's games were played by processes of their own (one table per rotation),
+    # and no table (no process) was dealt a deck twice
+    conn = sqlite3.connect(whole)
+    tables = conn.execute("SELECT table_id, rotation, deal FROM hands").fetchall()
+    conn.close()
+    assert {(t, r) for t, r, _ in tables} == {(f"table-1-r{r}", r) for r in range(3)}
+    assert len({(t, d) for t, _, d in tables}) == len(tables) == total
 
     cut = tmp_path / "cut.db"
     env = {k: v for k, v in os.environ.items() if k != "ARENA_SEED"}
