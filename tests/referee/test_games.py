@@ -74,6 +74,16 @@ def play(n: int, rules: GameRules, stack: int = 200, seed: str = "games", duplic
     return result, keep.records
 
 
+# ----------------------------------------------------------------- the reset game
+
+
+def test_R11_2_the_reset_game_starts_every_hand_with_the_same_stacks_whatever_the_last_one_left() -> None:
+    result, records = play(3, GameRules(), stack=200, seed="reset")
+    assert result.games == () and len(records) == 50
+    assert all(r.starting_stacks == (200, 200, 200) for r in records)
+    assert any(r.final_stacks != r.starting_stacks for r in records)
+
+
 # ----------------------------------------------------------------- freezeout rules, exactly
 
 
