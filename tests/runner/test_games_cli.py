@@ -8,10 +8,12 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +134,33 @@ def test_R11_4_a_tournament_of_freezeouts_from_toml_ranks_the_bots_by_their_fini
     bad = tournament_file(tmp_path, 'game = "cash"\n[cash]\nbuy_in = "1000..2000"\n')
     refused = arena("tournament", bad, "--db", tmp_path / "bad.db", "--no-progress")
     assert refused.returncode == 2 and "R11.1" in refused.stderr
+
+
+@pytest.mark.timeout(120)
+def test_R11_4_arena_serve_plays_a_freezeout_with_remote_bots_that_join_by_printed_token(tmp_path: Path) -> None:
+    db = tmp_path / "serve.db"
+    serve = subprocess.Popen(
+        [PY, "-m", "arena", "serve", "--bot", "alice", "--bot", "bob", "--bot", "carol", "--port", "0", "--game",
+         "freezeout", "--stakes", "10/20", "--stack", "600", "--level-hands", "5", "--db", str(db), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+    )
+    assert serve.stdout is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + 30
+    while len([line for line in lines if "ARENA_TOKEN=" in line]) < 3 and time.monotonic() < deadline:
+        lines.append(serve.stdout.readline())
+    found = re.findall(r"(\w+): ARENA_ADDRESS=(\S+) ARENA_TOKEN=(\S+)", "".join(lines))
+    tokens = {name: (address, token) for name, address, token in found}
+    assert set(tokens) == {"alice", "bob", "carol"}, lines
+    bots = [subprocess.Popen([PY, f"{REPO}/sample_bots/python/equity_bot.py"],
+                             env={**os.environ, "ARENA_ADDRESS": tokens[name][0], "ARENA_TOKEN": tokens[name][1]},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for name in tokens]
+    out, err = serve.communicate(timeout=90)
+    for bot in bots:
+        assert bot.wait(timeout=30) == 0
+    assert serve.returncode == 0, err
+    report = json.loads(out)
+    (game,) = report["game"]["games"]  # remote bots: fresh decks, one game (no duplicate rotation)
+    assert game["end"] == "one player holds every chip" and sorted(p["place"] for p in game["players"])[0] == 1
+    assert sum(p["final_stack"] for p in game["players"]) == 1800
+    assert verify_match(Database(db, read_only=True), report["match_id"]).ok
