@@ -108,8 +108,9 @@ def game_sessions(db: Database, match_id: str, names: list[str], big_blind: int)
     if not results:
         return out
     if results[0].kind is GameKind.FREEZEOUT:
-        for g in results:
-            session = Session(match_id, g.game * 1000 + g.rotation, 0, big_blind, finish=game_places(g, names))
+        rotations = 1 + max(g.rotation for g in results)
+        for g in results:  # a session's "deal" numbers the game: game by game, rotation by rotation
+            session = Session(match_id, g.game * rotations + g.rotation, 0, big_blind, finish=game_places(g, names))
             for p, bot in enumerate(names):
                 if g.hands[p]:
                     session.chips[bot] = g.net(p)
