@@ -211,9 +211,9 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: Sess
         elapsed = max(result.seconds, 1e-9)
         seed = f"seed {result.seed}" if result.reason.over else "seed kept secret until the match is over"
         click.echo(f"{seed}; commitment {result.commitment}")
-        rate = ("mbb/hand: chips won per hand dealt, in the table's first big blinds" if result.games else
+        what = ("mbb/hand: chips won per hand dealt, in the table's first big blinds" if result.games else
                 "mbb/hand over duplicate sessions")
-        click.echo(f"{result.seconds:.1f} s, {result.hands_played / elapsed:.0f} hands/s; {rate} (ms: mean think "
+        click.echo(f"{result.seconds:.1f} s, {result.hands_played / elapsed:.0f} hands/s; {what} (ms: mean think "
                    "time; viol.: time-outs, illegal actions, disconnects)")
     for failure in report["errors"]:
         click.secho(f"error: {failure}", fg="red", err=True)

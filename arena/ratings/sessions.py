@@ -120,9 +120,9 @@ def game_sessions(db: Database, match_id: str, names: list[str], big_blind: int)
     by_game: dict[int, list[GameResult]] = defaultdict(list)
     for g in results:
         by_game[g.game].append(g)
-    for game, rotations in sorted(by_game.items()):
+    for game, played in sorted(by_game.items()):
         session = Session(match_id, game, 0, big_blind)
-        for g in rotations:
+        for g in played:
             for p, bot in enumerate(names):
                 if g.hands[p]:
                     session.chips[bot] = session.chips.get(bot, 0) + g.net(p)
