@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from arena.engine import Hand
 from arena.records.phh import dump
 from arena.records.replay import hand_to_phh
 from arena.referee import HandRecord
+
+
+def replay_steps(record: HandRecord) -> Iterator[Hand]:
+    """Replay a hand record through the engine (its deck and its decisions): the one hand, yielded once after the
+    forced bets and again after each decision (for estimators that look at the hand as it went)."""
+    hand = Hand(record.config, list(record.starting_stacks), list(record.deck), button=record.button)
+    yield hand
+    for decision in record.decisions:
+        hand.act(decision.seat, decision.action)
+        yield hand
 
 
 def rebuild_hand(record: HandRecord) -> Hand:
