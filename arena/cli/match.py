@@ -121,9 +121,10 @@ def match_report(result: MatchResult, big_blind: int, tally: SessionTally | None
             w = tally.win_rate(i)
             row["sessions"] = w.sessions
             row["ci95"] = [w.low, w.high] if w.sessions > 1 else None
-            ev = tally.win_rate(i, Estimator.ALLIN)
-            row["allin_ev"] = {"mbb_per_hand": ev.mean if ev.sessions else None,
-                               "ci95": [ev.low, ev.high] if ev.sessions > 1 else None}
+            for estimator, key in ((Estimator.ALLIN, "allin_ev"), (Estimator.AIVAT, "aivat")):
+                ev = tally.win_rate(i, estimator)
+                row[key] = {"mbb_per_hand": ev.mean if ev.sessions else None,
+                            "ci95": [ev.low, ev.high] if ev.sessions > 1 else None}
         rows.append(row)
     summary = (f"match {result.match_id}: {result.hands_played}/{result.hands_total} hands, {result.reason}"
                + (f"; {len(failures)} bot failure(s)" if failures else ""))
@@ -205,9 +206,12 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: Sess
                           r.outcome.value.replace("_", " "))
         console().print(table)
         if tally is not None and tally.sessions:
-            evs = [(result.results[i].name, tally.win_rate(i, Estimator.ALLIN)) for i in order]
-            click.echo("all-in EV (every all-in before the river scored by its expectation over the rest of the "
-                       "board): " + ", ".join(f"{name} {ev.mean:+,.0f} {_ci(ev)}" for name, ev in evs))
+            for estimator, what in ((Estimator.ALLIN, "every all-in before the river scored by its expectation "
+                                     "over the rest of the board"),
+                                    (Estimator.AIVAT, "the luck of the cards and of the referee's draws taken out")):
+                evs = [(result.results[i].name, tally.win_rate(i, estimator)) for i in order]
+                click.echo(f"{estimator.label} ({what}): "
+                           + ", ".join(f"{name} {ev.mean:+,.0f} {_ci(ev)}" for name, ev in evs))
         elapsed = max(result.seconds, 1e-9)
         seed = f"seed {result.seed}" if result.reason.over else "seed kept secret until the match is over"
         click.echo(f"{seed}; commitment {result.commitment}")

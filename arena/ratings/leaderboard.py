@@ -34,6 +34,7 @@ class Row:
     stats: PlayStats | None
     flags: dict[str, int] = field(default_factory=dict)  # matches it never connected to, crashed in, ... (BotOutcome)
     allin: WinRate | None = None  # the win rate with all-in hands scored by their EV (arena.ratings.allin)
+    aivat: WinRate | None = None  # the win rate with the luck of the cards taken out (arena.ratings.aivat)
     games: Standing | None = None  # cash games and freezeouts: games, wins, in the money, mean place
 
     @property
@@ -102,12 +103,13 @@ def build_leaderboard(
     history = system.history(sessions, history_points) if history_points > 0 else {}
     rates = win_rates(sessions)
     allin = win_rates(load_sessions(db, ids, estimator=Estimator.ALLIN))
+    aivat = win_rates(load_sessions(db, ids, estimator=Estimator.AIVAT))
     stats = play_stats(db, ids)
     ordered = rank_bots(system, ratings, rates)
     flags = bot_flags(db, ids)
     played = game_standings(db, ids)
     rows = tuple(Row(i + 1, bot, ratings[bot], rates[bot], stats.get(bot), flags.get(bot, {}), allin.get(bot),
-                     played.get(bot))
+                     aivat.get(bot), played.get(bot))
                  for i, bot in enumerate(ordered))
     unrated = {bot: f for bot, f in flags.items() if bot not in ratings}
     return Leaderboard(rows, crosstable(sessions), history, matches_summary(db, ids), len(sessions), time.time(),
@@ -188,6 +190,7 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
                 **{c.key: r.rating[c.key] for c in system.columns},
                 **rate(r.win_rate),
                 "allin_ev": rate(r.allin) if r.allin is not None else None,
+                "aivat": rate(r.aivat) if r.aivat is not None else None,
                 "games": r.games.as_json() if r.games is not None else None,
                 "stats": asdict(r.stats) if r.stats else None,
                 "flags": r.flags,

@@ -30,9 +30,8 @@ from arena.referee.game import EndReason, GameKind, GameResult, GameRules
 from arena.referee.match import MatchResult, MatchSpec, ParticipantResult
 from arena.referee.status import BotOutcome, MatchKind, MatchStatus
 
-SCHEMA_VERSION = 3
-ARENA_TABLES = {"meta", "bots", "matches", "match_bots", "hands", "hand_seats", "actions", "violations",
-                "game_results"}
+SCHEMA_VERSION = 4
+ARENA_TABLES = {"meta", "bots", "matches", "match_bots", "hands", "hand_seats", "actions", "violations"}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -119,6 +118,7 @@ CREATE TABLE IF NOT EXISTS actions (
     elapsed_ms REAL,
     request_id INTEGER,
     rejected TEXT,
+    policy TEXT,
     PRIMARY KEY (match_id, hand_number, seq),
     FOREIGN KEY (match_id, hand_number) REFERENCES hands(match_id, hand_number)
 );
@@ -288,12 +288,16 @@ class Database:
             if version > SCHEMA_VERSION:
                 raise DatabaseError(f"{self.path} was written by a newer arena (schema {version}; this one reads "
                                     f"up to {SCHEMA_VERSION})")
-            missing = ARENA_TABLES - tables - (set() if version == SCHEMA_VERSION else {"game_results"})
+            missing = ARENA_TABLES - tables  # the tables of every schema version
             if missing:
                 raise DatabaseError(f"{self.path} lacks the tables {', '.join(sorted(missing))}: damaged")
         if self.read_only:
             if version == 0:
                 raise DatabaseError(f"{self.path} is empty: no arena database was recorded there")
+            if version < SCHEMA_VERSION:
+                raise DatabaseError(f"{self.path} was written by an older arena (schema {version}; this one writes "
+                                    f"{SCHEMA_VERSION}): any command that records or verifies upgrades it in place, "
+                                    f"e.g. arena verify --db {self.path}")
             return
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -306,11 +310,19 @@ class Database:
                 for column in ("outcome", "detail"):
                     self.conn.execute(f"ALTER TABLE match_bots ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
                 self.conn.execute("ALTER TABLE matches ADD COLUMN seats INTEGER NOT NULL DEFAULT 0")
-            if version in (1, 2):  # schema 3: cash games and freezeouts (R11.3, R11.4), each hand's own table
-                self.conn.execute("ALTER TABLE matches ADD COLUMN game TEXT NOT NULL DEFAULT ''")
-                self.conn.execute("ALTER TABLE hands ADD COLUMN config TEXT")
+            if 0 < version < 3:  # schema 3 records the mixed action a decision was drawn from
+                self.conn.execute("ALTER TABLE actions ADD COLUMN policy TEXT")
+            if 0 < version < 4:  # schema 4: cash games and freezeouts (R11.3, R11.4), each hand's own table
+                self._add_column("matches", "game", "TEXT NOT NULL DEFAULT ''")
+                self._add_column("hands", "config", "TEXT")
             self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
                               (str(SCHEMA_VERSION),))
+
+    def _add_column(self, table: str, column: str, declaration: str) -> None:
+        """Add a column an older schema lacks (unless it is there already)."""
+        columns = {r["name"] for r in self.conn.execute(f"PRAGMA table_info({table})")}
+        if column not in columns:
+            self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def close(self) -> None:
         """Close the connection."""
@@ -407,10 +419,11 @@ class Database:
                     decision.elapsed_ms if decision else None,
                     decision.request_id if decision else None,
                     json.dumps(list(decision.rejected)) if decision and decision.rejected else None,
+                    _policy_json(decision.policy) if decision and decision.policy else None,
                 ))
             self.conn.executemany(
                 "INSERT INTO actions(match_id, hand_number, seq, street, seat, kind, amount, cards, all_in, pot, how,"
-                " elapsed_ms, request_id, rejected) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " elapsed_ms, request_id, rejected, policy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
             self.conn.executemany(
@@ -785,6 +798,7 @@ class Database:
                     seat=row["seat"], participant=seating[row["seat"]], request_id=row["request_id"] or 0,
                     action=_action(events[row["seq"]]), elapsed_ms=row["elapsed_ms"] or 0.0, how=row["how"],
                     event_index=row["seq"], rejected=tuple(json.loads(row["rejected"])) if row["rejected"] else (),
+                    policy=_policy_from_json(row["policy"]) if row["policy"] else (),
                 )
                 for row in actions
                 if row["how"] is not None
@@ -816,6 +830,15 @@ def _event(row: sqlite3.Row) -> Event:
         EventKind[row["kind"]], row["seat"], row["street"], row["amount"], tuple(parse_cards(row["cards"])),
         bool(row["all_in"]), row["pot"],
     )
+
+
+def _policy_json(policy: Sequence[tuple[Action, float]]) -> str:
+    """A mixed action as stored: ``[["RAISE", 300, 0.25], ...]``."""
+    return json.dumps([[a.kind.name, a.amount, p] for a, p in policy])
+
+
+def _policy_from_json(text: str) -> tuple[tuple[Action, float], ...]:
+    return tuple((Action(ActionKind[kind], int(amount)), float(p)) for kind, amount, p in json.loads(text))
 
 
 def _action(event: Event) -> Action:

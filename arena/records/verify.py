@@ -2,7 +2,8 @@
 
 A record passes only if: the seed matches the commitment published before the match; every hand's deck is the one
 the seed deals for its deal number (R1.3); the seats follow the duplicate schedule; and replaying the recorded
-decisions through the engine gives exactly the recorded cards, events, payoffs and stacks. A cash game or a
+decisions through the engine gives exactly the recorded cards, events, payoffs and stacks; and every action the
+referee drew from a bot's mixed action is the one the seed draws (arena.deals.policy_draw). A cash game or a
 freezeout (R11.3, R11.4) is re-played whole: its games are run again from their rules (arena.referee.game), each
 recorded hand must be the hand the game deals next (seats, button, blinds, stacks carried over, entry blinds), no
 hand may be missing before the last one, a completed match's games must have reached their end, and the places
@@ -15,12 +16,13 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from arena.cards import format_cards
-from arena.deals import deck_for_hand, verify_commitment
+from arena.deals import deck_for_hand, policy_draw, verify_commitment
 from arena.engine import EventKind, RuleError
 from arena.records.db import Database
-from arena.records.phh_sink import rebuild_hand
+from arena.records.phh_sink import rebuild_hand, replay_steps
 from arena.referee import GameResult, HandRecord, MatchSpec
 from arena.referee.status import MatchStatus
+from arena.referee.table import drawn_action
 
 
 @dataclass(slots=True)
@@ -95,6 +97,20 @@ def verify_match(db: Database, match_id: str, commitment: str | None = None) -> 
     return result
 
 
+def _redraw(record: HandRecord, seed: str) -> list[str]:
+    """Draw every mixed action of a hand again from the seed: the recorded action must be the one drawn."""
+    problems = []
+    for decision, hand in zip(record.decisions, replay_steps(record), strict=False):  # the hand before each one
+        if not decision.policy:
+            continue
+        legal = hand.legal_actions()
+        drawn = drawn_action(decision.policy, policy_draw(seed, record.hand_number, len(hand.events)))
+        if legal.concrete(drawn) != legal.concrete(decision.action):
+            problems.append(f"the action drawn from seat {decision.seat}'s mixed action is {drawn}, but "
+                            f"{decision.action} was recorded")
+    return problems
+
+
 def _check_hand(record: HandRecord, seed: str, deal: int, where: str, result: Verification) -> None:
     """The deck a hand was dealt from the seed, and its replay through the engine, against the record."""
     expected = deck_for_hand(seed, deal)
@@ -115,6 +131,8 @@ def _check_hand(record: HandRecord, seed: str, deal: int, where: str, result: Ve
     for name, dealt, kept in checks:
         if dealt != kept:
             result.problems.append(f"{where}: recorded {name} differ from a re-deal: {kept} != {dealt}")
+    if any(d.policy for d in record.decisions):
+        result.problems.extend(f"{where}: {problem}" for problem in _redraw(record, seed))
 
 
 def _verify_games(db: Database, spec: MatchSpec, num_bots: int, status: MatchStatus, result: Verification) -> None:

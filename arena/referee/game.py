@@ -382,12 +382,8 @@ class Game:
                 continue
             if leaves[player.participant] and leaves[player.participant] <= k:
                 player.seated, player.left = False, True  # takes its stack (R11.3)
-            elif player.stack == 0:
-                if self.rules.rebuy:  # a re-buy inside the range, between hands (R11.3); not a join: no entry blind
-                    player.stack = self.starting_stack
-                    player.bought_in += self.starting_stack
-                else:
-                    player.seated, player.left = False, True
+            elif player.stack == 0 and not self.rules.rebuy:
+                player.seated, player.left = False, True
         for player in self._players:
             if not player.joined and 0 < joins[player.participant] <= k:
                 self._sit(player)
@@ -401,6 +397,10 @@ class Game:
             for player in self._players:  # the table waited for them: play was not under way, no entry blind
                 if not player.joined and joins[player.participant] == first:
                     self._sit(player)
+        for player in self._players:  # a hand will be dealt: re-buys inside the range (R11.3); not a join: no entry
+            if player.seated and player.stack == 0:  # blind
+                player.stack = self.starting_stack
+                player.bought_in += self.starting_stack
         return True
 
     def record(self, final_stacks: Sequence[int]) -> None:

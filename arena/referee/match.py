@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import time
 from collections import deque
@@ -20,7 +21,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.deals import DealPlan, commitment, cross_table_plan, deck_for_hand, duplicate_plan, rotations
+from arena.deals import DealPlan, commitment, cross_table_plan, deck_for_hand, duplicate_plan, policy_draw, rotations
 from arena.engine import ConfigError, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee.clock import BotClock, ClockPolicy
@@ -252,6 +253,7 @@ class Match:
         def name(base: str, k: int) -> str:
             return base if spec.tables == 1 else f"{base}.{k + 1}"
 
+        draw = functools.partial(policy_draw, spec.seed)  # mixed actions drawn from the secret seed
         # groups[g][k]: the k-th table played side by side in group g (a lane; or one table per seat-group of a
         # deal across tables); each group plays its hands on as many tables as the match has at once
         self.groups: list[list[list[TableRunner]]] = []
@@ -260,13 +262,14 @@ class Match:
             for k in range(spec.tables):  # a bot sits at one table of a deal: one clock for all of them
                 players = [player(p, p.seats[0]) for p in self.participants]
                 sides.append([TableRunner(spec.match_id, name(f"{spec.table_id}-t{table + 1}", k), spec.config,
-                                          spec.policy, players, sinks) for table in range(self.cross_tables)])
+                                          spec.policy, players, sinks, draw) for table in range(self.cross_tables)])
             self.groups = [sides]
         else:
             for lane in range(count):
                 base = spec.table_id if count == 1 else f"{spec.table_id}-r{lane}"
                 self.groups.append([[TableRunner(spec.match_id, name(base, k), spec.config, spec.policy,
-                                                 [player(p, p.seats[lane]) for p in self.participants], sinks)]
+                                                 [player(p, p.seats[lane]) for p in self.participants], sinks,
+                                                 draw)]
                                     for k in range(spec.tables)])
         self.tables = [table for group in self.groups for side in group for table in side]
         self.recorded = frozenset(recorded)
