@@ -62,7 +62,7 @@ from arena.runner.compare import (
     run_local_comparison,
 )
 from arena.runner.sandbox import SandboxPolicy
-from arena.runner.settings import SETTINGS
+from arena.runner.settings import GAME_SETTINGS, SETTINGS
 from arena.transport.server import ServerLimits
 
 DEFAULT_DB = "arena.db"
@@ -75,7 +75,8 @@ META_PREFIX = "compare:"
 LOCAL_LIMITS = ServerLimits(messages_per_second=20000.0, burst=40000)
 # every setting but the match's length (--hands here is the most the test may play) and the duplicate scheme (a
 # comparison is always heads-up duplicate)
-COMPARE_SETTINGS = [s.key for s in SETTINGS if s.key not in ("hands", "duplicate", "all_orders")]
+COMPARE_SETTINGS = [s.key for s in SETTINGS if s.key not in ("hands", "duplicate", "all_orders") and s.key not in
+                    GAME_SETTINGS]  # the SPRT counts duplicate pairs of reset hands
 
 
 class CompareError(click.ClickException):

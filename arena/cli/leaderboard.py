@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from arena.ratings.games import Standing
 from arena.ratings.leaderboard import Leaderboard, build_leaderboard, flag_text, leaderboard_json
 from arena.ratings.stats import WinRate
 from arena.records.db import Database, DatabaseError
@@ -62,6 +63,10 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
     for header in ("mbb/hand", "95% CI", "all-in EV", "EV 95% CI", "AIVAT", "AIVAT 95% CI", "sessions", "hands",
                    "VPIP", "PFR", "AF", "viol."):
         table.add_column(header, justify="right")
+    played = any(row.games for row in board.rows)
+    if played:  # cash games and freezeouts: games, wins, in the money, mean place (arena.ratings.games)
+        for header in ("games", "wins", "ITM", "mean place"):
+            table.add_column(header, justify="right")
     flagged = any(row.flags for row in board.rows)
     if flagged:
         table.add_column("flags", justify="left")
@@ -76,11 +81,19 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
             f"{stats.vpip:.0%}" if stats else "", f"{stats.pfr:.0%}" if stats else "",
             f"{stats.aggression:.2f}" if stats and stats.aggression is not None else "–",
             str(stats.violations) if stats else "",
+            *(_games(row.games) if played else []),
             *([row.flag_text] if flagged else []),
         )
     console().print(table)
     for bot, flags in board.unrated.items():
         console().print(f"[red]{bot}: not rated: {flag_text(flags)}[/red]")
+
+
+def _games(standing: Standing | None) -> list[str]:
+    if standing is None:
+        return ["", "", "", ""]
+    mean = f"{standing.mean_place:.2f}" if standing.mean_place is not None else "–"
+    return [str(standing.games), str(standing.wins), str(standing.itm), mean]
 
 
 @click.command()

@@ -9,7 +9,7 @@ import itertools
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 
@@ -143,23 +143,27 @@ class TableRunner:
         self.sinks = list(sinks)
         self._request_ids = itertools.count(1)  # replaced per hand; see play_hand
 
-    async def play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int]) -> HandRecord:
+    async def play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int],
+                        config: TableConfig | None = None, entry_blinds: Collection[int] = ()) -> HandRecord:
         """Play one hand to the end and return its record (already handed to every sink). With several tables,
-        each seat's place is taken first (``TableGate``): no bot is in more hands at once than it takes."""
+        each seat's place is taken first (``TableGate``): no bot is in more hands at once than it takes. A game's
+        hand may have a table of its own (a freezeout's blind level) and seats that post the entry blind (R2.4).
+        """
         gates = [g for g in (self.players[p].gate for p in sorted(plan.seating)) if g is not None]
         if not gates:
-            return await self._play_hand(plan, deck, stacks)
+            return await self._play_hand(plan, deck, stacks, config or self.config, entry_blinds)
         async with AsyncExitStack() as stack:
             await enter_all(stack, gates)
-            return await self._play_hand(plan, deck, stacks)
+            return await self._play_hand(plan, deck, stacks, config or self.config, entry_blinds)
 
-    async def _play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int]) -> HandRecord:
+    async def _play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int], config: TableConfig,
+                         entry_blinds: Collection[int]) -> HandRecord:
         hand_id = f"{self.match_id}-{plan.hand_number}"
         seating = plan.seating
         names = tuple(self.players[p].name for p in seating)
         started = time.time()
         await self._check_connections([self.players[p] for p in seating])
-        hand = Hand(self.config, list(stacks), deck, button=plan.button)
+        hand = Hand(config, list(stacks), deck, button=plan.button, entry_blinds=entry_blinds)
         bets, committed = posted(hand)
         after_posts = tuple(stack - chips for stack, chips in zip(stacks, committed, strict=True))
         for seat, p in enumerate(seating):
@@ -191,7 +195,7 @@ class TableRunner:
             rotation=plan.rotation,
             seating=seating,
             button=plan.button,
-            config=self.config,
+            config=config,
             starting_stacks=tuple(stacks),
             deck=tuple(deck),
             hole=tuple(hand.hole),
