@@ -311,7 +311,7 @@ class Database:
                     self.conn.execute(f"ALTER TABLE match_bots ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
                 self.conn.execute("ALTER TABLE matches ADD COLUMN seats INTEGER NOT NULL DEFAULT 0")
             if 0 < version < 3:  # schema 3 records the mixed action a decision was drawn from
-                self.conn.execute("ALTER TABLE actions ADD COLUMN policy TEXT")
+                self._add_column("actions", "policy", "TEXT")
             if 0 < version < 4:  # schema 4: cash games and freezeouts (R11.3, R11.4), each hand's own table
                 self._add_column("matches", "game", "TEXT NOT NULL DEFAULT ''")
                 self._add_column("hands", "config", "TEXT")
