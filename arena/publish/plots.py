@@ -222,3 +222,63 @@ def crosstable_figure(table: Mapping[str, Mapping[str, WinRate]], bots: Sequence
         bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
         bar.set_label("mbb/hand  (* 95% CI excludes 0)")
     return fig
+
+
+MAX_POINTS = 1500  # points per line of a chip graph: a 20,000-hand match stays a small SVG
+
+
+def chips_figure(
+    hands: Sequence[int],
+    raw: Mapping[str, Sequence[float]],
+    adjusted: Mapping[str, Sequence[float]] | None = None,
+    palette: Mapping[str, tuple[float, float, float, float]] | None = None,
+) -> Figure | None:
+    """Each bot's cumulative chips over a match's hands (``raw``: per-hand payoffs as dealt, in the order of
+    ``hands``), and dashed the same with all-in hands scored by their EV (``adjusted``); None without hands.
+    Long matches are drawn at ``MAX_POINTS`` evenly spaced hands (always including the last)."""
+    if not hands or not raw:
+        return None
+    bots = list(raw)
+    palette = palette or colors(bots)
+    n = len(hands)
+    keep = np.unique(np.linspace(0, n - 1, min(n, MAX_POINTS)).round().astype(int))
+    x = np.arange(1, n + 1, dtype=float)[keep]
+    values: list[float] = [0.0]
+    with matplotlib.rc_context(_STYLE):
+        fig = Figure(figsize=(8.5, 3.8))
+        ax = fig.add_subplot()
+        for bot in bots:
+            color = palette.get(bot, "#1f5fa8")
+            total = np.cumsum(np.asarray(raw[bot], dtype=float))[keep]
+            ax.plot(x, total, color=color, linewidth=1.5, label=label(bot))
+            values += [float(total.min()), float(total.max())]
+            if adjusted is not None and bot in adjusted:
+                ev = np.cumsum(np.asarray(adjusted[bot], dtype=float))[keep]
+                ax.plot(x, ev, color=color, linewidth=1.1, linestyle="--", label=f"{label(bot)} (all-in EV)")
+                values += [float(ev.min()), float(ev.max())]
+        ax.axhline(0, color="#444444", linewidth=0.7)
+        low, high = min(values), max(values)
+        pad = 0.06 * (high - low) or 1.0
+        ax.set_ylim(low - pad, high + pad)
+        ax.set_xlim(1, max(float(n), 2.0))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("hands played")
+        ax.set_ylabel("chips won (cumulative)")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+    return fig
+
+
+def chips_plot(
+    hands: Sequence[int],
+    raw: Mapping[str, Sequence[float]],
+    path: Path,
+    adjusted: Mapping[str, Sequence[float]] | None = None,
+    palette: Mapping[str, tuple[float, float, float, float]] | None = None,
+) -> bool:
+    """Draw ``chips_figure`` into ``path``; False if there is nothing to draw."""
+    with matplotlib.rc_context(_STYLE):
+        fig = chips_figure(hands, raw, adjusted, palette)
+        if fig is None:
+            return False
+        _save(fig, path)
+    return True

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -19,13 +19,16 @@ import jinja2
 
 from arena import __version__
 from arena.publish import formatting
+from arena.publish.hands import HandView, hand_view
 from arena.publish.slugs import unique_slugs
+from arena.ratings.estimators import Estimator, adjusted_payoffs
 from arena.ratings.leaderboard import Leaderboard, MatchSummary, Row, build_leaderboard, flag_text, leaderboard_json
 from arena.ratings.stats import WinRate
 from arena.records.db import Database
 from arena.referee.status import MatchStatus
 
 MANIFEST = ".arena-publish.json"
+HANDS_PER_PAGE = 500  # rows of a match's hand table per page: about 150 KB of HTML
 DEFAULT_TITLE = "arena leaderboard"
 
 
@@ -57,6 +60,21 @@ class HandLine:
     rotation: int
     board: list[formatting.Card]
     payoffs: list[int]
+    seating: tuple[int, ...] = ()  # the participant in each seat
+
+    @property
+    def href(self) -> str:
+        """The hand's page, relative to the match's folder."""
+        return f"hand-{self.number}.html"
+
+
+@dataclass(frozen=True, slots=True)
+class HandsPage:
+    """One page of a match's hand table."""
+
+    number: int  # 1-based
+    path: str  # relative to the site's root
+    hands: list[HandLine]
 
 
 @dataclass(slots=True)
@@ -72,6 +90,27 @@ class MatchPage:
     bots: list[MatchBot]
     hands: list[HandLine] = field(default_factory=list)
     withheld: int = 0
+    settings: list[tuple[str, str]] = field(default_factory=list)
+    kind: str = "match"
+    event: str | None = None
+    comparison: str | None = None  # the slug of the comparison page this match belongs to
+    chips_plot: str | None = None
+    finished: bool = False
+    hands_per_deal: int = 1
+
+    @property
+    def pages(self) -> list[HandsPage]:
+        """The hand table cut into pages of ``HANDS_PER_PAGE`` (the first on the match's own page)."""
+        chunks = [self.hands[i:i + HANDS_PER_PAGE] for i in range(0, len(self.hands), HANDS_PER_PAGE)] or [[]]
+        return [HandsPage(k + 1, self.page_path(k + 1), chunk) for k, chunk in enumerate(chunks)]
+
+    def page_path(self, number: int) -> str:
+        """Where page ``number`` of the hand table is, from the site's root."""
+        return f"matches/{self.slug}.html" if number == 1 else f"matches/{self.slug}/hands-{number}.html"
+
+    def page_of(self, position: int) -> int:
+        """The page showing the hand at ``position`` in the table."""
+        return position // HANDS_PER_PAGE + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +158,29 @@ def _mbb(net: int, big_blind: int, hands: int) -> float | None:
     return 1000.0 * net / big_blind / hands if hands else None
 
 
+def _settings(row: Any, config: Any, policy: dict[str, Any], seats: int, bots: int) -> list[tuple[str, str]]:
+    """The match's settings as (label, value) lines."""
+    structure = config.structure.name.replace("_", "-").lower()
+    out = [
+        ("Game", f"{structure} hold'em, blinds {config.small_blind:,}/{config.big_blind:,}"
+                 + (f", ante {config.ante:,} ({config.ante_mode.name.replace('_', ' ').lower()})" if config.ante
+                    else "")),
+        ("Starting stack", f"{int(row['starting_stack']):,} chips, reset every hand"),
+        ("Hands planned", f"{int(row['hands_total']):,}"),
+        ("Dealing", ("duplicate, " + ("every seat order" if row["all_orders"] else "every rotation")
+                     if row["duplicate"] else "fresh decks (not duplicate)")
+         + (f", {seats} seats a table" if seats and seats < bots else "")),
+        ("Showdown", "every hand shown" if config.reveal_all else "losing hands may be mucked (R8.4)"),
+    ]
+    if config.structure.name == "FIXED_LIMIT":
+        out.append(("Bets", f"{config.small_bet:,}/{config.big_bet:,}, cap {config.raise_cap}"))
+    if policy:
+        out.append(("Clock", f"{policy.get('per_action_ms', 0):,} ms an action, time bank "
+                             f"{policy.get('time_bank_ms', 0):,} ms, {policy.get('max_retries', 0)} retries, "
+                             f"forfeit after {policy.get('max_violations', 0)} violations (0: never)"))
+    return out
+
+
 def match_page(db: Database, summary: MatchSummary, slug: str) -> MatchPage:
     """A match's page data. The seed is shown only once the match is over; while it runs, the hands of a deal
     whose rotations are not all played yet are withheld (the same cards are still to come in other seats).
@@ -139,16 +201,20 @@ def match_page(db: Database, summary: MatchSummary, slug: str) -> MatchPage:
             payoffs = [0] * len(summary.bots)
             for seat, participant in enumerate(hand.seating):
                 payoffs[participant] = hand.payoffs[seat]
-            hands.append(HandLine(hand.hand_number, hand.deal, hand.rotation, formatting.cards(hand.board), payoffs))
+            hands.append(HandLine(hand.hand_number, hand.deal, hand.rotation, formatting.cards(hand.board), payoffs,
+                                  hand.seating))
     bots = [
         MatchBot(name, "", net, _mbb(net, config.big_blind, summary.hands))
         for name, net in zip(summary.bots, summary.net, strict=True)
     ]
     blinds = f"{config.small_blind:,}/{config.big_blind:,}" + (f", ante {config.ante:,}" if config.ante else "")
+    policy = asdict(spec.policy)
     return MatchPage(
         summary=summary, slug=slug, seed=row["seed"] if finished else None, finished_at=row["finished_at"],
         blinds=blinds, structure=config.structure.name.replace("_", "-").lower(), bots=bots, hands=hands,
         withheld=len(results) - len(hands),
+        settings=_settings(row, config, policy, int(row["seats"] or 0), len(summary.bots)),
+        kind=str(row["kind"]), event=row["tournament"], finished=finished, hands_per_deal=needed,
     )
 
 
@@ -188,6 +254,60 @@ def _remove_stale(out: Path, written: list[str]) -> None:
             target.unlink()
 
 
+def chip_series(db: Database, page: MatchPage) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Each bot's payoff per shown hand of a match, as dealt and all-in EV adjusted (arena.ratings.estimators)."""
+    adjusted = adjusted_payoffs(db, page.summary.match_id, Estimator.ALLIN)
+    names = [b.name for b in page.bots]
+    raw: dict[str, list[float]] = {name: [] for name in names}
+    ev: dict[str, list[float]] = {name: [] for name in names}
+    for hand in page.hands:
+        estimate = adjusted.get(hand.number)
+        for participant, name in enumerate(names):
+            raw[name].append(float(hand.payoffs[participant]))
+            if estimate is not None and participant in hand.seating:
+                ev[name].append(float(estimate[hand.seating.index(participant)]))
+            else:
+                ev[name].append(float(hand.payoffs[participant]))
+    return raw, ev
+
+
+def write_hands(db: Database, page: MatchPage, writer: _Writer, env: jinja2.Environment,
+                common: dict[str, Any]) -> None:
+    """A page and a PHH file per shown hand of a match, ``matches/<slug>/hand-<n>.html`` and ``.phh``, each with
+    the other hands of its deal beside it (the same cards in other seats)."""
+    if not page.hands:
+        return
+    template = env.get_template("hand.html")
+    position = {h.number: i for i, h in enumerate(page.hands)}
+    numbers = [h.number for h in page.hands]
+    names = [b.name for b in page.bots]
+    per_deal: dict[int, int] = {}
+    for h in page.hands:
+        per_deal[h.deal] = per_deal.get(h.deal, 0) + 1
+    waiting: dict[int, list[HandView]] = {}
+
+    def emit(views: list[HandView]) -> None:
+        for view in views:
+            i = position[view.number]
+            folder = f"matches/{page.slug}"
+            writer.text(f"{folder}/hand-{view.number}.phh", view.phh)
+            back = page.page_of(i)
+            writer.text(f"{folder}/hand-{view.number}.html", template.render(
+                root="../../", match=page, hand=view, mirrors=views, data=view.data(),
+                previous=numbers[i - 1] if i > 0 else None, next=numbers[i + 1] if i + 1 < len(numbers) else None,
+                back="../" + page.page_path(back).removeprefix("matches/"), **common,
+            ))
+
+    for record in db.hand_records(page.summary.match_id, set(position)):
+        view = hand_view(record, names, page.finished)
+        group = waiting.setdefault(record.deal, [])
+        group.append(view)
+        if len(group) == per_deal[record.deal]:
+            emit(sorted(waiting.pop(record.deal), key=lambda v: v.number))
+    for deal in sorted(waiting):
+        emit(sorted(waiting[deal], key=lambda v: v.number))
+
+
 def publish(
     db: Database, out: str | Path, title: str = DEFAULT_TITLE, board: Leaderboard | None = None,
     live_site: bool = False,
@@ -215,7 +335,8 @@ def publish(
         page.bots = [MatchBot(b.name, bot_slugs[b.name], b.net, b.mbb_per_hand) for b in page.bots]
 
     writer.text("leaderboard.json", json.dumps(leaderboard_json(board), indent=2, sort_keys=False) + "\n")
-    writer.text("style.css", resources.files("arena.publish").joinpath("static/style.css").read_text("utf-8"))
+    for static in ("style.css", "hand.js"):
+        writer.text(static, resources.files("arena.publish").joinpath(f"static/{static}").read_text("utf-8"))
 
     figures: dict[str, str | None] = {
         "rating": "plots/rating.svg",
@@ -263,9 +384,26 @@ def publish(
             root="../", bot=bot, row=rows.get(bot), plot=plot, h2h=h2h, played=played, **common,
         ))
 
+    for page in matches:
+        if page.hands:
+            raw, ev = chip_series(db, page)
+            target = f"plots/matches/{page.slug}.svg"
+            if plots.chips_plot([h.number for h in page.hands], raw, out / target, ev, palette):
+                writer.files.append(target)
+                page.chips_plot = target
+
     match_template = env.get_template("match.html")
     for page in matches:
-        writer.text(f"matches/{page.slug}.html", match_template.render(root="../", match=page, **common))
+        pages = page.pages
+        for hands_page in pages:
+            inside = hands_page.number > 1  # later pages sit in the match's folder, beside its hands
+            links = [(p.number, (f"../{page.slug}.html" if p.number == 1 else p.path.rsplit("/", 1)[1]) if inside
+                      else p.path.removeprefix("matches/")) for p in pages]
+            writer.text(hands_page.path, match_template.render(
+                root="../../" if inside else "../", match=page, pages=pages, current=hands_page, page_links=links,
+                hand_base="" if inside else f"{page.slug}/", **common,
+            ))
+        write_hands(db, page, writer, env, common)
 
     _remove_stale(out, writer.files)
     (out / MANIFEST).write_text(json.dumps(sorted(writer.files), indent=1) + "\n", encoding="utf-8")

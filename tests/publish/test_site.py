@@ -8,13 +8,16 @@ import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
 from click.testing import CliRunner
 from matplotlib.container import ErrorbarContainer
 
+from arena.cards import format_cards
 from arena.cli.publish import publish as publish_command
+from arena.engine import EventKind
 from arena.publish import formatting, plots, publish
 from arena.publish.site import MANIFEST
 from arena.publish.slugs import slugify, unique_slugs
@@ -22,6 +25,8 @@ from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.stats import WinRate
 from arena.ratings.system import RatingPoint
 from arena.records.db import Database
+from arena.records.phh import load
+from arena.records.replay import replay_result
 from tests.publish.conftest import Site
 from tests.publish.helpers import EVIL, caller, play, raiser
 
@@ -80,8 +85,11 @@ def test_files(site: Site) -> None:
     bots = sorted(p.name for p in (out / "bots").iterdir())
     assert bots == ["caller.html", "raiser-1.0.html", "script-alert-1-script.html"]
     assert len(list((out / "plots" / "bots").glob("*.svg"))) == 3
-    matches = sorted(p.name for p in (out / "matches").iterdir())
+    matches = sorted(p.name for p in (out / "matches").glob("*.html"))
     assert matches == ["evil-vs-caller.html", "heads-up-1.html", "still-running.html", "three-way.html"]
+    assert len(list((out / "matches" / "three-way").glob("hand-*.html"))) == 18
+    assert len(list((out / "matches" / "three-way").glob("hand-*.phh"))) == 18
+    assert (out / "hand.js").is_file() and (out / "plots" / "matches" / "three-way.svg").is_file()
     assert sorted(json.loads((out / MANIFEST).read_text())) == sorted(site.result.files)
     for svg in out.rglob("*.svg"):
         ET.parse(svg)  # well-formed XML
@@ -103,7 +111,13 @@ def test_user_input_is_escaped(site: Site) -> None:
     pages = list(site.out.rglob("*.html"))
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        assert "<script" not in text.lower(), f"{page.name} has a script element"
+        if page.name.startswith("hand-"):  # the viewer: its data (JSON, never run) and the one local script
+            assert re.findall(r"<script[^>]*>", text) == ['<script type="application/json" id="hand-data">',
+                                                          '<script src="../../hand.js">'], page
+            assert "script-src 'self'" in text
+        else:
+            assert "<script" not in text.lower(), f"{page.name} has a script element"
+            assert "script-src 'none'" in text
         assert EVIL not in text
         assert "Test arena <&>" not in text
     index = (site.out / "index.html").read_text(encoding="utf-8")
@@ -286,3 +300,57 @@ def test_cli_bad_database(tmp_path: Path, make: str) -> None:
     assert isinstance(result.exception, SystemExit)  # click's clean exit, not an error escaping
     assert ("no database at" if make == "missing" else "is not an arena database") in result.output
     assert not path.exists() or make == "garbage"  # a missing database is not created
+
+
+def hand_data(page: Path) -> dict[str, Any]:
+    """The viewer's states embedded in a hand page."""
+    text = page.read_text(encoding="utf-8")
+    start = text.index('<script type="application/json" id="hand-data">') + len(
+        '<script type="application/json" id="hand-data">')
+    data: dict[str, Any] = json.loads(text[start:text.index("</script>", start)])
+    return data
+
+
+def test_hand_pages_follow_the_record(site: Site) -> None:
+    folder = site.out / "matches" / "three-way"
+    match = (site.out / "matches" / "three-way.html").read_text(encoding="utf-8")
+    for record in site.db.hand_records("three-way"):
+        n = record.hand_number
+        assert f'href="three-way/hand-{n}.html"' in match  # linked from the match's table
+        data = hand_data(folder / f"hand-{n}.html")
+        first, last = data["steps"][0], data["steps"][-1]
+        assert first["stacks"] == list(record.starting_stacks) and first["pot"] == 0
+        assert last["stacks"] == list(record.final_stacks) and last["pot"] == 0
+        assert [s["hole"] for s in data["seats"]] == [format_cards(h) for h in record.hole]  # finished: all shown
+        assert last["board"] == format_cards(record.board)
+        page = (folder / f"hand-{n}.html").read_text(encoding="utf-8")
+        assert f'href="hand-{n}.phh"' in page
+        for other in range(3 * record.deal, 3 * record.deal + 3):  # the deal's mirror hands, side by side
+            assert other == n or f'<a href="hand-{other}.html">Hand {other}</a>' in page
+        phh = load(folder / f"hand-{n}.phh")
+        replayed = replay_result(phh)
+        assert replayed.ok, replayed.error
+        assert phh.finishing_stacks == [record.final_stacks[(record.button + 1 + k) % 3] for k in range(3)]
+
+
+def test_running_match_hides_unshown_cards(site: Site) -> None:
+    folder = site.out / "matches" / "still-running"
+    records = list(site.db.hand_records("still running"))
+    assert len(records) == 5 and sorted(p.name for p in folder.glob("*.html")) == [
+        f"hand-{n}.html" for n in range(4)]  # the fifth hand's deal is still to be played in the other seat
+    hidden = 0
+    for record in records[:4]:
+        page = (folder / f"hand-{record.hand_number}.html").read_text(encoding="utf-8")
+        phh = (folder / f"hand-{record.hand_number}.phh").read_text(encoding="utf-8")
+        data = hand_data(folder / f"hand-{record.hand_number}.html")
+        shown = {e.seat for e in record.events if e.kind is EventKind.SHOW}
+        for seat, hole in enumerate(record.hole):
+            text = format_cards(hole)
+            if seat in shown:
+                assert data["seats"][seat]["hole"] == text
+            else:
+                hidden += 1
+                assert data["seats"][seat]["hole"] is None and text not in phh
+                assert " ".join(str(c) for c in formatting.cards(text)) not in page
+        assert not data["record"]
+    assert hidden > 0  # the folder folds: its cards stay secret while the match runs
