@@ -164,7 +164,7 @@ class SeatView:
     name: str
     position: str
     start: int
-    hole: list[formatting.Card] | None  # None: not shown (a running match reveals only what the table showed)
+    hole: str | None  # None: not shown (a running match reveals only what the table showed)
     payoff: int
     final: int
 
@@ -174,7 +174,7 @@ class StreetLog:
     """The actions of one street, for the page's text log (the viewer highlights the current one)."""
 
     name: str
-    board: list[formatting.Card]
+    board: str
     lines: list[tuple[int, str]] = field(default_factory=list)  # (step index, text)
     brief: list[str] = field(default_factory=list)  # the players' actions only, for the side-by-side summary
 
@@ -188,11 +188,12 @@ class HandView:
     rotation: int
     table_id: str
     seats: list[SeatView]
-    board: list[formatting.Card]
+    board: str
     steps: list[Step]
     streets: list[StreetLog]
     revealed: bool  # every hole card is shown (the referee's record of a finished match)
     phh: str
+    summary: str = ""  # its short form beside the other hands of its deal (HTML, rendered once per hand)
 
     @property
     def payoffs_by_participant(self) -> dict[int, int]:
@@ -204,17 +205,10 @@ class HandView:
         return {
             "hand": self.number,
             "seats": [{"name": s.name, "pos": s.position, "start": s.start,
-                       "hole": format_cards_text(s.hole)} for s in self.seats],
+                       "hole": s.hole} for s in self.seats],
             "record": self.revealed,
             "steps": [step.to_json() for step in self.steps],
         }
-
-
-def format_cards_text(cards: list[formatting.Card] | None) -> str | None:
-    """Cards back to their stored text (``AsKd``), None when hidden."""
-    if cards is None:
-        return None
-    return "".join(f"{c.rank}{c.suit}" for c in cards)
 
 
 def _phh_text(record: HandRecord, names: list[str], hidden: set[int]) -> str:
@@ -249,18 +243,18 @@ def hand_view(record: HandRecord, names: list[str], reveal_all: bool) -> HandVie
     labels = positions(record.button, n)
     seats = [
         SeatView(s, record.seating[s], seat_names[s], labels[s], record.starting_stacks[s],
-                 formatting.cards(format_cards(record.hole[s])) if reveal_all or s in shown else None,
+                 format_cards(record.hole[s]) if reveal_all or s in shown else None,
                  record.payoffs[s], record.final_stacks[s])
         for s in range(n)
     ]
     streets: list[StreetLog] = []
     for index, step in enumerate(steps):
         if not streets or streets[-1].name != step.street:
-            streets.append(StreetLog(step.street, formatting.cards(step.board)))
+            streets.append(StreetLog(step.street, step.board))
         streets[-1].lines.append((index, step.text))
         if step.brief:
             streets[-1].brief.append(step.text)
     hidden = set() if reveal_all else set(range(n)) - shown
     return HandView(record.hand_number, record.deal, record.rotation, record.table_id, seats,
-                    formatting.cards(format_cards(record.board)), steps, streets, reveal_all,
+                    format_cards(record.board), steps, streets, reveal_all,
                     _phh_text(record, seat_names, hidden))

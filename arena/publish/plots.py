@@ -282,3 +282,40 @@ def chips_plot(
             return False
         _save(fig, path)
     return True
+
+
+def llr_figure(series: Sequence[tuple[int, float]], lower: float, upper: float, min_sessions: int) -> Figure | None:
+    """A comparison's LLR after each round, with the two bounds that decide it and the first round a decision
+    may come (``min_sessions``); None before the first round."""
+    if not series:
+        return None
+    x = np.array([s for s, _ in series], dtype=float)
+    y = np.array([v for _, v in series], dtype=float)
+    with matplotlib.rc_context(_STYLE):
+        fig = Figure(figsize=(8.0, 3.6))
+        ax = fig.add_subplot()
+        ax.axhline(upper, color="#17803d", linewidth=1.0, linestyle="--", label=f"accept H1 ({upper:+.2f})")
+        ax.axhline(lower, color="#b42318", linewidth=1.0, linestyle="--", label=f"accept H0 ({lower:+.2f})")
+        ax.axvline(min_sessions, color="#888888", linewidth=0.8, linestyle=":",
+                   label=f"first decision ({min_sessions})")
+        ax.plot(x, y, color="#1f5fa8", linewidth=1.6, marker="o" if len(x) <= 60 else None, markersize=2.5,
+                label="LLR")
+        low, high = min(float(y.min()), lower), max(float(y.max()), upper)
+        pad = 0.08 * (high - low) or 1.0
+        ax.set_ylim(low - pad, high + pad)
+        ax.set_xlim(0, max(float(x.max()), float(min_sessions)) * 1.03)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("rounds (duplicate sessions) counted")
+        ax.set_ylabel("log-likelihood ratio")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+    return fig
+
+
+def llr_plot(series: Sequence[tuple[int, float]], lower: float, upper: float, min_sessions: int, path: Path) -> bool:
+    """Draw ``llr_figure`` into ``path``; False if there is nothing to draw."""
+    with matplotlib.rc_context(_STYLE):
+        fig = llr_figure(series, lower, upper, min_sessions)
+        if fig is None:
+            return False
+        _save(fig, path)
+    return True

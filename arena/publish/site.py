@@ -19,13 +19,14 @@ import jinja2
 
 from arena import __version__
 from arena.publish import formatting
+from arena.publish.comparisons import comparison_page
 from arena.publish.hands import HandView, hand_view
 from arena.publish.slugs import unique_slugs
 from arena.ratings.estimators import Estimator, adjusted_payoffs
 from arena.ratings.leaderboard import Leaderboard, MatchSummary, Row, build_leaderboard, flag_text, leaderboard_json
 from arena.ratings.stats import WinRate
 from arena.records.db import Database
-from arena.referee.status import MatchStatus
+from arena.referee.status import MatchKind, MatchStatus
 
 MANIFEST = ".arena-publish.json"
 HANDS_PER_PAGE = 500  # rows of a match's hand table per page: about 150 KB of HTML
@@ -149,6 +150,7 @@ def environment() -> jinja2.Environment:
         "percent": formatting.percent,
         "ci": formatting.ci,
         "timestamp": formatting.timestamp,
+        "cards_html": formatting.cards_html,
     }
     env.filters.update(filters)
     return env
@@ -298,8 +300,13 @@ def write_hands(db: Database, page: MatchPage, writer: _Writer, env: jinja2.Envi
                 back="../" + page.page_path(back).removeprefix("matches/"), **common,
             ))
 
-    for record in db.hand_records(page.summary.match_id, set(position)):
+    summary = env.get_template("mirror.html")
+    for record in db.match_hand_records(page.summary.match_id):
+        if record.hand_number not in position:
+            continue  # withheld: its deal is still to be played in other seats
         view = hand_view(record, names, page.finished)
+        if page.hands_per_deal > 1:
+            view.summary = summary.render(hand=view)
         group = waiting.setdefault(record.deal, [])
         group.append(view)
         if len(group) == per_deal[record.deal]:
@@ -355,11 +362,26 @@ def publish(
         else:
             figures[name] = None
 
+    comparison_ids = sorted({p.event for p in matches if p.kind == MatchKind.COMPARE and p.event})
+    comparison_slugs = unique_slugs(comparison_ids)
+    for page in matches:
+        if page.kind == MatchKind.COMPARE and page.event:
+            page.comparison = comparison_slugs[page.event]
+    comparisons = [comparison_page(db, cid, comparison_slugs[cid], match_slugs) for cid in comparison_ids]
+    for comparison in comparisons:
+        target = f"plots/comparisons/{comparison.slug}.svg"
+        p = comparison.params
+        if plots.llr_plot(comparison.llr_series, p.lower, p.upper, p.min_sessions, out / target):
+            writer.files.append(target)
+            comparison.plot = target
+
     common = {"title": title, "generated": board.generated_at, "version": __version__, "bot_slugs": bot_slugs,
-              "sections": bool(matches), "system": board.system, **({"live_site": True} if live_site else {})}
+              "sections": bool(matches), "system": board.system,
+              "has_comparisons": bool(comparisons), **({"live_site": True} if live_site else {})}
     hands = sum(m.hands for m in board.matches)
     writer.text("index.html", env.get_template("index.html").render(
         root="", rows=board.rows, sessions=board.sessions, matches=matches, figures=figures, hands=hands,
+        comparisons=comparisons,
         bots=bots, unrated={bot: flag_text(f) for bot, f in board.unrated.items()}, **common,
     ))
 
@@ -391,6 +413,11 @@ def publish(
             if plots.chips_plot([h.number for h in page.hands], raw, out / target, ev, palette):
                 writer.files.append(target)
                 page.chips_plot = target
+
+    comparison_template = env.get_template("comparison.html")
+    for comparison in comparisons:
+        writer.text(f"comparisons/{comparison.slug}.html", comparison_template.render(
+            root="../", c=comparison, **common))
 
     match_template = env.get_template("match.html")
     for page in matches:

@@ -694,6 +694,56 @@ class Database:
                 started_at=hand["started_at"], finished_at=hand["finished_at"],
             )
 
+    def match_hand_records(self, match_id: str) -> Iterator[HandRecord]:
+        """Every stored hand of a match as ``hand_records`` gives it, in order, read in three queries instead of
+        two a hand (a published site replays every hand of a match, 20,000 of them for a long one)."""
+        match = self.match_row(match_id)
+        if match is None:
+            raise KeyError(f"no match {match_id!r} in {self.path}")
+        config = config_from_json(match["config"])
+        names = [name for name, _ in self.participants(match_id)]
+        hands = self.conn.execute("SELECT * FROM hands WHERE match_id = ? ORDER BY hand_number", (match_id,))
+        seat_rows = self.conn.execute(
+            "SELECT * FROM hand_seats WHERE match_id = ? ORDER BY hand_number, seat", (match_id,))
+        action_rows = self.conn.execute(
+            "SELECT * FROM actions WHERE match_id = ? ORDER BY hand_number, seq", (match_id,))
+        next_seat: sqlite3.Row | None = seat_rows.fetchone()
+        next_action: sqlite3.Row | None = action_rows.fetchone()
+        for hand in hands:
+            number = hand["hand_number"]
+            seats: list[sqlite3.Row] = []
+            while next_seat is not None and next_seat["hand_number"] <= number:
+                if next_seat["hand_number"] == number:
+                    seats.append(next_seat)
+                next_seat = seat_rows.fetchone()
+            actions: list[sqlite3.Row] = []
+            while next_action is not None and next_action["hand_number"] <= number:
+                if next_action["hand_number"] == number:
+                    actions.append(next_action)
+                next_action = action_rows.fetchone()
+            events = tuple(_event(row) for row in actions)
+            seating = tuple(int(s["participant"]) for s in seats)
+            decisions = [
+                DecisionRecord(
+                    seat=row["seat"], participant=seating[row["seat"]], request_id=row["request_id"] or 0,
+                    action=_action(events[row["seq"]]), elapsed_ms=row["elapsed_ms"] or 0.0, how=row["how"],
+                    event_index=row["seq"], rejected=tuple(json.loads(row["rejected"])) if row["rejected"] else (),
+                )
+                for row in actions
+                if row["how"] is not None
+            ]
+            yield HandRecord(
+                match_id=match_id, table_id=hand["table_id"], hand_id=f"{match_id}-{number}", hand_number=number,
+                deal=hand["deal"], rotation=hand["rotation"], seating=seating, button=hand["button"], config=config,
+                starting_stacks=tuple(int(s["starting_stack"]) for s in seats),
+                deck=tuple(parse_cards(hand["deck"])), hole=tuple(tuple(parse_cards(s["hole"])) for s in seats),
+                board=tuple(parse_cards(hand["board"])), events=events,
+                payoffs=tuple(int(s["payoff"]) for s in seats),
+                final_stacks=tuple(int(s["final_stack"]) for s in seats),
+                decisions=decisions, names=tuple(names[p] for p in seating),
+                started_at=hand["started_at"], finished_at=hand["finished_at"],
+            )
+
 
 def _event(row: sqlite3.Row) -> Event:
     return Event(

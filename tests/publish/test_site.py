@@ -27,7 +27,7 @@ from arena.ratings.system import RatingPoint
 from arena.records.db import Database
 from arena.records.phh import load
 from arena.records.replay import replay_result
-from tests.publish.conftest import Site
+from tests.publish.conftest import Compared, Site
 from tests.publish.helpers import EVIL, caller, play, raiser
 
 ESCAPED_EVIL = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -354,3 +354,26 @@ def test_running_match_hides_unshown_cards(site: Site) -> None:
                 assert " ".join(str(c) for c in formatting.cards(text)) not in page
         assert not data["record"]
     assert hidden > 0  # the folder folds: its cards stay secret while the match runs
+
+
+def test_comparison_page(compared: Compared) -> None:
+    test = compared.test
+    assert test.decided and test.verdict.value == "H1"
+    page = (compared.out / "comparisons" / "cmp-1.html").read_text(encoding="utf-8")
+    assert "H1 accepted: the candidate is better" in page
+    state = test.state()
+    assert f"{formatting.signed(state.llr, 2)} after {state.sessions} rounds (decided after {test.decided_at})" in page
+    assert f"{formatting.count(state.hands)} used" in page
+    assert f"{formatting.signed(state.estimate.mean, 1)} mbb/hand" in page
+    assert (f"bounds {formatting.signed(test.params.lower, 2)} and {formatting.signed(test.params.upper, 2)}"
+            in page)
+    assert "arena compare --candidate &#39;raiser=python raiser.py&#39; --baseline &#39;folder=python folder.py&#39;" \
+        in page and "--mbb1 200 " in page and "arena compare --verify cmp-1 --db arena.db" in page
+    assert 'src="../plots/comparisons/cmp-1.svg"' in page and 'href="../matches/cmp-1-h2h.html"' in page
+    index = (compared.out / "index.html").read_text(encoding="utf-8")
+    assert 'href="comparisons/cmp-1.html"' in index and 'id="comparisons"' in index
+    match = (compared.out / "matches" / "cmp-1-h2h.html").read_text(encoding="utf-8")
+    assert 'href="../comparisons/cmp-1.html"' in match
+    svg = ET.parse(compared.out / "plots" / "comparisons" / "cmp-1.svg")
+    assert svg.getroot().tag.endswith("svg")
+    check_links(compared.out)
