@@ -23,7 +23,16 @@ from arena.publish.comparisons import comparison_page
 from arena.publish.hands import HandView, hand_view
 from arena.publish.slugs import unique_slugs
 from arena.ratings.estimators import Estimator, adjusted_payoffs
-from arena.ratings.leaderboard import Leaderboard, MatchSummary, Row, build_leaderboard, flag_text, leaderboard_json
+from arena.ratings.leaderboard import (
+    FLAG_WORDS,
+    Leaderboard,
+    MatchSummary,
+    Row,
+    build_leaderboard,
+    flag_text,
+    leaderboard_json,
+)
+from arena.ratings.sessions import bot_key
 from arena.ratings.stats import WinRate
 from arena.records.db import Database
 from arena.referee.status import MatchKind, MatchStatus
@@ -130,6 +139,28 @@ class BotMatch:
     net: int
     mbb_per_hand: float | None
     opponents: list[str]
+    outcome: str = ""  # what went wrong for the bot in this match (crashed, no show...), empty if nothing
+
+
+@dataclass(frozen=True, slots=True)
+class BotProfile:
+    """Who a bot is: its name and version, owner (a league's), language and command, its other versions, and what
+    went wrong in its matches."""
+
+    name: str
+    version: str
+    owner: str
+    language: str
+    command: str
+    flags: dict[str, int]
+    versions: list[tuple[str, Row | None]]  # every version of the same name (this one included), newest last
+    games_per_hour: float | None  # league matches an hour, over the span it played in
+
+    @property
+    def flag_list(self) -> list[str]:
+        """Each flag in words (``crashed in 2 matches``)."""
+        return [f"{FLAG_WORDS[k]} in {n} match{'es' if n > 1 else ''}" for k, n in self.flags.items()
+                if n and k in FLAG_WORDS]
 
 
 def environment() -> jinja2.Environment:
@@ -385,6 +416,14 @@ def publish(
         bots=bots, unrated={bot: flag_text(f) for bot, f in board.unrated.items()}, **common,
     ))
 
+    infos = {bot_key(i.name, i.version): i for i in db.bot_infos()}
+    owners = db.owners()
+    recorded = db.bot_outcomes([m.match_id for m in board.matches])
+    outcomes = {(o.match_id, bot_key(o.name, o.version)): o for o in recorded}
+    names: dict[str, list[str]] = {}
+    for bot in bots:
+        info = infos.get(bot)
+        names.setdefault(info.name if info else bot, []).append(bot)
     bot_template = env.get_template("bot.html")
     for bot in bots:
         slug = bot_slugs[bot]
@@ -397,13 +436,28 @@ def publish(
         against = board.crosstable.get(bot, {})
         h2h = [HeadToHead(other, against[other]) for other in bots if other in against]
         played = []
+        league_times: list[float] = []
         for page in matches:
             if bot in page.summary.bots:
                 i = page.summary.bots.index(bot)
+                outcome = outcomes.get((page.summary.match_id, bot))
                 played.append(BotMatch(page, page.bots[i].net, page.bots[i].mbb_per_hand,
-                                       [b for b in page.summary.bots if b != bot]))
+                                       [b for b in page.summary.bots if b != bot],
+                                       FLAG_WORDS.get(outcome.outcome.value, "") if outcome else ""))
+                if page.kind == MatchKind.LEAGUE:
+                    league_times += [page.summary.created_at, page.finished_at or page.summary.created_at]
+        info = infos.get(bot)
+        name = info.name if info else bot
+        span = (max(league_times) - min(league_times)) / 3600 if league_times else 0.0
+        profile = BotProfile(
+            name=name, version=info.version if info else "", owner=owners.get(name, ""),
+            language=info.language if info else "", command=info.command if info else "",
+            flags=rows[bot].flags if bot in rows else board.unrated.get(bot, {}),
+            versions=[(key, rows.get(key)) for key in names.get(name, [bot])],
+            games_per_hour=len(league_times) / 2 / span if span > 0 else None,
+        )
         writer.text(f"bots/{slug}.html", bot_template.render(
-            root="../", bot=bot, row=rows.get(bot), plot=plot, h2h=h2h, played=played, **common,
+            root="../", bot=bot, row=rows.get(bot), plot=plot, h2h=h2h, played=played, profile=profile, **common,
         ))
 
     for page in matches:

@@ -187,6 +187,16 @@ class BotMatchOutcome:
     detail: str
 
 
+@dataclass(frozen=True, slots=True)
+class BotInfo:
+    """What the database knows of one bot version: its language (from its Join) and its command (a local bot)."""
+
+    name: str
+    version: str
+    language: str
+    command: str
+
+
 class DatabaseError(RuntimeError):
     """A file that cannot serve as an arena database: missing, a folder, another program's, damaged, read-only."""
 
@@ -693,6 +703,19 @@ class Database:
                 decisions=decisions, names=tuple(names[p] for p in seating),
                 started_at=hand["started_at"], finished_at=hand["finished_at"],
             )
+
+    def bot_infos(self) -> list[BotInfo]:
+        """Every bot version recorded, by name and version."""
+        rows = self.conn.execute("SELECT name, version, language, command FROM bots ORDER BY name, version")
+        return [BotInfo(str(r["name"]), str(r["version"]), str(r["language"]), str(r["command"])) for r in rows]
+
+    def owners(self) -> dict[str, str]:
+        """The owner of each registered (league) bot, by name; empty for a database without a league."""
+        try:
+            rows = self.conn.execute("SELECT name, owner FROM registered_bots")
+        except sqlite3.OperationalError:  # a read-only database of an arena that had no leagues yet
+            return {}
+        return {str(r["name"]): str(r["owner"]) for r in rows}
 
     def match_hand_records(self, match_id: str) -> Iterator[HandRecord]:
         """Every stored hand of a match as ``hand_records`` gives it, in order, read in three queries instead of

@@ -11,7 +11,7 @@ from pathlib import Path
 from arena.engine import Action, ActionKind, TableConfig
 from arena.ratings.sprt import Sprt, SprtParams
 from arena.records.db import Database
-from arena.referee import Decision, FunctionSeat, Match, MatchKind, MatchSpec, MatchStatus
+from arena.referee import ClockPolicy, Decision, FunctionSeat, Match, MatchKind, MatchSpec, MatchStatus
 from arena.runner.compare import DealRound, RoundCollector, plan_comparison, run_matches
 
 EVIL = "<script>alert(1)</script>"
@@ -42,6 +42,11 @@ def folder(decision: Decision) -> Action:
     return Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.FOLD)
 
 
+def cheat(decision: Decision) -> Action:
+    """Raises to one chip, always: illegal, so the referee acts for it and counts a violation."""
+    return Action(ActionKind.RAISE, 1)
+
+
 def gambler(seed: int) -> Strategy:
     """A seeded random mix of the three, so sessions differ and intervals are finite."""
     rng = random.Random(seed)
@@ -60,6 +65,7 @@ def play(
     finish: bool = True,
     seed: str | None = None,
     stop_after: int | None = None,
+    policy: ClockPolicy | None = None,
 ) -> None:
     """Play one duplicate match between ``bots`` (name, version, strategy) and record it in ``db``.
 
@@ -67,7 +73,7 @@ def play(
     ends it after that many hands, possibly in the middle of a deal's rotations.
     """
     spec = MatchSpec(match_id, seed or f"seed-{match_id}", hands, TableConfig(small_blind=50, big_blind=100),
-                     starting_stack=10_000)
+                     starting_stack=10_000, policy=policy or ClockPolicy())
     seats = [(name, FunctionSeat(name, strategy)) for name, _, strategy in bots]
     db.start_match(spec, [(name, version, "") for name, version, _ in bots], len(spec.plan(len(bots))))
     match = Match(spec, seats, sinks=[db], versions=[version for _, version, _ in bots])

@@ -27,8 +27,9 @@ from arena.ratings.system import RatingPoint
 from arena.records.db import Database
 from arena.records.phh import load
 from arena.records.replay import replay_result
+from arena.referee import ClockPolicy
 from tests.publish.conftest import Compared, Site
-from tests.publish.helpers import EVIL, caller, play, raiser
+from tests.publish.helpers import EVIL, caller, cheat, play, raiser
 
 ESCAPED_EVIL = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
@@ -377,3 +378,22 @@ def test_comparison_page(compared: Compared) -> None:
     svg = ET.parse(compared.out / "plots" / "comparisons" / "cmp-1.svg")
     assert svg.getroot().tag.endswith("svg")
     check_links(compared.out)
+
+
+def test_bot_versions_and_flags(tmp_path: Path) -> None:
+    db = Database(tmp_path / "flags.db")
+    strict = ClockPolicy(max_retries=0, max_violations=2)
+    play(db, "v1", [("multi", "1.0", caller), ("cheat", "", cheat)], hands=4, policy=strict)
+    play(db, "v2", [("multi", "2.0", raiser), ("cheat", "", cheat)], hands=4, policy=strict)
+    result = publish(db, tmp_path / "site")
+    out = tmp_path / "site"
+    cheat_page = (out / "bots" / "cheat.html").read_text(encoding="utf-8")
+    assert '<span class="flag">forfeited in 2 matches</span>' in cheat_page
+    assert cheat_page.count('<td class="outcome warn">forfeited</td>') == 2
+    old = (out / "bots" / "multi-1.0.html").read_text(encoding="utf-8")
+    assert 'id="versions"' in old and 'href="../bots/multi-2.0.html"' in old and "<strong>multi@1.0</strong>" in old
+    rows = {r.bot: r for r in result.board.rows}
+    assert formatting.fixed(rows["multi@2.0"].rating["conservative"]) in old  # each version with its own rating
+    assert "<dt>Version</dt><dd>1.0</dd>" in old
+    assert 'class="flag"' not in old
+    check_links(out)
