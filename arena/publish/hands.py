@@ -57,6 +57,11 @@ class Step:
                 "shown": list(self.shown), "e": self.event}
 
 
+def _shown(cards: tuple[int, ...]) -> str:
+    """Cards as the step texts read them (``A♠ K♦``)."""
+    return " ".join(str(c) for c in formatting.cards(format_cards(cards)))
+
+
 def positions(button: int, n: int) -> list[str]:
     """Each seat's position label: BTN, SB, BB (heads-up the button is the small blind, R2.3)."""
     labels = [""] * n
@@ -86,9 +91,11 @@ def hand_steps(record: HandRecord, names: list[str] | None = None) -> list[Step]
     street = 0
     steps: list[Step] = []
 
+    board_text = ""
+
     def add(text: str, actor: int, index: int, brief: bool = False) -> None:
         steps.append(Step(text, STREETS[min(street, 4)], actor, pot, tuple(stacks), tuple(bets),
-                          format_cards(board), tuple(folded), tuple(shown), index, brief))
+                          board_text, tuple(folded), tuple(shown), index, brief))
 
     add("The hand begins", -1, -1)
     events = record.events
@@ -109,9 +116,10 @@ def hand_steps(record: HandRecord, names: list[str] | None = None) -> list[Step]
         elif kind is EventKind.DEAL_BOARD:
             street = max(street, event.street)
             board.extend(event.cards)
+            board_text = format_cards(board)
             bets = [0] * n
             title = _BOARD_NAMES.get(len(board), "Board")
-            add(f"{title}: {' '.join(str(c) for c in formatting.cards(format_cards(event.cards)))}", -1, index)
+            add(f"{title}: {_shown(event.cards)}", -1, index)
         elif kind is EventKind.FOLD:
             folded[seat] = True
             add(f"{name} folds", seat, index, True)
@@ -139,8 +147,7 @@ def hand_steps(record: HandRecord, names: list[str] | None = None) -> list[Step]
             bets = [0] * n
             if kind is EventKind.SHOW:
                 shown.append(seat)
-                cards = " ".join(str(c) for c in formatting.cards(format_cards(event.cards)))
-                add(f"{name} shows {cards}", seat, index, True)
+                add(f"{name} shows {_shown(event.cards)}", seat, index, True)
             else:
                 add(f"{name} mucks", seat, index, True)
         elif kind is EventKind.WIN_POT:

@@ -257,15 +257,27 @@ class _Writer:
     def __init__(self, out: Path) -> None:
         self.out = out
         self.files: list[str] = []
+        self._folders: set[Path] = set()
 
     def path(self, relative: str) -> Path:
         self.files.append(relative)
         target = self.out / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in self._folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(target.parent)
         return target
 
     def text(self, relative: str, content: str) -> None:
         self.path(relative).write_text(content, encoding="utf-8")
+
+
+def _manifest(files: list[str]) -> dict[str, list[str]]:
+    """The files written, grouped by folder (a long match writes tens of thousands of hand pages)."""
+    grouped: dict[str, list[str]] = {}
+    for relative in sorted(files):
+        folder, _, name = relative.rpartition("/")
+        grouped.setdefault(folder, []).append(name)
+    return grouped
 
 
 def _remove_stale(out: Path, written: list[str]) -> None:
@@ -275,6 +287,9 @@ def _remove_stale(out: Path, written: list[str]) -> None:
         previous = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
+    if isinstance(previous, dict):
+        previous = [f"{folder}/{name}" if folder else name for folder, names in previous.items()
+                    if isinstance(folder, str) and isinstance(names, list) for name in names]
     if not isinstance(previous, list):
         return
     root = out.resolve()
@@ -348,13 +363,14 @@ def write_hands(db: Database, page: MatchPage, writer: _Writer, env: jinja2.Envi
 
 def publish(
     db: Database, out: str | Path, title: str = DEFAULT_TITLE, board: Leaderboard | None = None,
-    live_site: bool = False,
+    live_site: bool = False, match_ids: list[str] | None = None,
 ) -> PublishResult:
-    """Write the site for every match of ``db`` into ``out`` (created if needed) and return what was written;
-    ``live_site``: the pages are served by a league host, next to its live page (``league.html``)."""
+    """Write the site for every match of ``db`` (or of ``match_ids``: one event) into ``out`` (created if needed)
+    and return what was written; ``live_site``: the pages are served by a league host, next to its live page
+    (``league.html``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    board = board if board is not None else build_leaderboard(db)
+    board = board if board is not None else build_leaderboard(db, match_ids)
     writer = _Writer(out)
     env = environment()
 
@@ -487,5 +503,5 @@ def publish(
         write_hands(db, page, writer, env, common)
 
     _remove_stale(out, writer.files)
-    (out / MANIFEST).write_text(json.dumps(sorted(writer.files), indent=1) + "\n", encoding="utf-8")
+    (out / MANIFEST).write_text(json.dumps(_manifest(writer.files), separators=(",", ":")) + "\n", encoding="utf-8")
     return PublishResult(out / "index.html", tuple(writer.files), board)

@@ -704,6 +704,17 @@ class Database:
                 started_at=hand["started_at"], finished_at=hand["finished_at"],
             )
 
+    def event_match_ids(self, event: str) -> list[str]:
+        """The matches of a tournament, comparison or league (whatever their kind), oldest first."""
+        rows = self.conn.execute("SELECT id FROM matches WHERE tournament = ? ORDER BY created_at, id", (event,))
+        return [str(r["id"]) for r in rows]
+
+    def event_names(self) -> list[str]:
+        """Every tournament, comparison and league recorded, by name."""
+        rows = self.conn.execute("SELECT DISTINCT tournament FROM matches WHERE tournament IS NOT NULL"
+                                 " ORDER BY tournament")
+        return [str(r["tournament"]) for r in rows]
+
     def bot_infos(self) -> list[BotInfo]:
         """Every bot version recorded, by name and version."""
         rows = self.conn.execute("SELECT name, version, language, command FROM bots ORDER BY name, version")
@@ -730,6 +741,16 @@ class Database:
             "SELECT * FROM hand_seats WHERE match_id = ? ORDER BY hand_number, seat", (match_id,))
         action_rows = self.conn.execute(
             "SELECT * FROM actions WHERE match_id = ? ORDER BY hand_number, seq", (match_id,))
+        parsed: dict[str, tuple[int, ...]] = {}  # the same cards come up again and again (holes, shared decks)
+
+        def cards(text: str) -> tuple[int, ...]:
+            found = parsed.get(text)
+            if found is None:
+                found = parsed[text] = tuple(parse_cards(text))
+                if len(parsed) > 100_000:
+                    parsed.clear()
+            return found
+
         next_seat: sqlite3.Row | None = seat_rows.fetchone()
         next_action: sqlite3.Row | None = action_rows.fetchone()
         for hand in hands:
@@ -744,7 +765,8 @@ class Database:
                 if next_action["hand_number"] == number:
                     actions.append(next_action)
                 next_action = action_rows.fetchone()
-            events = tuple(_event(row) for row in actions)
+            events = tuple(Event(EventKind[row["kind"]], row["seat"], row["street"], row["amount"], cards(row["cards"]),
+                                 bool(row["all_in"]), row["pot"]) for row in actions)
             seating = tuple(int(s["participant"]) for s in seats)
             decisions = [
                 DecisionRecord(
@@ -759,8 +781,8 @@ class Database:
                 match_id=match_id, table_id=hand["table_id"], hand_id=f"{match_id}-{number}", hand_number=number,
                 deal=hand["deal"], rotation=hand["rotation"], seating=seating, button=hand["button"], config=config,
                 starting_stacks=tuple(int(s["starting_stack"]) for s in seats),
-                deck=tuple(parse_cards(hand["deck"])), hole=tuple(tuple(parse_cards(s["hole"])) for s in seats),
-                board=tuple(parse_cards(hand["board"])), events=events,
+                deck=cards(hand["deck"]), hole=tuple(cards(s["hole"]) for s in seats),
+                board=cards(hand["board"]), events=events,
                 payoffs=tuple(int(s["payoff"]) for s in seats),
                 final_stacks=tuple(int(s["final_stack"]) for s in seats),
                 decisions=decisions, names=tuple(names[p] for p in seating),

@@ -91,7 +91,8 @@ def test_files(site: Site) -> None:
     assert len(list((out / "matches" / "three-way").glob("hand-*.html"))) == 18
     assert len(list((out / "matches" / "three-way").glob("hand-*.phh"))) == 18
     assert (out / "hand.js").is_file() and (out / "plots" / "matches" / "three-way.svg").is_file()
-    assert sorted(json.loads((out / MANIFEST).read_text())) == sorted(site.result.files)
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert sorted(f"{d}/{n}" if d else n for d, names in manifest.items() for n in names) == sorted(site.result.files)
     for svg in out.rglob("*.svg"):
         ET.parse(svg)  # well-formed XML
         assert "<script" not in svg.read_text(encoding="utf-8").lower()
@@ -397,3 +398,23 @@ def test_bot_versions_and_flags(tmp_path: Path) -> None:
     assert "<dt>Version</dt><dd>1.0</dd>" in old
     assert 'class="flag"' not in old
     check_links(out)
+
+
+def test_cli_publishes_one_event_or_match(site: Site, compared: Compared, tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(publish_command, ["--db", str(site.db.path), "--out", str(tmp_path / "one"),
+                                             "--match", "heads-up-1"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "one" / "matches").glob("*.html")) == ["heads-up-1.html"]
+    assert sorted(p.name for p in (tmp_path / "one" / "bots").glob("*.html")) == ["caller.html", "raiser-1.0.html"]
+    assert "<title>match heads-up-1</title>" in (tmp_path / "one" / "index.html").read_text(encoding="utf-8")
+    result = runner.invoke(publish_command, ["--db", str(compared.db.path), "--out", str(tmp_path / "event"),
+                                             "--tournament", "cmp-1"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "event" / "comparisons" / "cmp-1.html").is_file()
+    assert "<title>cmp-1: leaderboard</title>" in (tmp_path / "event" / "index.html").read_text(encoding="utf-8")
+    for args, message in ((["--tournament", "nope"], "no tournament, comparison or league 'nope'"),
+                          (["--match", "nope"], "no match 'nope'"),
+                          (["--match", "heads-up-1", "--tournament", "x"], "not both")):
+        result = runner.invoke(publish_command, ["--db", str(site.db.path), "--out", str(tmp_path / "x"), *args])
+        assert result.exit_code == 2 and message in result.output, result.output
