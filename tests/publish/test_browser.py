@@ -161,7 +161,7 @@ def test_plots_decode_in_the_browser(site: Site, chromium: Path, tmp_path: Path)
     copy = tmp_path / "site"
     shutil.copytree(site.out, copy)
     svgs = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*.svg"))
-    assert len(svgs) == 6
+    assert len(svgs) == 10  # three site plots, three bots, four matches
     images = "".join(f'<img src="{svg}">' for svg in svgs)
     (copy / "probe.html").write_text(
         f'<!doctype html><html><body><pre id="out">pending</pre>{images}<script>'

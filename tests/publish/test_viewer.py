@@ -17,11 +17,13 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from matplotlib.image import imread
 
 from arena.engine import EventKind, Hand
 from arena.referee import HandRecord
-from tests.publish.conftest import Site
+from tests.publish.conftest import Compared, Site
 from tests.publish.test_browser import chromium, run
 
 __all__ = ["chromium"]
@@ -33,10 +35,12 @@ class _Quiet(SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def served(site: Site, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A copy of the site (probe pages go in it) served on 127.0.0.1: (base URL, folder)."""
-    folder = tmp_path_factory.mktemp("served") / "site"
-    shutil.copytree(site.out, folder)
+def served(site: Site, compared: Compared, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """Copies of the two sites (``site/`` and ``compared/``; probe pages go beside them) served on 127.0.0.1:
+    (base URL, folder)."""
+    folder = tmp_path_factory.mktemp("served")
+    shutil.copytree(site.out, folder / "site")
+    shutil.copytree(compared.out, folder / "compared")
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -102,7 +106,7 @@ def test_step_through_a_hand_with_the_keyboard(site: Site, chromium: Path, tmp_p
     record = max(site.db.hand_records("three-way"), key=lambda r: len(r.decisions))
     before, actors, steps = engine_states(record)
     assert len(before) >= 8  # a hand with plenty of betting
-    page = f"matches/three-way/hand-{record.hand_number}.html"
+    page = f"site/matches/three-way/hand-{record.hand_number}.html"
     script = READ + (
         'const d = f[0].contentDocument, w = f[0].contentWindow; const key = k => d.dispatchEvent(new '
         'w.KeyboardEvent("keydown", {key: k, bubbles: true})); const states = [read(d)];'
@@ -125,3 +129,58 @@ def test_step_through_a_hand_with_the_keyboard(site: Site, chromium: Path, tmp_p
     assert "wins" in last["text"]
     assert got["back"]["count"] == f"{steps - 1} / {steps}" and got["home"] == states[0]
     assert got["end"] == last and got["button"] == states[1]
+
+
+PAGES = {  # one of each kind of page, the hand page with its deal's mirror hands beside it
+    "index": "site/index.html",
+    "bot": "site/bots/script-alert-1-script.html",
+    "match": "site/matches/three-way.html",
+    "hand": "site/matches/three-way/hand-4.html",
+    "comparison": "compared/comparisons/cmp-1.html",
+}
+WIDTHS = (1400, 400)
+
+MEASURE = """
+const out = {};
+for (const frame of f) {
+  const d = frame.contentDocument, root = d.documentElement;
+  const wide = [];
+  for (const el of d.body.querySelectorAll("*")) {
+    if (el.closest(".scroll") || el.closest("svg")) { continue; }  // tables scroll inside their own box
+    if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0 && getComputedStyle(el).overflowX !== "auto") {
+      wide.push(el.tagName + "." + el.className + ": " + el.scrollWidth + " > " + el.clientWidth);
+    }
+  }
+  const squeezed = [...d.querySelectorAll("td.name, h1")].filter(el => el.textContent.trim().length > 3
+    && el.getBoundingClientRect().width < 48).map(el => el.textContent.trim().slice(0, 30));
+  out[frame.dataset.key] = {scroll: root.scrollWidth, client: root.clientWidth, wide, squeezed,
+    text: d.body.innerText.length};
+}
+return out;
+"""
+
+
+def test_pages_fit_1400_and_400_pixels(chromium: Path, tmp_path: Path, served: tuple[str, Path]) -> None:
+    frames = "".join(f'<iframe data-key="{key}@{width}" src="{page}" width="{width}" height="900"></iframe>'
+                     for key, page in PAGES.items() for width in WIDTHS)
+    got = probe(chromium, tmp_path, served, "probe-layout.html", frames, MEASURE)
+    assert len(got) == len(PAGES) * len(WIDTHS)
+    for key, m in got.items():
+        assert m["text"] > 200, key  # the page rendered
+        assert m["scroll"] <= m["client"], f"{key}: the page is {m['scroll']} px wide in {m['client']} px"
+        assert not m["wide"], f"{key}: text overflows its box: {m['wide'][:5]}"
+        assert not m["squeezed"], f"{key}: names squeezed to a letter a line: {m['squeezed'][:5]}"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("key", list(PAGES))
+def test_screenshots_are_not_blank(key: str, width: int, chromium: Path, tmp_path: Path,
+                                   served: tuple[str, Path]) -> None:
+    shot = tmp_path / f"{key}-{width}.png"
+    run(chromium, tmp_path, f"--screenshot={shot}", f"--window-size={width},1000", served[0] + PAGES[key])
+    pixels = np.asarray(imread(shot))[..., :3]
+    assert pixels.shape[1] == width
+    assert float(pixels.std()) > 0.05  # not one flat colour
+    ink = (pixels.min(axis=2) < 0.9).mean()
+    assert 0.02 < ink < 0.9, f"{ink:.1%} of the page is not background"
+    assert float(pixels[:20].mean()) < 0.3  # the dark header: the stylesheet was loaded
