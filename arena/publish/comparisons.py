@@ -13,6 +13,7 @@ from arena.ratings.estimators import Estimator
 from arena.ratings.sprt import Sprt, SprtParams, Verdict, recorded_comparison
 from arena.ratings.stats import WinRate
 from arena.records.db import Database
+from arena.referee import MatchSpec
 
 NOTE_PREFIX = "compare:"  # where arena compare keeps a comparison's parameters and verdict (arena.cli.compare)
 VERDICTS = {
@@ -62,7 +63,21 @@ class ComparisonPage:
         return e is not None and e.sessions > 1 and math.isfinite(e.low) and math.isfinite(e.high)
 
 
-def _command(comparison_id: str, note: dict[str, Any], params: SprtParams, estimator: str) -> str:
+_STRUCTURES = {"NO_LIMIT": "nl", "POT_LIMIT": "pl", "FIXED_LIMIT": "fl"}
+
+
+def _table_flags(spec: MatchSpec) -> list[str]:
+    """The table settings of a comparison's matches as ``arena compare`` flags."""
+    config = spec.config
+    words = ["--structure", _STRUCTURES.get(config.structure.name, "nl"),
+             "--stakes", f"{config.small_blind}/{config.big_blind}", "--stack", str(spec.starting_stack)]
+    if config.ante:
+        words += ["--ante", str(config.ante)]
+    return words
+
+
+def _command(comparison_id: str, note: dict[str, Any], params: SprtParams, estimator: str,
+             table: list[str] | None = None) -> str:
     """The ``arena compare`` command line of the comparison, from what it recorded."""
     bots = note.get("bots") or []
     words = ["arena", "compare"]
@@ -72,7 +87,7 @@ def _command(comparison_id: str, note: dict[str, Any], params: SprtParams, estim
     if note.get("max_hands") is not None:
         words += ["--hands", str(note["max_hands"])]
     words += ["--mbb0", f"{params.mbb0:g}", "--mbb1", f"{params.mbb1:g}", "--alpha", f"{params.alpha:g}",
-              "--beta", f"{params.beta:g}", "--estimator", estimator, "--id", comparison_id]
+              "--beta", f"{params.beta:g}", "--estimator", estimator, *(table or []), "--id", comparison_id]
     return shlex.join(words)
 
 
@@ -98,6 +113,7 @@ def comparison_page(db: Database, comparison_id: str, slug: str, match_slugs: di
         page.problem = str(exc.args[0]) if exc.args else repr(exc)
         return page
     page.candidate, page.baseline, page.references = recorded.candidate, recorded.baseline, recorded.references
+    page.command = _command(comparison_id, note, params, estimator, _table_flags(db.match_spec(recorded.match_ids[0])))
     page.match_slugs = [(m, match_slugs[m]) for m in recorded.match_ids if m in match_slugs]
     page.hands_played = sum(db.hands_recorded(m) for m in recorded.match_ids)
     test = Sprt(params)

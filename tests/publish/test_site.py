@@ -370,7 +370,8 @@ def test_comparison_page(compared: Compared) -> None:
     assert (f"bounds {formatting.signed(test.params.lower, 2)} and {formatting.signed(test.params.upper, 2)}"
             in page)
     assert "arena compare --candidate &#39;raiser=python raiser.py&#39; --baseline &#39;folder=python folder.py&#39;" \
-        in page and "--mbb1 200 " in page and "arena compare --verify cmp-1 --db arena.db" in page
+        in page and "--mbb1 200 " in page and "--stakes 50/100 --stack 10000 --id cmp-1" in page
+    assert "arena compare --verify cmp-1 --db arena.db" in page
     assert 'src="../plots/comparisons/cmp-1.svg"' in page and 'href="../matches/cmp-1-h2h.html"' in page
     index = (compared.out / "index.html").read_text(encoding="utf-8")
     assert 'href="comparisons/cmp-1.html"' in index and 'id="comparisons"' in index
