@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.cards import format_cards
 from arena.engine import EventKind
+from arena.engine.pots import build_pots
 from arena.publish import formatting
 from arena.records.phh import dumps, format_action
 from arena.records.phh_sink import rebuild_hand
@@ -49,12 +50,16 @@ class Step:
     shown: tuple[int, ...]  # seats whose cards have been shown so far
     event: int  # index of the last event this step includes
     brief: bool = False  # a player's action, show or win: what the short summary of a hand lists
+    pots: tuple[int, ...] = ()  # main pot then side pots (R10.1), when there is more than one and none is paid yet
 
     def to_json(self) -> dict[str, Any]:
         """The compact form the page embeds."""
-        return {"t": self.text, "s": self.street, "a": self.actor, "pot": self.pot, "stacks": list(self.stacks),
+        data = {"t": self.text, "s": self.street, "a": self.actor, "pot": self.pot, "stacks": list(self.stacks),
                 "bets": list(self.bets), "board": self.board, "folded": [int(f) for f in self.folded],
                 "shown": list(self.shown), "e": self.event}
+        if self.pots:
+            data["pots"] = list(self.pots)
+        return data
 
 
 def _shown(cards: tuple[int, ...]) -> str:
@@ -90,12 +95,19 @@ def hand_steps(record: HandRecord, names: list[str] | None = None) -> list[Step]
     pot = 0
     street = 0
     steps: list[Step] = []
+    committed = [0] * n
+    dead = [0] * n
+    paying = False
 
     board_text = ""
 
     def add(text: str, actor: int, index: int, brief: bool = False) -> None:
+        pots: tuple[int, ...] = ()
+        if not paying and any(committed):
+            split = build_pots([c - d for c, d in zip(committed, dead, strict=True)], folded, sum(dead))
+            pots = tuple(p.amount for p in split) if len(split) > 1 else ()
         steps.append(Step(text, STREETS[min(street, 4)], actor, pot, tuple(stacks), tuple(bets),
-                          board_text, tuple(folded), tuple(shown), index, brief))
+                          board_text, tuple(folded), tuple(shown), index, brief, pots))
 
     add("The hand begins", -1, -1)
     events = record.events
@@ -106,8 +118,11 @@ def hand_steps(record: HandRecord, names: list[str] | None = None) -> list[Step]
         if kind in _POSTS:
             stacks[seat] -= amount
             pot += amount
+            committed[seat] += amount
             if kind in _LIVE_POSTS:
                 bets[seat] += amount
+            else:
+                dead[seat] += amount
             add(f"{name} {_POSTS[kind]} {_amount(amount)}{all_in}", seat, index)
         elif kind is EventKind.DEAL_HOLE:
             following = events[index + 1] if index + 1 < len(events) else None
@@ -129,18 +144,21 @@ def hand_steps(record: HandRecord, names: list[str] | None = None) -> list[Step]
             stacks[seat] -= amount
             bets[seat] += amount
             pot += amount
+            committed[seat] += amount
             add(f"{name} calls {_amount(amount)}{all_in}", seat, index, True)
         elif kind in (EventKind.BET, EventKind.RAISE):
             put = amount - bets[seat]
             stacks[seat] -= put
             bets[seat] = amount
             pot += put
+            committed[seat] += put
             verb = "bets" if kind is EventKind.BET else "raises to"
             add(f"{name} {verb} {_amount(amount)}{all_in}", seat, index, True)
         elif kind is EventKind.UNCALLED_RETURN:
             stacks[seat] += amount
             bets[seat] = max(0, bets[seat] - amount)
             pot -= amount
+            committed[seat] -= amount
             add(f"{_amount(amount)} uncalled returned to {name}", seat, index, True)
         elif kind in (EventKind.SHOW, EventKind.MUCK):
             street = 4
@@ -151,6 +169,7 @@ def hand_steps(record: HandRecord, names: list[str] | None = None) -> list[Step]
             else:
                 add(f"{name} mucks", seat, index, True)
         elif kind is EventKind.WIN_POT:
+            paying = True
             bets = [0] * n
             stacks[seat] += amount
             pot -= amount

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -17,8 +18,9 @@ from matplotlib.container import ErrorbarContainer
 
 from arena.cards import format_cards
 from arena.cli.publish import publish as publish_command
-from arena.engine import EventKind
+from arena.engine import Action, ActionKind, EventKind, Hand, TableConfig
 from arena.publish import formatting, plots, publish
+from arena.publish.hands import HandStateError, hand_steps
 from arena.publish.site import MANIFEST
 from arena.publish.slugs import slugify, unique_slugs
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
@@ -27,7 +29,7 @@ from arena.ratings.system import RatingPoint
 from arena.records.db import Database
 from arena.records.phh import load
 from arena.records.replay import replay_result
-from arena.referee import ClockPolicy
+from arena.referee import ClockPolicy, HandRecord
 from tests.publish.conftest import Compared, Site
 from tests.publish.helpers import EVIL, caller, cheat, play, raiser
 
@@ -419,3 +421,27 @@ def test_cli_publishes_one_event_or_match(site: Site, compared: Compared, tmp_pa
                           (["--match", "heads-up-1", "--tournament", "x"], "not both")):
         result = runner.invoke(publish_command, ["--db", str(site.db.path), "--out", str(tmp_path / "x"), *args])
         assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_steps_show_side_pots_and_end_at_the_record() -> None:
+    config = TableConfig(small_blind=50, big_blind=100)
+    hand = Hand(config, [1_000, 3_000, 6_000], list(range(52)), button=0)
+    while not hand.is_over:  # everyone all-in: a main pot and two side pots (R10.1)
+        legal = hand.legal_actions()
+        hand.act(legal.seat, Action(ActionKind.RAISE, legal.max_raise_to) if legal.can_raise
+                 else Action(ActionKind.CALL))
+    n = hand.num_seats
+    record = HandRecord(
+        match_id="m", table_id="t", hand_id="m-0", hand_number=0, deal=0, rotation=0, seating=tuple(range(n)),
+        button=0, config=config, starting_stacks=hand.starting_stacks, deck=tuple(range(52)),
+        hole=tuple(hand.hole), board=tuple(hand.board), events=tuple(hand.events),
+        payoffs=tuple(hand.payoffs or ()), final_stacks=tuple(hand.stacks), names=("a", "b", "c"))
+    steps = hand_steps(record)
+    paid = [i for i, s in enumerate(steps) if "wins" in s.text]
+    expected = tuple(p.amount for p in hand.pots())
+    assert len(expected) == 2  # 3 x 1,000 and 2 x 2,000; the last 3,000 are uncalled and go back
+    assert steps[paid[0] - 1].pots == expected and steps[paid[0] - 1].pot == sum(expected)
+    assert steps[-1].stacks == tuple(hand.stacks) and steps[-1].pot == 0
+    broken = dataclasses.replace(record, final_stacks=(0, 0, 10_000))
+    with pytest.raises(HandStateError, match=r"R10\.5"):
+        hand_steps(broken)

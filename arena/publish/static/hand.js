@@ -26,6 +26,8 @@
     index = Math.max(0, Math.min(steps.length - 1, i));
     var step = steps[index];
     document.getElementById("pot").textContent = number(step.pot);
+    document.getElementById("pots").textContent = step.pots
+      ? "main " + step.pots.map(number).join(" \u00b7 side ") : "";
     cards(step.board, document.getElementById("board"));
     document.getElementById("step-text").textContent = step.t;
     document.getElementById("step-street").textContent = step.s;
