@@ -8,7 +8,10 @@ later run remove pages of bots or matches that are gone, without ever touching f
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from importlib import resources
@@ -38,6 +41,7 @@ from arena.records.db import Database
 from arena.referee.status import MatchKind, MatchStatus
 
 MANIFEST = ".arena-publish.json"
+HANDS_KEY = "hands.key"  # beside a finished match's hand pages: what they were made from (see _hands_key)
 HANDS_PER_PAGE = 500  # rows of a match's hand table per page: about 150 KB of HTML
 DEFAULT_TITLE = "arena leaderboard"
 
@@ -319,11 +323,57 @@ def chip_series(db: Database, page: MatchPage) -> tuple[dict[str, list[float]], 
     return raw, ev
 
 
+_HAND_SOURCES = ("templates/hand.html", "templates/mirror.html", "templates/base.html", "hands.py", "site.py")
+
+
+def _hands_key(page: MatchPage, common: dict[str, Any]) -> str:
+    """What a finished match's hand pages depend on: the match, its hands, the names, the site's title and the
+    code that renders them. The same key means the same files."""
+    package = resources.files("arena.publish")
+    code = hashlib.sha256("".join(package.joinpath(f).read_text("utf-8") for f in _HAND_SOURCES).encode()).hexdigest()
+    data = {"match": page.summary.match_id, "slug": page.slug, "hands": [h.number for h in page.hands],
+            "bots": [b.name for b in page.bots], "title": common["title"], "version": common["version"],
+            "live": "live_site" in common, "comparisons": common["has_comparisons"], "code": code}
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def _reuse_hands(page: MatchPage, writer: _Writer, reuse: Path | None, key: str) -> bool:
+    """Take a finished match's hand pages from an earlier publish (``reuse``: its folder, possibly the one being
+    written) when they were made with the same key; False if they must be rendered."""
+    if reuse is None or not page.finished:
+        return False
+    folder = f"matches/{page.slug}"
+    try:
+        if (reuse / folder / HANDS_KEY).read_text(encoding="utf-8").strip() != key:
+            return False
+    except OSError:
+        return False
+    names = [f"{folder}/hand-{h.number}.{ext}" for h in page.hands for ext in ("html", "phh")]
+    if not all((reuse / name).is_file() for name in names):
+        return False
+    same = reuse.resolve() == writer.out.resolve()
+    for name in names:
+        if same:
+            writer.files.append(name)
+        else:
+            target = writer.path(name)
+            try:
+                os.link(reuse / name, target)
+            except OSError:
+                shutil.copyfile(reuse / name, target)
+    writer.text(f"{folder}/{HANDS_KEY}", key + "\n")
+    return True
+
+
 def write_hands(db: Database, page: MatchPage, writer: _Writer, env: jinja2.Environment,
-                common: dict[str, Any]) -> None:
+                common: dict[str, Any], reuse: Path | None = None) -> None:
     """A page and a PHH file per shown hand of a match, ``matches/<slug>/hand-<n>.html`` and ``.phh``, each with
-    the other hands of its deal beside it (the same cards in other seats)."""
+    the other hands of its deal beside it (the same cards in other seats). A finished match's pages are taken from
+    ``reuse`` (an earlier publish) when nothing they show has changed."""
     if not page.hands:
+        return
+    key = _hands_key(page, common)
+    if _reuse_hands(page, writer, reuse, key):
         return
     template = env.get_template("hand.html")
     position = {h.number: i for i, h in enumerate(page.hands)}
@@ -359,15 +409,18 @@ def write_hands(db: Database, page: MatchPage, writer: _Writer, env: jinja2.Envi
             emit(sorted(waiting.pop(record.deal), key=lambda v: v.number))
     for deal in sorted(waiting):
         emit(sorted(waiting[deal], key=lambda v: v.number))
+    if page.finished:
+        writer.text(f"matches/{page.slug}/{HANDS_KEY}", key + "\n")
 
 
 def publish(
     db: Database, out: str | Path, title: str = DEFAULT_TITLE, board: Leaderboard | None = None,
-    live_site: bool = False, match_ids: list[str] | None = None,
+    live_site: bool = False, match_ids: list[str] | None = None, reuse: str | Path | None = None,
 ) -> PublishResult:
     """Write the site for every match of ``db`` (or of ``match_ids``: one event) into ``out`` (created if needed)
     and return what was written; ``live_site``: the pages are served by a league host, next to its live page
-    (``league.html``)."""
+    (``league.html``). The hand pages of finished matches are reused from ``reuse``, an earlier site of the same
+    database (by default ``out`` itself), when nothing they show has changed: republishing renders only new hands."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     board = board if board is not None else build_leaderboard(db, match_ids)
@@ -500,7 +553,7 @@ def publish(
                 root="../../" if inside else "../", match=page, pages=pages, current=hands_page, page_links=links,
                 hand_base="" if inside else f"{page.slug}/", **common,
             ))
-        write_hands(db, page, writer, env, common)
+        write_hands(db, page, writer, env, common, Path(reuse) if reuse is not None else out)
 
     _remove_stale(out, writer.files)
     (out / MANIFEST).write_text(json.dumps(_manifest(writer.files), separators=(",", ":")) + "\n", encoding="utf-8")

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -30,7 +31,7 @@ from arena.records.db import Database
 from arena.records.phh import load
 from arena.records.replay import replay_result
 from arena.referee import ClockPolicy, HandRecord
-from tests.publish.conftest import Compared, Site
+from tests.publish.conftest import TITLE, Compared, Site
 from tests.publish.helpers import EVIL, caller, cheat, play, raiser
 
 ESCAPED_EVIL = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -445,3 +446,22 @@ def test_steps_show_side_pots_and_end_at_the_record() -> None:
     broken = dataclasses.replace(record, final_stacks=(0, 0, 10_000))
     with pytest.raises(HandStateError, match=r"R10\.5"):
         hand_steps(broken)
+
+
+def test_republishing_reuses_finished_hand_pages(site: Site, tmp_path: Path) -> None:
+    first = tmp_path / "first"
+    shutil.copytree(site.out, first)
+    finished = first / "matches" / "three-way" / "hand-4.html"
+    running = first / "matches" / "still-running" / "hand-0.html"
+    for page in (finished, running):
+        page.write_text(page.read_text(encoding="utf-8") + "<!-- kept -->", encoding="utf-8")
+    publish(site.db, first, TITLE)  # the same site again: a finished match's pages stay as they were
+    assert finished.read_text(encoding="utf-8").endswith("<!-- kept -->")
+    assert not running.read_text(encoding="utf-8").endswith("<!-- kept -->")  # a running match's are made again
+    second = tmp_path / "second"
+    result = publish(site.db, second, TITLE, reuse=first)  # a league's host: a fresh folder beside the last one
+    assert (second / "matches" / "three-way" / "hand-4.html").read_text(encoding="utf-8").endswith("<!-- kept -->")
+    assert "matches/three-way/hand-4.html" in result.files
+    check_links(second)
+    publish(site.db, first, "Another title")  # anything a page shows changed: made again
+    assert "<title>Hand 4 · three-way · Another title</title>" in finished.read_text(encoding="utf-8")
