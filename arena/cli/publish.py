@@ -12,6 +12,7 @@ import click
 from arena.cli.leaderboard import open_db
 from arena.publish import publish as publish_site
 from arena.publish.site import DEFAULT_TITLE
+from arena.records.db import Database
 
 
 @click.command()
@@ -19,12 +20,20 @@ from arena.publish.site import DEFAULT_TITLE
               help="The match database to publish.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Folder to write the site into (created if needed; files of an earlier run are replaced).")
-@click.option("--title", default=DEFAULT_TITLE, show_default=True, help="The site's title.")
-def publish(db_path: str, out_dir: str, title: str) -> None:
-    """Publish the leaderboard, every bot and every match as a static site; print where index.html is."""
+@click.option("--title", default=None, help=f"The site's title  [default: {DEFAULT_TITLE!r}, or the event's name]")
+@click.option("--tournament", "event", default=None, metavar="NAME",
+              help="Publish one event only: the matches of this tournament, comparison or league.")
+@click.option("--match", "match_ids", multiple=True, metavar="ID", help="Publish this match only (repeat for more).")
+def publish(db_path: str, out_dir: str, title: str | None, event: str | None, match_ids: tuple[str, ...]) -> None:
+    """Publish the leaderboard, every bot and every match as a static site (or one event's, or some matches');
+    print where index.html is."""
     db = open_db(db_path)
     try:
-        result = publish_site(db, Path(out_dir), title)
+        selected = _selection(db, db_path, event, match_ids)
+        if title is None:
+            title = f"{event}: leaderboard" if event else (f"match {match_ids[0]}" if len(match_ids) == 1
+                                                           else DEFAULT_TITLE)
+        result = publish_site(db, Path(out_dir), title, match_ids=selected)
     except sqlite3.DatabaseError as exc:
         raise click.ClickException(f"cannot read {db_path}: {exc}") from None
     except OSError as exc:
@@ -36,6 +45,24 @@ def publish(db_path: str, out_dir: str, title: str) -> None:
     click.echo(f"published {len(board.rows)} bots, {len(board.matches)} matches, {len(result.files)} files")
     click.echo(f"index: {index}")
     click.echo(f"open:  {index.as_uri()}")
+
+
+def _selection(db: Database, db_path: str, event: str | None, match_ids: tuple[str, ...]) -> list[str] | None:
+    """The matches to publish (None: all of them); a usage error naming what exists when nothing matches."""
+    if event is not None and match_ids:
+        raise click.UsageError("give --tournament or --match, not both")
+    if event is not None:
+        ids = db.event_match_ids(event)
+        if not ids:
+            known = ", ".join(db.event_names()[:10]) or "none"
+            raise click.UsageError(f"no tournament, comparison or league {event!r} in {db_path} (recorded: {known})")
+        return ids
+    if match_ids:
+        missing = [m for m in match_ids if db.match_row(m) is None]
+        if missing:
+            raise click.UsageError(f"no match {missing[0]!r} in {db_path} (see arena leaderboard --db {db_path})")
+        return list(dict.fromkeys(match_ids))
+    return None
 
 
 COMMANDS = [publish]

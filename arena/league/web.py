@@ -65,7 +65,7 @@ class LeagueSite:
             board = build_leaderboard(db, ids)
             data = leaderboard_json(board)
             staging = Path(tempfile.mkdtemp(prefix="arena-league-build-"))
-            publish(db, staging, self.title, board, live_site=True)
+            publish(db, staging, self.title, board, live_site=True, reuse=self.folder)  # only new hands rendered
             for item in staging.iterdir():  # swap the new pages in, file by file
                 target = self.folder / item.name
                 if target.is_dir():

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass
+
+from markupsafe import Markup
 
 from arena.cards import RANKS, SUITS
 from arena.ratings.stats import WinRate
@@ -79,3 +82,17 @@ def cards(text: str) -> list[Card]:
         if rank in RANKS and suit in _SYMBOLS:
             out.append(Card(rank, _SYMBOLS[suit], suit))
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _card_html(text: str) -> str:
+    card = cards(text)
+    return f'<span class="card {card[0].suit}">{card[0]}</span>' if card else ""
+
+
+def cards_html(text: str | None) -> Markup:
+    """Stored cards as the site's card spans (the ``cards`` macro of the templates, for pages rendered by the
+    thousand: the hand pages)."""
+    if not text:
+        return Markup("")
+    return Markup("".join(_card_html(text[i:i + 2]) for i in range(0, len(text) - 1, 2)))

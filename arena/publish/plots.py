@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape as xml_escape
 
 import matplotlib
 import numpy as np
@@ -38,10 +39,14 @@ _STYLE: dict[RcKeyType, Any] = {
 _LABEL_LENGTH = 28
 
 
+def short(name: str) -> str:
+    """A bot name shortened for a legend."""
+    return name if len(name) <= _LABEL_LENGTH else name[: _LABEL_LENGTH - 1] + "\u2026"
+
+
 def label(name: str) -> str:
     """A bot name as plot text: shortened, and with ``$`` escaped so that matplotlib does not read it as maths."""
-    short = name if len(name) <= _LABEL_LENGTH else name[: _LABEL_LENGTH - 1] + "\u2026"
-    return short.replace("\\", "\\\\").replace("$", r"\$")
+    return short(name).replace("\\", "\\\\").replace("$", r"\$")
 
 
 def colors(bots: Sequence[str]) -> dict[str, tuple[float, float, float, float]]:
@@ -222,3 +227,142 @@ def crosstable_figure(table: Mapping[str, Mapping[str, WinRate]], bots: Sequence
         bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
         bar.set_label("mbb/hand  (* 95% CI excludes 0)")
     return fig
+
+
+MAX_POINTS = 1500  # points per line of a chip graph: a 20,000-hand match stays a small SVG
+
+
+def _hex(color: tuple[float, float, float, float] | str) -> str:
+    if isinstance(color, str):
+        return color
+    return "#" + "".join(f"{round(255 * c):02x}" for c in color[:3])
+
+
+def _number(x: float) -> str:
+    return f"{x:,.0f}".replace("-", "\u2212")
+
+
+def chips_svg(
+    hands: Sequence[int],
+    raw: Mapping[str, Sequence[float]],
+    adjusted: Mapping[str, Sequence[float]] | None = None,
+    palette: Mapping[str, tuple[float, float, float, float]] | None = None,
+) -> str | None:
+    """Each bot's cumulative chips over a match's hands (``raw``: per-hand payoffs as dealt, in the order of
+    ``hands``), and dashed the same variance-adjusted (``adjusted``: AIVAT), as an SVG document; None
+    without hands. Written directly rather than through matplotlib (a league redraws one per match after every
+    match, and matplotlib takes half a second a plot); long matches are drawn at ``MAX_POINTS`` evenly spaced hands
+    (always the last), the y axis fitted to the lines."""
+    if not hands or not raw:
+        return None
+    bots = list(raw)
+    palette = palette or colors(bots)
+    n = len(hands)
+    keep = np.unique(np.linspace(0, n - 1, min(n, MAX_POINTS)).round().astype(int))
+    lines: list[tuple[str, str, np.ndarray, bool]] = []
+    for bot in bots:
+        color = _hex(palette.get(bot, "#1f5fa8"))
+        lines.append((short(bot), color, np.cumsum(np.asarray(raw[bot], dtype=float))[keep], False))
+        if adjusted is not None and bot in adjusted:
+            ev = np.cumsum(np.asarray(adjusted[bot], dtype=float))[keep]
+            lines.append((f"{short(bot)} (AIVAT)", color, ev, True))
+    values = np.concatenate([line[2] for line in lines] + [np.zeros(1)])
+    low, high = float(values.min()), float(values.max())
+    pad = 0.06 * (high - low) or 1.0
+    low, high = low - pad, high + pad
+    width, height, left, right, top, bottom = 900, 340, 74, 300, 14, 46
+    plot_w, plot_h = width - left - right, height - top - bottom
+    x_hi = max(float(n), 2.0)
+    xs = np.arange(1, n + 1, dtype=float)[keep]
+
+    def sx(x: float) -> float:
+        return left + (x - 1) / (x_hi - 1) * plot_w
+
+    def sy(y: float) -> float:
+        return top + (high - y) / (high - low) * plot_h
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+           f'height="{height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="#ffffff"/>']
+    for tick in MaxNLocator(nbins=6).tick_values(low, high):
+        if low <= tick <= high:
+            y = sy(tick)
+            out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#dddddd"/>')
+            out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#333333">{_number(tick)}</text>')
+    for tick in MaxNLocator(nbins=7, integer=True).tick_values(1, x_hi):
+        if 1 <= tick <= x_hi:
+            x = sx(tick)
+            out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top + plot_h}" stroke="#eeeeee"/>')
+            out.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle" fill="#333333">'
+                       f'{_number(tick)}</text>')
+    if low < 0 < high:
+        out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{sy(0):.1f}" y2="{sy(0):.1f}" stroke="#444444"/>')
+    out.append(f'<path d="M{left},{top}V{top + plot_h}H{left + plot_w}" fill="none" stroke="#333333"/>')
+    for index, (name, color, ys, dashed) in enumerate(lines):
+        points = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in zip(xs, ys, strict=True))
+        dash = ' stroke-dasharray="5,3"' if dashed else ""
+        out.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="{1.2 if dashed else 1.7}"'
+                   f'{dash}/>')
+        ly = top + 8 + 18 * index
+        out.append(f'<line x1="{width - right + 14}" x2="{width - right + 40}" y1="{ly}" y2="{ly}" stroke="{color}" '
+                   f'stroke-width="2"{dash}/>')
+        out.append(f'<text x="{width - right + 46}" y="{ly + 4}" fill="#222222">{xml_escape(name)}</text>')
+    out.append(f'<text x="{left + plot_w / 2:.0f}" y="{height - 8}" text-anchor="middle" fill="#222222">'
+               "hands played</text>")
+    out.append(f'<text transform="translate(16 {top + plot_h / 2:.0f}) rotate(-90)" text-anchor="middle" '
+               'fill="#222222">chips won (cumulative)</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def chips_plot(
+    hands: Sequence[int],
+    raw: Mapping[str, Sequence[float]],
+    path: Path,
+    adjusted: Mapping[str, Sequence[float]] | None = None,
+    palette: Mapping[str, tuple[float, float, float, float]] | None = None,
+) -> bool:
+    """Write ``chips_svg`` into ``path``; False if there is nothing to draw."""
+    svg = chips_svg(hands, raw, adjusted, palette)
+    if svg is None:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(svg, encoding="utf-8")
+    return True
+
+
+def llr_figure(series: Sequence[tuple[int, float]], lower: float, upper: float, min_sessions: int) -> Figure | None:
+    """A comparison's LLR after each round, with the two bounds that decide it and the first round a decision
+    may come (``min_sessions``); None before the first round."""
+    if not series:
+        return None
+    x = np.array([s for s, _ in series], dtype=float)
+    y = np.array([v for _, v in series], dtype=float)
+    with matplotlib.rc_context(_STYLE):
+        fig = Figure(figsize=(8.0, 3.6))
+        ax = fig.add_subplot()
+        ax.axhline(upper, color="#17803d", linewidth=1.0, linestyle="--", label=f"accept H1 ({upper:+.2f})")
+        ax.axhline(lower, color="#b42318", linewidth=1.0, linestyle="--", label=f"accept H0 ({lower:+.2f})")
+        ax.axvline(min_sessions, color="#888888", linewidth=0.8, linestyle=":",
+                   label=f"first decision ({min_sessions})")
+        ax.plot(x, y, color="#1f5fa8", linewidth=1.6, marker="o" if len(x) <= 60 else None, markersize=2.5,
+                label="LLR")
+        low, high = min(float(y.min()), lower), max(float(y.max()), upper)
+        pad = 0.08 * (high - low) or 1.0
+        ax.set_ylim(low - pad, high + pad)
+        ax.set_xlim(0, max(float(x.max()), float(min_sessions)) * 1.03)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("rounds (duplicate sessions) counted")
+        ax.set_ylabel("log-likelihood ratio")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
+    return fig
+
+
+def llr_plot(series: Sequence[tuple[int, float]], lower: float, upper: float, min_sessions: int, path: Path) -> bool:
+    """Draw ``llr_figure`` into ``path``; False if there is nothing to draw."""
+    with matplotlib.rc_context(_STYLE):
+        fig = llr_figure(series, lower, upper, min_sessions)
+        if fig is None:
+            return False
+        _save(fig, path)
+    return True

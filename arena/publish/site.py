@@ -8,9 +8,12 @@ later run remove pages of bots or matches that are gone, without ever touching f
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -19,13 +22,27 @@ import jinja2
 
 from arena import __version__
 from arena.publish import formatting
+from arena.publish.comparisons import comparison_page
+from arena.publish.hands import HandView, hand_view
 from arena.publish.slugs import unique_slugs
-from arena.ratings.leaderboard import Leaderboard, MatchSummary, Row, build_leaderboard, flag_text, leaderboard_json
+from arena.ratings.estimators import Estimator, adjusted_payoffs
+from arena.ratings.leaderboard import (
+    FLAG_WORDS,
+    Leaderboard,
+    MatchSummary,
+    Row,
+    build_leaderboard,
+    flag_text,
+    leaderboard_json,
+)
+from arena.ratings.sessions import bot_key
 from arena.ratings.stats import WinRate
 from arena.records.db import Database
-from arena.referee.status import MatchStatus
+from arena.referee.status import MatchKind, MatchStatus
 
 MANIFEST = ".arena-publish.json"
+HANDS_KEY = "hands.key"  # beside a finished match's hand pages: what they were made from (see _hands_key)
+HANDS_PER_PAGE = 500  # rows of a match's hand table per page: about 150 KB of HTML
 DEFAULT_TITLE = "arena leaderboard"
 
 
@@ -57,6 +74,21 @@ class HandLine:
     rotation: int
     board: list[formatting.Card]
     payoffs: list[int]
+    seating: tuple[int, ...] = ()  # the participant in each seat
+
+    @property
+    def href(self) -> str:
+        """The hand's page, relative to the match's folder."""
+        return f"hand-{self.number}.html"
+
+
+@dataclass(frozen=True, slots=True)
+class HandsPage:
+    """One page of a match's hand table."""
+
+    number: int  # 1-based
+    path: str  # relative to the site's root
+    hands: list[HandLine]
 
 
 @dataclass(slots=True)
@@ -72,6 +104,27 @@ class MatchPage:
     bots: list[MatchBot]
     hands: list[HandLine] = field(default_factory=list)
     withheld: int = 0
+    settings: list[tuple[str, str]] = field(default_factory=list)
+    kind: str = "match"
+    event: str | None = None
+    comparison: str | None = None  # the slug of the comparison page this match belongs to
+    chips_plot: str | None = None
+    finished: bool = False
+    hands_per_deal: int = 1
+
+    @property
+    def pages(self) -> list[HandsPage]:
+        """The hand table cut into pages of ``HANDS_PER_PAGE`` (the first on the match's own page)."""
+        chunks = [self.hands[i:i + HANDS_PER_PAGE] for i in range(0, len(self.hands), HANDS_PER_PAGE)] or [[]]
+        return [HandsPage(k + 1, self.page_path(k + 1), chunk) for k, chunk in enumerate(chunks)]
+
+    def page_path(self, number: int) -> str:
+        """Where page ``number`` of the hand table is, from the site's root."""
+        return f"matches/{self.slug}.html" if number == 1 else f"matches/{self.slug}/hands-{number}.html"
+
+    def page_of(self, position: int) -> int:
+        """The page showing the hand at ``position`` in the table."""
+        return position // HANDS_PER_PAGE + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +143,28 @@ class BotMatch:
     net: int
     mbb_per_hand: float | None
     opponents: list[str]
+    outcome: str = ""  # what went wrong for the bot in this match (crashed, no show...), empty if nothing
+
+
+@dataclass(frozen=True, slots=True)
+class BotProfile:
+    """Who a bot is: its name and version, owner (a league's), language and command, its other versions, and what
+    went wrong in its matches."""
+
+    name: str
+    version: str
+    owner: str
+    language: str
+    command: str
+    flags: dict[str, int]
+    versions: list[tuple[str, Row | None]]  # every version of the same name (this one included), newest last
+    games_per_hour: float | None  # league matches an hour, over the span it played in
+
+    @property
+    def flag_list(self) -> list[str]:
+        """Each flag in words (``crashed in 2 matches``)."""
+        return [f"{FLAG_WORDS[k]} in {n} match{'es' if n > 1 else ''}" for k, n in self.flags.items()
+                if n and k in FLAG_WORDS]
 
 
 def environment() -> jinja2.Environment:
@@ -110,6 +185,7 @@ def environment() -> jinja2.Environment:
         "percent": formatting.percent,
         "ci": formatting.ci,
         "timestamp": formatting.timestamp,
+        "cards_html": formatting.cards_html,
     }
     env.filters.update(filters)
     return env
@@ -117,6 +193,29 @@ def environment() -> jinja2.Environment:
 
 def _mbb(net: int, big_blind: int, hands: int) -> float | None:
     return 1000.0 * net / big_blind / hands if hands else None
+
+
+def _settings(row: Any, config: Any, policy: dict[str, Any], seats: int, bots: int) -> list[tuple[str, str]]:
+    """The match's settings as (label, value) lines."""
+    structure = config.structure.name.replace("_", "-").lower()
+    out = [
+        ("Game", f"{structure} hold'em, blinds {config.small_blind:,}/{config.big_blind:,}"
+                 + (f", ante {config.ante:,} ({config.ante_mode.name.replace('_', ' ').lower()})" if config.ante
+                    else "")),
+        ("Starting stack", f"{int(row['starting_stack']):,} chips, reset every hand"),
+        ("Hands planned", f"{int(row['hands_total']):,}"),
+        ("Dealing", ("duplicate, " + ("every seat order" if row["all_orders"] else "every rotation")
+                     if row["duplicate"] else "fresh decks (not duplicate)")
+         + (f", {seats} seats a table" if seats and seats < bots else "")),
+        ("Showdown", "every hand shown" if config.reveal_all else "losing hands may be mucked (R8.4)"),
+    ]
+    if config.structure.name == "FIXED_LIMIT":
+        out.append(("Bets", f"{config.small_bet:,}/{config.big_bet:,}, cap {config.raise_cap}"))
+    if policy:
+        out.append(("Clock", f"{policy.get('per_action_ms', 0):,} ms an action, time bank "
+                             f"{policy.get('time_bank_ms', 0):,} ms, {policy.get('max_retries', 0)} retries, "
+                             f"forfeit after {policy.get('max_violations', 0)} violations (0: never)"))
+    return out
 
 
 def match_page(db: Database, summary: MatchSummary, slug: str) -> MatchPage:
@@ -139,16 +238,20 @@ def match_page(db: Database, summary: MatchSummary, slug: str) -> MatchPage:
             payoffs = [0] * len(summary.bots)
             for seat, participant in enumerate(hand.seating):
                 payoffs[participant] = hand.payoffs[seat]
-            hands.append(HandLine(hand.hand_number, hand.deal, hand.rotation, formatting.cards(hand.board), payoffs))
+            hands.append(HandLine(hand.hand_number, hand.deal, hand.rotation, formatting.cards(hand.board), payoffs,
+                                  hand.seating))
     bots = [
         MatchBot(name, "", net, _mbb(net, config.big_blind, summary.hands))
         for name, net in zip(summary.bots, summary.net, strict=True)
     ]
     blinds = f"{config.small_blind:,}/{config.big_blind:,}" + (f", ante {config.ante:,}" if config.ante else "")
+    policy = asdict(spec.policy)
     return MatchPage(
         summary=summary, slug=slug, seed=row["seed"] if finished else None, finished_at=row["finished_at"],
         blinds=blinds, structure=config.structure.name.replace("_", "-").lower(), bots=bots, hands=hands,
         withheld=len(results) - len(hands),
+        settings=_settings(row, config, policy, int(row["seats"] or 0), len(summary.bots)),
+        kind=str(row["kind"]), event=row["tournament"], finished=finished, hands_per_deal=needed,
     )
 
 
@@ -158,15 +261,27 @@ class _Writer:
     def __init__(self, out: Path) -> None:
         self.out = out
         self.files: list[str] = []
+        self._folders: set[Path] = set()
 
     def path(self, relative: str) -> Path:
         self.files.append(relative)
         target = self.out / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in self._folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(target.parent)
         return target
 
     def text(self, relative: str, content: str) -> None:
         self.path(relative).write_text(content, encoding="utf-8")
+
+
+def _manifest(files: list[str]) -> dict[str, list[str]]:
+    """The files written, grouped by folder (a long match writes tens of thousands of hand pages)."""
+    grouped: dict[str, list[str]] = {}
+    for relative in sorted(files):
+        folder, _, name = relative.rpartition("/")
+        grouped.setdefault(folder, []).append(name)
+    return grouped
 
 
 def _remove_stale(out: Path, written: list[str]) -> None:
@@ -176,6 +291,9 @@ def _remove_stale(out: Path, written: list[str]) -> None:
         previous = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
+    if isinstance(previous, dict):
+        previous = [f"{folder}/{name}" if folder else name for folder, names in previous.items()
+                    if isinstance(folder, str) and isinstance(names, list) for name in names]
     if not isinstance(previous, list):
         return
     root = out.resolve()
@@ -188,15 +306,124 @@ def _remove_stale(out: Path, written: list[str]) -> None:
             target.unlink()
 
 
+def chip_series(db: Database, page: MatchPage) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Each bot's payoff per shown hand of a match, as dealt and AIVAT adjusted (arena.ratings.estimators)."""
+    adjusted = adjusted_payoffs(db, page.summary.match_id, Estimator.AIVAT)
+    names = [b.name for b in page.bots]
+    raw: dict[str, list[float]] = {name: [] for name in names}
+    ev: dict[str, list[float]] = {name: [] for name in names}
+    for hand in page.hands:
+        estimate = adjusted.get(hand.number)
+        for participant, name in enumerate(names):
+            raw[name].append(float(hand.payoffs[participant]))
+            if estimate is not None and participant in hand.seating:
+                ev[name].append(float(estimate[hand.seating.index(participant)]))
+            else:
+                ev[name].append(float(hand.payoffs[participant]))
+    return raw, ev
+
+
+_HAND_SOURCES = ("templates/hand.html", "templates/mirror.html", "templates/base.html", "hands.py", "site.py")
+
+
+def _hands_key(page: MatchPage, common: dict[str, Any]) -> str:
+    """What a finished match's hand pages depend on: the match, its hands, the names, the site's title and the
+    code that renders them. The same key means the same files."""
+    package = resources.files("arena.publish")
+    code = hashlib.sha256("".join(package.joinpath(f).read_text("utf-8") for f in _HAND_SOURCES).encode()).hexdigest()
+    data = {"match": page.summary.match_id, "slug": page.slug, "hands": [h.number for h in page.hands],
+            "bots": [b.name for b in page.bots], "title": common["title"], "version": common["version"],
+            "live": "live_site" in common, "comparisons": common["has_comparisons"], "code": code}
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def _reuse_hands(page: MatchPage, writer: _Writer, reuse: Path | None, key: str) -> bool:
+    """Take a finished match's hand pages from an earlier publish (``reuse``: its folder, possibly the one being
+    written) when they were made with the same key; False if they must be rendered."""
+    if reuse is None or not page.finished:
+        return False
+    folder = f"matches/{page.slug}"
+    try:
+        if (reuse / folder / HANDS_KEY).read_text(encoding="utf-8").strip() != key:
+            return False
+    except OSError:
+        return False
+    names = [f"{folder}/hand-{h.number}.{ext}" for h in page.hands for ext in ("html", "phh")]
+    if not all((reuse / name).is_file() for name in names):
+        return False
+    same = reuse.resolve() == writer.out.resolve()
+    for name in names:
+        if same:
+            writer.files.append(name)
+        else:
+            target = writer.path(name)
+            try:
+                os.link(reuse / name, target)
+            except OSError:
+                shutil.copyfile(reuse / name, target)
+    writer.text(f"{folder}/{HANDS_KEY}", key + "\n")
+    return True
+
+
+def write_hands(db: Database, page: MatchPage, writer: _Writer, env: jinja2.Environment,
+                common: dict[str, Any], reuse: Path | None = None) -> None:
+    """A page and a PHH file per shown hand of a match, ``matches/<slug>/hand-<n>.html`` and ``.phh``, each with
+    the other hands of its deal beside it (the same cards in other seats). A finished match's pages are taken from
+    ``reuse`` (an earlier publish) when nothing they show has changed."""
+    if not page.hands:
+        return
+    key = _hands_key(page, common)
+    if _reuse_hands(page, writer, reuse, key):
+        return
+    template = env.get_template("hand.html")
+    position = {h.number: i for i, h in enumerate(page.hands)}
+    numbers = [h.number for h in page.hands]
+    names = [b.name for b in page.bots]
+    per_deal: dict[int, int] = {}
+    for h in page.hands:
+        per_deal[h.deal] = per_deal.get(h.deal, 0) + 1
+    waiting: dict[int, list[HandView]] = {}
+
+    def emit(views: list[HandView]) -> None:
+        for view in views:
+            i = position[view.number]
+            folder = f"matches/{page.slug}"
+            writer.text(f"{folder}/hand-{view.number}.phh", view.phh)
+            back = page.page_of(i)
+            writer.text(f"{folder}/hand-{view.number}.html", template.render(
+                root="../../", match=page, hand=view, mirrors=views, data=view.data(),
+                previous=numbers[i - 1] if i > 0 else None, next=numbers[i + 1] if i + 1 < len(numbers) else None,
+                back="../" + page.page_path(back).removeprefix("matches/"), **common,
+            ))
+
+    summary = env.get_template("mirror.html")
+    for record in db.match_hand_records(page.summary.match_id):
+        if record.hand_number not in position:
+            continue  # withheld: its deal is still to be played in other seats
+        view = hand_view(record, names, page.finished)
+        if page.hands_per_deal > 1:
+            view.summary = summary.render(hand=view)
+        group = waiting.setdefault(record.deal, [])
+        group.append(view)
+        if len(group) == per_deal[record.deal]:
+            emit(sorted(waiting.pop(record.deal), key=lambda v: v.number))
+    for deal in sorted(waiting):
+        emit(sorted(waiting[deal], key=lambda v: v.number))
+    if page.finished:
+        writer.text(f"matches/{page.slug}/{HANDS_KEY}", key + "\n")
+
+
 def publish(
     db: Database, out: str | Path, title: str = DEFAULT_TITLE, board: Leaderboard | None = None,
-    live_site: bool = False,
+    live_site: bool = False, match_ids: list[str] | None = None, reuse: str | Path | None = None,
 ) -> PublishResult:
-    """Write the site for every match of ``db`` into ``out`` (created if needed) and return what was written;
-    ``live_site``: the pages are served by a league host, next to its live page (``league.html``)."""
+    """Write the site for every match of ``db`` (or of ``match_ids``: one event) into ``out`` (created if needed)
+    and return what was written; ``live_site``: the pages are served by a league host, next to its live page
+    (``league.html``). The hand pages of finished matches are reused from ``reuse``, an earlier site of the same
+    database (by default ``out`` itself), when nothing they show has changed: republishing renders only new hands."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    board = board if board is not None else build_leaderboard(db)
+    board = board if board is not None else build_leaderboard(db, match_ids)
     writer = _Writer(out)
     env = environment()
 
@@ -215,7 +442,8 @@ def publish(
         page.bots = [MatchBot(b.name, bot_slugs[b.name], b.net, b.mbb_per_hand) for b in page.bots]
 
     writer.text("leaderboard.json", json.dumps(leaderboard_json(board), indent=2, sort_keys=False) + "\n")
-    writer.text("style.css", resources.files("arena.publish").joinpath("static/style.css").read_text("utf-8"))
+    for static in ("style.css", "hand.js"):
+        writer.text(static, resources.files("arena.publish").joinpath(f"static/{static}").read_text("utf-8"))
 
     figures: dict[str, str | None] = {
         "rating": "plots/rating.svg",
@@ -234,14 +462,37 @@ def publish(
         else:
             figures[name] = None
 
+    comparison_ids = sorted({p.event for p in matches if p.kind == MatchKind.COMPARE and p.event})
+    comparison_slugs = unique_slugs(comparison_ids)
+    for page in matches:
+        if page.kind == MatchKind.COMPARE and page.event:
+            page.comparison = comparison_slugs[page.event]
+    comparisons = [comparison_page(db, cid, comparison_slugs[cid], match_slugs) for cid in comparison_ids]
+    for comparison in comparisons:
+        target = f"plots/comparisons/{comparison.slug}.svg"
+        p = comparison.params
+        if plots.llr_plot(comparison.llr_series, p.lower, p.upper, p.min_sessions, out / target):
+            writer.files.append(target)
+            comparison.plot = target
+
     common = {"title": title, "generated": board.generated_at, "version": __version__, "bot_slugs": bot_slugs,
-              "sections": bool(matches), "system": board.system, **({"live_site": True} if live_site else {})}
+              "sections": bool(matches), "system": board.system,
+              "has_comparisons": bool(comparisons), **({"live_site": True} if live_site else {})}
     hands = sum(m.hands for m in board.matches)
     writer.text("index.html", env.get_template("index.html").render(
         root="", rows=board.rows, sessions=board.sessions, matches=matches, figures=figures, hands=hands,
+        comparisons=comparisons,
         bots=bots, unrated={bot: flag_text(f) for bot, f in board.unrated.items()}, **common,
     ))
 
+    infos = {bot_key(i.name, i.version): i for i in db.bot_infos()}
+    owners = db.owners()
+    recorded = db.bot_outcomes([m.match_id for m in board.matches])
+    outcomes = {(o.match_id, bot_key(o.name, o.version)): o for o in recorded}
+    names: dict[str, list[str]] = {}
+    for bot in bots:
+        info = infos.get(bot)
+        names.setdefault(info.name if info else bot, []).append(bot)
     bot_template = env.get_template("bot.html")
     for bot in bots:
         slug = bot_slugs[bot]
@@ -254,19 +505,56 @@ def publish(
         against = board.crosstable.get(bot, {})
         h2h = [HeadToHead(other, against[other]) for other in bots if other in against]
         played = []
+        league_times: list[float] = []
         for page in matches:
             if bot in page.summary.bots:
                 i = page.summary.bots.index(bot)
+                outcome = outcomes.get((page.summary.match_id, bot))
                 played.append(BotMatch(page, page.bots[i].net, page.bots[i].mbb_per_hand,
-                                       [b for b in page.summary.bots if b != bot]))
+                                       [b for b in page.summary.bots if b != bot],
+                                       FLAG_WORDS.get(outcome.outcome.value, "") if outcome else ""))
+                if page.kind == MatchKind.LEAGUE:
+                    league_times += [page.summary.created_at, page.finished_at or page.summary.created_at]
+        info = infos.get(bot)
+        name = info.name if info else bot
+        span = (max(league_times) - min(league_times)) / 3600 if league_times else 0.0
+        profile = BotProfile(
+            name=name, version=info.version if info else "", owner=owners.get(name, ""),
+            language=info.language if info else "", command=info.command if info else "",
+            flags=rows[bot].flags if bot in rows else board.unrated.get(bot, {}),
+            versions=[(key, rows.get(key)) for key in names.get(name, [bot])],
+            games_per_hour=len(league_times) / 2 / span if span > 0 else None,
+        )
         writer.text(f"bots/{slug}.html", bot_template.render(
-            root="../", bot=bot, row=rows.get(bot), plot=plot, h2h=h2h, played=played, **common,
+            root="../", bot=bot, row=rows.get(bot), plot=plot, h2h=h2h, played=played, profile=profile, **common,
         ))
+
+    for page in matches:
+        if page.hands:
+            raw, ev = chip_series(db, page)
+            target = f"plots/matches/{page.slug}.svg"
+            if plots.chips_plot([h.number for h in page.hands], raw, out / target, ev, palette):
+                writer.files.append(target)
+                page.chips_plot = target
+
+    comparison_template = env.get_template("comparison.html")
+    for comparison in comparisons:
+        writer.text(f"comparisons/{comparison.slug}.html", comparison_template.render(
+            root="../", c=comparison, **common))
 
     match_template = env.get_template("match.html")
     for page in matches:
-        writer.text(f"matches/{page.slug}.html", match_template.render(root="../", match=page, **common))
+        pages = page.pages
+        for hands_page in pages:
+            inside = hands_page.number > 1  # later pages sit in the match's folder, beside its hands
+            links = [(p.number, (f"../{page.slug}.html" if p.number == 1 else p.path.rsplit("/", 1)[1]) if inside
+                      else p.path.removeprefix("matches/")) for p in pages]
+            writer.text(hands_page.path, match_template.render(
+                root="../../" if inside else "../", match=page, pages=pages, current=hands_page, page_links=links,
+                hand_base="" if inside else f"{page.slug}/", **common,
+            ))
+        write_hands(db, page, writer, env, common, Path(reuse) if reuse is not None else out)
 
     _remove_stale(out, writer.files)
-    (out / MANIFEST).write_text(json.dumps(sorted(writer.files), indent=1) + "\n", encoding="utf-8")
+    (out / MANIFEST).write_text(json.dumps(_manifest(writer.files), separators=(",", ":")) + "\n", encoding="utf-8")
     return PublishResult(out / "index.html", tuple(writer.files), board)

@@ -67,7 +67,7 @@ class SessionTally:
         scored = per_hand(estimator)
         for played, hands, indices in self._finished[self._done[estimator]:]:
             deltas = []
-            for hand in played:
+            for hand in sorted(played, key=lambda h: h.hand_number):  # one order of adding up, however many tables
                 expected = scored(hand)
                 change = [e - r for e, r in zip(expected, hand.payoffs, strict=True)]
                 deltas.append((hand.seating, change))

@@ -226,6 +226,16 @@ class BotMatchOutcome:
     detail: str
 
 
+@dataclass(frozen=True, slots=True)
+class BotInfo:
+    """What the database knows of one bot version: its language (from its Join) and its command (a local bot)."""
+
+    name: str
+    version: str
+    language: str
+    command: str
+
+
 class DatabaseError(RuntimeError):
     """A file that cannot serve as an arena database: missing, a folder, another program's, damaged, read-only."""
 
@@ -813,6 +823,91 @@ class Database:
                 starting_stacks=tuple(int(s["starting_stack"]) for s in seats),
                 deck=tuple(parse_cards(hand["deck"])), hole=tuple(tuple(parse_cards(s["hole"])) for s in seats),
                 board=tuple(parse_cards(hand["board"])), events=events,
+                payoffs=tuple(int(s["payoff"]) for s in seats),
+                final_stacks=tuple(int(s["final_stack"]) for s in seats),
+                decisions=decisions, names=tuple(names[p] for p in seating),
+                started_at=hand["started_at"], finished_at=hand["finished_at"],
+            )
+
+    def event_match_ids(self, event: str) -> list[str]:
+        """The matches of a tournament, comparison or league (whatever their kind), oldest first."""
+        rows = self.conn.execute("SELECT id FROM matches WHERE tournament = ? ORDER BY created_at, id", (event,))
+        return [str(r["id"]) for r in rows]
+
+    def event_names(self) -> list[str]:
+        """Every tournament, comparison and league recorded, by name."""
+        rows = self.conn.execute("SELECT DISTINCT tournament FROM matches WHERE tournament IS NOT NULL"
+                                 " ORDER BY tournament")
+        return [str(r["tournament"]) for r in rows]
+
+    def bot_infos(self) -> list[BotInfo]:
+        """Every bot version recorded, by name and version."""
+        rows = self.conn.execute("SELECT name, version, language, command FROM bots ORDER BY name, version")
+        return [BotInfo(str(r["name"]), str(r["version"]), str(r["language"]), str(r["command"])) for r in rows]
+
+    def owners(self) -> dict[str, str]:
+        """The owner of each registered (league) bot, by name; empty for a database without a league."""
+        try:
+            rows = self.conn.execute("SELECT name, owner FROM registered_bots")
+        except sqlite3.OperationalError:  # a read-only database of an arena that had no leagues yet
+            return {}
+        return {str(r["name"]): str(r["owner"]) for r in rows}
+
+    def match_hand_records(self, match_id: str) -> Iterator[HandRecord]:
+        """Every stored hand of a match as ``hand_records`` gives it, in order, read in three queries instead of
+        two a hand (a published site replays every hand of a match, 20,000 of them for a long one)."""
+        match = self.match_row(match_id)
+        if match is None:
+            raise KeyError(f"no match {match_id!r} in {self.path}")
+        config = config_from_json(match["config"])
+        names = [name for name, _ in self.participants(match_id)]
+        hands = self.conn.execute("SELECT * FROM hands WHERE match_id = ? ORDER BY hand_number", (match_id,))
+        seat_rows = self.conn.execute(
+            "SELECT * FROM hand_seats WHERE match_id = ? ORDER BY hand_number, seat", (match_id,))
+        action_rows = self.conn.execute(
+            "SELECT * FROM actions WHERE match_id = ? ORDER BY hand_number, seq", (match_id,))
+        parsed: dict[str, tuple[int, ...]] = {}  # the same cards come up again and again (holes, shared decks)
+
+        def cards(text: str) -> tuple[int, ...]:
+            found = parsed.get(text)
+            if found is None:
+                found = parsed[text] = tuple(parse_cards(text))
+                if len(parsed) > 100_000:
+                    parsed.clear()
+            return found
+
+        next_seat: sqlite3.Row | None = seat_rows.fetchone()
+        next_action: sqlite3.Row | None = action_rows.fetchone()
+        for hand in hands:
+            number = hand["hand_number"]
+            seats: list[sqlite3.Row] = []
+            while next_seat is not None and next_seat["hand_number"] <= number:
+                if next_seat["hand_number"] == number:
+                    seats.append(next_seat)
+                next_seat = seat_rows.fetchone()
+            actions: list[sqlite3.Row] = []
+            while next_action is not None and next_action["hand_number"] <= number:
+                if next_action["hand_number"] == number:
+                    actions.append(next_action)
+                next_action = action_rows.fetchone()
+            events = tuple(Event(EventKind[row["kind"]], row["seat"], row["street"], row["amount"], cards(row["cards"]),
+                                 bool(row["all_in"]), row["pot"]) for row in actions)
+            seating = tuple(int(s["participant"]) for s in seats)
+            decisions = [
+                DecisionRecord(
+                    seat=row["seat"], participant=seating[row["seat"]], request_id=row["request_id"] or 0,
+                    action=_action(events[row["seq"]]), elapsed_ms=row["elapsed_ms"] or 0.0, how=row["how"],
+                    event_index=row["seq"], rejected=tuple(json.loads(row["rejected"])) if row["rejected"] else (),
+                )
+                for row in actions
+                if row["how"] is not None
+            ]
+            yield HandRecord(
+                match_id=match_id, table_id=hand["table_id"], hand_id=f"{match_id}-{number}", hand_number=number,
+                deal=hand["deal"], rotation=hand["rotation"], seating=seating, button=hand["button"], config=config,
+                starting_stacks=tuple(int(s["starting_stack"]) for s in seats),
+                deck=cards(hand["deck"]), hole=tuple(cards(s["hole"]) for s in seats),
+                board=cards(hand["board"]), events=events,
                 payoffs=tuple(int(s["payoff"]) for s in seats),
                 final_stacks=tuple(int(s["final_stack"]) for s in seats),
                 decisions=decisions, names=tuple(names[p] for p in seating),

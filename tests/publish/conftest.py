@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from arena.publish import PublishResult, publish
+from arena.ratings.sprt import Sprt, SprtParams
 from arena.records.db import Database
-from tests.publish.helpers import sample_database
+from tests.publish.helpers import compare, folder, raiser, sample_database
 
 TITLE = "Test arena <&> leaderboard"
 
@@ -29,3 +30,22 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     db = sample_database(root / "arena.db")
     out = root / "site"
     return Site(db, out, publish(db, out, TITLE))
+
+
+@dataclass(frozen=True)
+class Compared:
+    """A database holding one comparison (raiser against folder, decided for the raiser), and its site."""
+
+    db: Database
+    out: Path
+    result: PublishResult
+    test: Sprt
+
+
+@pytest.fixture(scope="session")
+def compared(tmp_path_factory: pytest.TempPathFactory) -> Compared:
+    root = tmp_path_factory.mktemp("compared")
+    db = Database(root / "arena.db")
+    test = compare(db, "cmp-1", ("raiser", raiser), ("folder", folder), 200, SprtParams(mbb1=200.0, min_sessions=8))
+    out = root / "site"
+    return Compared(db, out, publish(db, out, TITLE), test)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena.engine import Action, ActionKind, TableConfig
+from arena.ratings.sprt import Sprt, SprtParams
 from arena.records.db import Database
-from arena.referee import Decision, FunctionSeat, Match, MatchSpec
+from arena.referee import ClockPolicy, Decision, FunctionSeat, Match, MatchKind, MatchSpec, MatchStatus
+from arena.runner.compare import DealRound, RoundCollector, plan_comparison, run_matches
 
 EVIL = "<script>alert(1)</script>"
 
@@ -39,6 +42,11 @@ def folder(decision: Decision) -> Action:
     return Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.FOLD)
 
 
+def cheat(decision: Decision) -> Action:
+    """Raises to one chip, always: illegal, so the referee acts for it and counts a violation."""
+    return Action(ActionKind.RAISE, 1)
+
+
 def gambler(seed: int) -> Strategy:
     """A seeded random mix of the three, so sessions differ and intervals are finite."""
     rng = random.Random(seed)
@@ -57,6 +65,7 @@ def play(
     finish: bool = True,
     seed: str | None = None,
     stop_after: int | None = None,
+    policy: ClockPolicy | None = None,
 ) -> None:
     """Play one duplicate match between ``bots`` (name, version, strategy) and record it in ``db``.
 
@@ -64,7 +73,7 @@ def play(
     ends it after that many hands, possibly in the middle of a deal's rotations.
     """
     spec = MatchSpec(match_id, seed or f"seed-{match_id}", hands, TableConfig(small_blind=50, big_blind=100),
-                     starting_stack=10_000)
+                     starting_stack=10_000, policy=policy or ClockPolicy())
     seats = [(name, FunctionSeat(name, strategy)) for name, _, strategy in bots]
     db.start_match(spec, [(name, version, "") for name, version, _ in bots], len(spec.plan(len(bots))))
     match = Match(spec, seats, sinks=[db], versions=[version for _, version, _ in bots])
@@ -73,6 +82,38 @@ def play(
     result = asyncio.run(match.run())
     if finish:
         db.finish_match(result)
+
+
+def compare(db: Database, comparison_id: str, candidate: tuple[str, Strategy], baseline: tuple[str, Strategy],
+            max_hands: int, params: SprtParams) -> Sprt:
+    """A comparison recorded as ``arena compare`` records one (matches of kind compare named after it, its
+    parameters and verdict in a note), played in-process by function bots; the test as it ended."""
+    plan = plan_comparison(comparison_id, f"seed-{comparison_id}", max_hands,
+                           config=TableConfig(small_blind=50, big_blind=100), starting_stack=10_000)
+    test = Sprt(params)
+
+    def on_round(r: DealRound) -> bool:
+        test.add_round(r.head_to_head, r.references, r.hands)
+        return test.decided
+
+    collector = RoundCollector(plan, on_round)
+    players = [candidate, baseline]
+    matches = []
+    for pairing, spec in zip(plan.pairings, plan.specs, strict=True):
+        pair = [players[pairing.first], players[pairing.second]]
+        db.start_match(spec, [(name, "", f"python {name}.py") for name, _ in pair], len(spec.plan(2)),
+                       kind=MatchKind.COMPARE, tournament=comparison_id)
+        matches.append(Match(spec, [(name, FunctionSeat(name, strategy)) for name, strategy in pair], [db],
+                             on_hand=collector.hand_finished))
+    run = asyncio.run(run_matches(matches, collector))
+    for result in run.results:
+        db.finish_match(result if result.reason.over else dataclasses.replace(result, reason=MatchStatus.STOPPED))
+    bots = [{"key": name, "name": name, "version": "", "command": f"python {name}.py"} for name, _ in players]
+    verdict = test.verdict.value if test.decided else "inconclusive"
+    db.save_note(f"compare:{comparison_id}", {
+        "params": dataclasses.asdict(params), "bots": bots, "max_hands": plan.max_hands, "estimator": "raw",
+        "verdict": verdict, "test_verdict": test.verdict.value, "sessions": test.sessions, "llr": test.llr})
+    return test
 
 
 def sample_database(path: Path) -> Database:

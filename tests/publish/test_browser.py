@@ -124,6 +124,7 @@ def expected_row(row: Row) -> list[str]:
         str(row.rank), row.bot, *(formatting.fixed(row.rating[c.key], c.digits) for c in TrueSkill.columns),
         formatting.signed(row.win_rate.mean), formatting.ci(row.win_rate),
         *((formatting.signed(row.allin.mean), formatting.ci(row.allin)) if row.allin else (formatting.DASH,) * 2),
+        *((formatting.signed(row.aivat.mean), formatting.ci(row.aivat)) if row.aivat else (formatting.DASH,) * 2),
         formatting.count(row.win_rate.hands), formatting.count(row.win_rate.sessions), formatting.percent(stats.vpip),
         formatting.percent(stats.pfr), formatting.fixed(stats.aggression), formatting.count(stats.violations),
         row.flag_text or formatting.DASH,
@@ -161,7 +162,7 @@ def test_plots_decode_in_the_browser(site: Site, chromium: Path, tmp_path: Path)
     copy = tmp_path / "site"
     shutil.copytree(site.out, copy)
     svgs = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*.svg"))
-    assert len(svgs) == 6
+    assert len(svgs) == 10  # three site plots, three bots, four matches
     images = "".join(f'<img src="{svg}">' for svg in svgs)
     (copy / "probe.html").write_text(
         f'<!doctype html><html><body><pre id="out">pending</pre>{images}<script>'

@@ -2,28 +2,37 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
 from click.testing import CliRunner
 from matplotlib.container import ErrorbarContainer
 
+from arena.cards import format_cards
 from arena.cli.publish import publish as publish_command
+from arena.engine import Action, ActionKind, EventKind, Hand, TableConfig
 from arena.publish import formatting, plots, publish
+from arena.publish.hands import HandStateError, hand_steps
 from arena.publish.site import MANIFEST
 from arena.publish.slugs import slugify, unique_slugs
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.stats import WinRate
 from arena.ratings.system import RatingPoint
 from arena.records.db import Database
-from tests.publish.conftest import Site
-from tests.publish.helpers import EVIL, caller, play, raiser
+from arena.records.phh import load
+from arena.records.replay import replay_result
+from arena.referee import ClockPolicy, HandRecord
+from tests.publish.conftest import TITLE, Compared, Site
+from tests.publish.helpers import EVIL, caller, cheat, play, raiser
 
 ESCAPED_EVIL = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
@@ -80,9 +89,13 @@ def test_files(site: Site) -> None:
     bots = sorted(p.name for p in (out / "bots").iterdir())
     assert bots == ["caller.html", "raiser-1.0.html", "script-alert-1-script.html"]
     assert len(list((out / "plots" / "bots").glob("*.svg"))) == 3
-    matches = sorted(p.name for p in (out / "matches").iterdir())
+    matches = sorted(p.name for p in (out / "matches").glob("*.html"))
     assert matches == ["evil-vs-caller.html", "heads-up-1.html", "still-running.html", "three-way.html"]
-    assert sorted(json.loads((out / MANIFEST).read_text())) == sorted(site.result.files)
+    assert len(list((out / "matches" / "three-way").glob("hand-*.html"))) == 18
+    assert len(list((out / "matches" / "three-way").glob("hand-*.phh"))) == 18
+    assert (out / "hand.js").is_file() and (out / "plots" / "matches" / "three-way.svg").is_file()
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert sorted(f"{d}/{n}" if d else n for d, names in manifest.items() for n in names) == sorted(site.result.files)
     for svg in out.rglob("*.svg"):
         ET.parse(svg)  # well-formed XML
         assert "<script" not in svg.read_text(encoding="utf-8").lower()
@@ -103,7 +116,13 @@ def test_user_input_is_escaped(site: Site) -> None:
     pages = list(site.out.rglob("*.html"))
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        assert "<script" not in text.lower(), f"{page.name} has a script element"
+        if page.name.startswith("hand-"):  # the viewer: its data (JSON, never run) and the one local script
+            assert re.findall(r"<script[^>]*>", text) == ['<script type="application/json" id="hand-data">',
+                                                          '<script src="../../hand.js">'], page
+            assert "script-src 'self'" in text
+        else:
+            assert "<script" not in text.lower(), f"{page.name} has a script element"
+            assert "script-src 'none'" in text
         assert EVIL not in text
         assert "Test arena <&>" not in text
     index = (site.out / "index.html").read_text(encoding="utf-8")
@@ -286,3 +305,163 @@ def test_cli_bad_database(tmp_path: Path, make: str) -> None:
     assert isinstance(result.exception, SystemExit)  # click's clean exit, not an error escaping
     assert ("no database at" if make == "missing" else "is not an arena database") in result.output
     assert not path.exists() or make == "garbage"  # a missing database is not created
+
+
+def hand_data(page: Path) -> dict[str, Any]:
+    """The viewer's states embedded in a hand page."""
+    text = page.read_text(encoding="utf-8")
+    start = text.index('<script type="application/json" id="hand-data">') + len(
+        '<script type="application/json" id="hand-data">')
+    data: dict[str, Any] = json.loads(text[start:text.index("</script>", start)])
+    return data
+
+
+def test_hand_pages_follow_the_record(site: Site) -> None:
+    folder = site.out / "matches" / "three-way"
+    match = (site.out / "matches" / "three-way.html").read_text(encoding="utf-8")
+    for record in site.db.hand_records("three-way"):
+        n = record.hand_number
+        assert f'href="three-way/hand-{n}.html"' in match  # linked from the match's table
+        data = hand_data(folder / f"hand-{n}.html")
+        first, last = data["steps"][0], data["steps"][-1]
+        assert first["stacks"] == list(record.starting_stacks) and first["pot"] == 0
+        assert last["stacks"] == list(record.final_stacks) and last["pot"] == 0
+        assert [s["hole"] for s in data["seats"]] == [format_cards(h) for h in record.hole]  # finished: all shown
+        assert last["board"] == format_cards(record.board)
+        page = (folder / f"hand-{n}.html").read_text(encoding="utf-8")
+        assert f'href="hand-{n}.phh"' in page
+        for other in range(3 * record.deal, 3 * record.deal + 3):  # the deal's mirror hands, side by side
+            assert other == n or f'<a href="hand-{other}.html">Hand {other}</a>' in page
+        phh = load(folder / f"hand-{n}.phh")
+        replayed = replay_result(phh)
+        assert replayed.ok, replayed.error
+        assert phh.finishing_stacks == [record.final_stacks[(record.button + 1 + k) % 3] for k in range(3)]
+
+
+def test_running_match_hides_unshown_cards(site: Site) -> None:
+    folder = site.out / "matches" / "still-running"
+    records = list(site.db.hand_records("still running"))
+    assert len(records) == 5 and sorted(p.name for p in folder.glob("*.html")) == [
+        f"hand-{n}.html" for n in range(4)]  # the fifth hand's deal is still to be played in the other seat
+    hidden = 0
+    for record in records[:4]:
+        page = (folder / f"hand-{record.hand_number}.html").read_text(encoding="utf-8")
+        phh = (folder / f"hand-{record.hand_number}.phh").read_text(encoding="utf-8")
+        data = hand_data(folder / f"hand-{record.hand_number}.html")
+        shown = {e.seat for e in record.events if e.kind is EventKind.SHOW}
+        for seat, hole in enumerate(record.hole):
+            text = format_cards(hole)
+            if seat in shown:
+                assert data["seats"][seat]["hole"] == text
+            else:
+                hidden += 1
+                assert data["seats"][seat]["hole"] is None and text not in phh
+                assert " ".join(str(c) for c in formatting.cards(text)) not in page
+        assert not data["record"]
+    assert hidden > 0  # the folder folds: its cards stay secret while the match runs
+
+
+def test_comparison_page(compared: Compared) -> None:
+    test = compared.test
+    assert test.decided and test.verdict.value == "H1"
+    page = (compared.out / "comparisons" / "cmp-1.html").read_text(encoding="utf-8")
+    assert "H1 accepted: the candidate is better" in page
+    state = test.state()
+    assert f"{formatting.signed(state.llr, 2)} after {state.sessions} rounds (decided after {test.decided_at})" in page
+    assert f"{formatting.count(state.hands)} used" in page
+    assert f"{formatting.signed(state.estimate.mean, 1)} mbb/hand" in page
+    assert (f"bounds {formatting.signed(test.params.lower, 2)} and {formatting.signed(test.params.upper, 2)}"
+            in page)
+    assert "arena compare --candidate &#39;raiser=python raiser.py&#39; --baseline &#39;folder=python folder.py&#39;" \
+        in page and "--mbb1 200 " in page and "--stakes 50/100 --stack 10000 --id cmp-1" in page
+    assert "arena compare --verify cmp-1 --db arena.db" in page
+    assert 'src="../plots/comparisons/cmp-1.svg"' in page and 'href="../matches/cmp-1-h2h.html"' in page
+    index = (compared.out / "index.html").read_text(encoding="utf-8")
+    assert 'href="comparisons/cmp-1.html"' in index and 'id="comparisons"' in index
+    match = (compared.out / "matches" / "cmp-1-h2h.html").read_text(encoding="utf-8")
+    assert 'href="../comparisons/cmp-1.html"' in match
+    svg = ET.parse(compared.out / "plots" / "comparisons" / "cmp-1.svg")
+    assert svg.getroot().tag.endswith("svg")
+    check_links(compared.out)
+
+
+def test_bot_versions_and_flags(tmp_path: Path) -> None:
+    db = Database(tmp_path / "flags.db")
+    strict = ClockPolicy(max_retries=0, max_violations=2)
+    play(db, "v1", [("multi", "1.0", caller), ("cheat", "", cheat)], hands=4, policy=strict)
+    play(db, "v2", [("multi", "2.0", raiser), ("cheat", "", cheat)], hands=4, policy=strict)
+    result = publish(db, tmp_path / "site")
+    out = tmp_path / "site"
+    cheat_page = (out / "bots" / "cheat.html").read_text(encoding="utf-8")
+    assert '<span class="flag">forfeited in 2 matches</span>' in cheat_page
+    assert cheat_page.count('<td class="outcome warn">forfeited</td>') == 2
+    old = (out / "bots" / "multi-1.0.html").read_text(encoding="utf-8")
+    assert 'id="versions"' in old and 'href="../bots/multi-2.0.html"' in old and "<strong>multi@1.0</strong>" in old
+    rows = {r.bot: r for r in result.board.rows}
+    assert formatting.fixed(rows["multi@2.0"].rating["conservative"]) in old  # each version with its own rating
+    assert "<dt>Version</dt><dd>1.0</dd>" in old
+    assert 'class="flag"' not in old
+    check_links(out)
+
+
+def test_cli_publishes_one_event_or_match(site: Site, compared: Compared, tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(publish_command, ["--db", str(site.db.path), "--out", str(tmp_path / "one"),
+                                             "--match", "heads-up-1"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "one" / "matches").glob("*.html")) == ["heads-up-1.html"]
+    assert sorted(p.name for p in (tmp_path / "one" / "bots").glob("*.html")) == ["caller.html", "raiser-1.0.html"]
+    assert "<title>match heads-up-1</title>" in (tmp_path / "one" / "index.html").read_text(encoding="utf-8")
+    result = runner.invoke(publish_command, ["--db", str(compared.db.path), "--out", str(tmp_path / "event"),
+                                             "--tournament", "cmp-1"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "event" / "comparisons" / "cmp-1.html").is_file()
+    assert "<title>cmp-1: leaderboard</title>" in (tmp_path / "event" / "index.html").read_text(encoding="utf-8")
+    for args, message in ((["--tournament", "nope"], "no tournament, comparison or league 'nope'"),
+                          (["--match", "nope"], "no match 'nope'"),
+                          (["--match", "heads-up-1", "--tournament", "x"], "not both")):
+        result = runner.invoke(publish_command, ["--db", str(site.db.path), "--out", str(tmp_path / "x"), *args])
+        assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_steps_show_side_pots_and_end_at_the_record() -> None:
+    config = TableConfig(small_blind=50, big_blind=100)
+    hand = Hand(config, [1_000, 3_000, 6_000], list(range(52)), button=0)
+    while not hand.is_over:  # everyone all-in: a main pot and two side pots (R10.1)
+        legal = hand.legal_actions()
+        hand.act(legal.seat, Action(ActionKind.RAISE, legal.max_raise_to) if legal.can_raise
+                 else Action(ActionKind.CALL))
+    n = hand.num_seats
+    record = HandRecord(
+        match_id="m", table_id="t", hand_id="m-0", hand_number=0, deal=0, rotation=0, seating=tuple(range(n)),
+        button=0, config=config, starting_stacks=hand.starting_stacks, deck=tuple(range(52)),
+        hole=tuple(hand.hole), board=tuple(hand.board), events=tuple(hand.events),
+        payoffs=tuple(hand.payoffs or ()), final_stacks=tuple(hand.stacks), names=("a", "b", "c"))
+    steps = hand_steps(record)
+    paid = [i for i, s in enumerate(steps) if "wins" in s.text]
+    expected = tuple(p.amount for p in hand.pots())
+    assert len(expected) == 2  # 3 x 1,000 and 2 x 2,000; the last 3,000 are uncalled and go back
+    assert steps[paid[0] - 1].pots == expected and steps[paid[0] - 1].pot == sum(expected)
+    assert steps[-1].stacks == tuple(hand.stacks) and steps[-1].pot == 0
+    broken = dataclasses.replace(record, final_stacks=(0, 0, 10_000))
+    with pytest.raises(HandStateError, match=r"R10\.5"):
+        hand_steps(broken)
+
+
+def test_republishing_reuses_finished_hand_pages(site: Site, tmp_path: Path) -> None:
+    first = tmp_path / "first"
+    shutil.copytree(site.out, first)
+    finished = first / "matches" / "three-way" / "hand-4.html"
+    running = first / "matches" / "still-running" / "hand-0.html"
+    for page in (finished, running):
+        page.write_text(page.read_text(encoding="utf-8") + "<!-- kept -->", encoding="utf-8")
+    publish(site.db, first, TITLE)  # the same site again: a finished match's pages stay as they were
+    assert finished.read_text(encoding="utf-8").endswith("<!-- kept -->")
+    assert not running.read_text(encoding="utf-8").endswith("<!-- kept -->")  # a running match's are made again
+    second = tmp_path / "second"
+    result = publish(site.db, second, TITLE, reuse=first)  # a league's host: a fresh folder beside the last one
+    assert (second / "matches" / "three-way" / "hand-4.html").read_text(encoding="utf-8").endswith("<!-- kept -->")
+    assert "matches/three-way/hand-4.html" in result.files
+    check_links(second)
+    publish(site.db, first, "Another title")  # anything a page shows changed: made again
+    assert "<title>Hand 4 · three-way · Another title</title>" in finished.read_text(encoding="utf-8")

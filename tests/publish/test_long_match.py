@@ -1,0 +1,43 @@
+"""A 20,000-hand match, played in-process by two fast bots, publishes as a paginated site: no file over 1 MB
+(the issue's complaint was a 6.7 MB match page), every hand on exactly one page of its match's table and with its
+own viewer page and PHH file, and a chip graph drawn at a bounded number of points."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from arena.publish import publish
+from arena.publish.site import HANDS_PER_PAGE
+from arena.records.db import Database
+from tests.publish.helpers import folder, play
+
+HANDS = 20_000
+LIMIT = 1_000_000
+
+
+@pytest.mark.slow
+def test_a_20000_hand_match_publishes_in_small_pages(tmp_path: Path) -> None:
+    db = Database(tmp_path / "long.db")
+    play(db, "long", [("folds-a", "", folder), ("folds-b", "", folder)], hands=HANDS)  # the fastest hands there are
+    assert db.hands_recorded("long") == HANDS
+    out = tmp_path / "site"
+    result = publish(db, out)
+    sizes = {p.relative_to(out).as_posix(): p.stat().st_size for p in out.rglob("*") if p.is_file()}
+    too_big = {name: size for name, size in sizes.items() if size > LIMIT}
+    assert not too_big, too_big
+    assert sum(1 for f in result.files if f.startswith("matches/long/hand-") and f.endswith(".html")) == HANDS
+    assert sum(1 for f in result.files if f.startswith("matches/long/hand-") and f.endswith(".phh")) == HANDS
+    tables = [out / "matches" / "long.html", *sorted((out / "matches" / "long").glob("hands-*.html"))]
+    assert len(tables) == HANDS // HANDS_PER_PAGE
+    linked: list[int] = []
+    for page in tables:
+        text = page.read_text(encoding="utf-8")
+        linked += [int(n) for n in re.findall(r'<a href="(?:long/)?hand-(\d+)\.html">', text)]
+        assert text.count('class="pager"') == 2  # above and below the table
+    assert sorted(linked) == list(range(HANDS))  # every hand on exactly one page
+    first = (out / "matches" / "long.html").read_text(encoding="utf-8")
+    assert 'href="long/hands-40.html#hands"' in first and 'src="../plots/matches/long.svg"' in first
+    assert sizes["plots/matches/long.svg"] < 300_000
