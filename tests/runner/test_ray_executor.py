@@ -22,6 +22,8 @@ import pytest
 ray = pytest.importorskip("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 
+from arena.deals import derive_seed  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 HANDS = 16  # per match: 8 deals, each played both ways
 MATCHES = 3
@@ -158,6 +160,11 @@ def test_a_tournament_on_ray_records_what_a_local_run_of_the_same_seed_does(
     assert done.returncode == 0, done.stderr
     assert _records(db) == whole
     assert not _left_behind(tmp_path)
+    seeds = [derive_seed("ray-test", match_id).encode() for match_id, *_ in _records(db)["matches"]]
+    session = Path(cluster.head_node.get_session_dir_path())  # every node's logs, sockets and spilled objects
+    for path in (p for p in session.rglob("*") if p.is_file() and not p.is_socket()):
+        data = path.read_bytes()
+        assert not any(seed in data for seed in seeds), f"a match's seed is written in {path}"
 
 
 def test_a_killed_worker_process_loses_no_hand_and_its_match_plays_on(
