@@ -106,7 +106,14 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     try:
         db = open_db(db_path, create=True)
         config = config.with_seed(db)
+    except TournamentError as exc:
+        raise ConfigurationError(str(exc)) from None
+    try:
         executor = make_executor(config.executor, ray_address)
+    except ExecutorError as exc:
+        click.secho(f"error: {exc}", fg="red", err=True)
+        raise SystemExit(EXIT_ERROR) from None
+    try:
         results = play_tournament(config, db, resume,
                                   sys.stdout.isatty() if show_progress is None else show_progress,
                                   Path(log_dir) if log_dir else None, executor)

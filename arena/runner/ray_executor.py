@@ -74,8 +74,11 @@ class RayExecutor:
             try:
                 ray.init(address=address or None, **options)
             except (ConnectionError, RuntimeError, ValueError) as exc:
-                raise ExecutorError(f"cannot reach the Ray cluster at {address or os.environ.get('RAY_ADDRESS')}: "
-                                    f"{exc}") from None
+                where = address or os.environ.get("RAY_ADDRESS") or "this machine"
+                raise ExecutorError(
+                    f"cannot reach the Ray cluster at {where}: {exc} (a cluster started with `ray start` checks a "
+                    "token: set RAY_AUTH_MODE=token here too, with the cluster's token in ~/.ray/auth_token or "
+                    "RAY_AUTH_TOKEN)") from None
             self._started = True
 
     def matches_at_once(self, asked: int | None) -> int:
