@@ -77,7 +77,8 @@ def play_tournament(
               help="Where the matches are played: here (local), or as tasks on a Ray cluster (ray; pip install -e "
                    "'.[ray]'). Default: the file's executor key, else local.")
 @click.option("--ray-address", default=None, metavar="ADDR",
-              help="The Ray cluster to play on (host:port of its head; default: RAY_ADDRESS, else a new one here).")
+              help="The Ray cluster to play on: host:port of its head, or auto (the one started on this machine); "
+                   "default: RAY_ADDRESS, else a new one here for the run.")
 @settings_options(SANDBOX_SETTINGS)
 @sandbox_options
 def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool | None, log_dir: str | None,

@@ -62,7 +62,8 @@ def main(argv: list[str]) -> int:
     try:
         result = asyncio.run(LocalExecutor().play(job, FrameSink(frames)))
     except Exception as exc:
-        write_frame(frames, encode(MatchFailure(job.spec.match_id, f"{type(exc).__name__}: {exc}")))
+        where = f"on {os.uname().nodename}: {type(exc).__name__}: {exc}"
+        write_frame(frames, encode(MatchFailure(job.spec.match_id, where)))
         return 1
     write_frame(frames, encode(result))
     return 0

@@ -69,7 +69,8 @@ class RayExecutor:
         self._started = False
         if not ray.is_initialized():
             options: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
-            if not address and not os.environ.get("RAY_ADDRESS"):  # no cluster named: one on this machine
+            if not address and not os.environ.get("RAY_ADDRESS"):  # no cluster named: a new one here, for this run
+                address = "local"
                 options["include_dashboard"] = False
             try:
                 ray.init(address=address or None, **options)
