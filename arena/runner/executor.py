@@ -13,6 +13,7 @@ bar) in the order the referee finished it, and the database cannot tell which ex
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import logging
 from collections.abc import Callable, Collection
@@ -24,6 +25,7 @@ from arena.referee import HandRecord, HandSink, MatchResult, MatchSpec
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import run_local_match
 from arena.runner.sandbox import SandboxPolicy
+from arena.transport.server import ServerLimits
 
 log = logging.getLogger("arena.runner")
 
@@ -75,6 +77,15 @@ class MatchJob:
     log_dir: Path | None = None
 
 
+@dataclass(slots=True)
+class MatchControl:
+    """What a caller may do to a match while it runs: ``stop`` it after the hands in play (it ends as ``stopped``:
+    a comparison's verdict), and hear at once of a bot process that died (``on_crash``, with the failure in words)."""
+
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    on_crash: Callable[[str], None] | None = None
+
+
 class MatchExecutor(Protocol):
     """Plays matches; ``play`` hands every finished hand to ``sink`` (in the caller's process and event loop) and
     returns the match's result, or raises ``WorkerLost`` when the worker playing it died."""
@@ -85,8 +96,8 @@ class MatchExecutor(Protocol):
         """How many matches to play at once (``asked``: the ``workers`` setting, if given)."""
         ...
 
-    async def play(self, job: MatchJob, sink: HandSink) -> MatchResult:
-        """Play one match to its end."""
+    async def play(self, job: MatchJob, sink: HandSink, control: MatchControl | None = None) -> MatchResult:
+        """Play one match to its end (or until ``control`` stops it, where the executor supports that)."""
         ...
 
     def close(self) -> None:
@@ -99,14 +110,19 @@ class LocalExecutor:
 
     kind = ExecutorKind.LOCAL
 
+    def __init__(self, limits: ServerLimits | None = None) -> None:
+        self.limits = limits  # what each match's referee allows its bots (arena.transport.server)
+
     def matches_at_once(self, asked: int | None) -> int:
         """``workers``, 2 by default."""
         return asked or LOCAL_MATCHES_AT_ONCE
 
-    async def play(self, job: MatchJob, sink: HandSink) -> MatchResult:
+    async def play(self, job: MatchJob, sink: HandSink, control: MatchControl | None = None) -> MatchResult:
         """A referee on a private local socket and the job's sandboxed bots, here."""
         return await run_local_match(job.spec, job.bots, [sink], log_dir=job.log_dir, cwd=job.cwd,
-                                     recorded=job.recorded, sandbox=job.sandbox)
+                                     limits=self.limits, recorded=job.recorded, sandbox=job.sandbox,
+                                     stop=control.stop if control else None,
+                                     on_crash=control.on_crash if control else None)
 
     def close(self) -> None:
         """Nothing to let go of."""
@@ -150,5 +166,5 @@ def make_executor(kind: ExecutorKind, ray_address: str | None = None) -> MatchEx
     return RayExecutor(ray_address)
 
 
-__all__ = ["DuplicateHand", "ExecutorError", "ExecutorKind", "LocalExecutor", "MatchExecutor", "MatchJob",
-           "MatchWriter", "WorkerLost", "executor_kind", "make_executor"]
+__all__ = ["DuplicateHand", "ExecutorError", "ExecutorKind", "LocalExecutor", "MatchControl", "MatchExecutor",
+           "MatchJob", "MatchWriter", "WorkerLost", "executor_kind", "make_executor"]

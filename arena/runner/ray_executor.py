@@ -28,7 +28,7 @@ import ray.exceptions
 
 from arena.referee import HandRecord, HandSink, MatchResult
 from arena.runner.codec import MatchFailure, decode, encode, encode_value, read_frames, write_frame
-from arena.runner.executor import ExecutorError, ExecutorKind, MatchJob, WorkerLost
+from arena.runner.executor import ExecutorError, ExecutorKind, MatchControl, MatchJob, WorkerLost
 
 log = logging.getLogger("arena.runner")
 
@@ -89,8 +89,11 @@ class RayExecutor:
         cpus = float(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
         return max(1, int(cpus // CPUS_PER_MATCH))
 
-    async def play(self, job: MatchJob, sink: HandSink) -> MatchResult:
+    async def play(self, job: MatchJob, sink: HandSink, control: MatchControl | None = None) -> MatchResult:
         """Submit the match as a task (spread over the nodes), write its hands as they come, return its result."""
+        if control is not None:
+            raise ExecutorError("a match on Ray cannot be stopped early or watched for crashes (a comparison): "
+                                "play it with the local executor")
         stream: Any = play_on_node.options(scheduling_strategy="SPREAD").remote(encode_value(job))  # a generator
         match_id = job.spec.match_id
         ended = False
