@@ -11,7 +11,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from arena.ratings.games import Standing
 from arena.ratings.leaderboard import Leaderboard, build_leaderboard, flag_text, leaderboard_json
+from arena.ratings.stats import WinRate
 from arena.records.db import Database, DatabaseError
 
 DEFAULT_DB = "arena.db"
@@ -40,7 +42,13 @@ def _ci(low: float, high: float) -> str:
 def sorted_by_text(board: Leaderboard) -> str:
     """The table's caption: what it is sorted by, and what the win rate is."""
     return (f"sorted by {board.system.sorted_by()} · mbb/hand: mean over sessions, with its 95% CI · all-in EV: "
-            "the same with every all-in before the river scored by its expectation over the rest of the board")
+            "the same with every all-in before the river scored by its expectation over the rest of the board · "
+            "AIVAT: the same with the luck of the cards and of the referee's draws taken out (README, Ratings)")
+
+
+def _rate_cells(rate: WinRate | None) -> tuple[str, str]:
+    """An adjusted win rate's two cells: the mean and its 95% CI (a dash when there is none)."""
+    return (f"{rate.mean:+.1f}", _ci(rate.low, rate.high)) if rate else ("–", "")
 
 
 def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
@@ -52,9 +60,13 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
     table.add_column("bot", justify="left")
     for column in system.columns:
         table.add_column(f"{column.label} ▼" if column.key == system.sort_key else column.label, justify="right")
-    for header in ("mbb/hand", "95% CI", "all-in EV", "EV 95% CI", "sessions", "hands", "VPIP", "PFR", "AF",
-                   "viol."):
+    for header in ("mbb/hand", "95% CI", "all-in EV", "EV 95% CI", "AIVAT", "AIVAT 95% CI", "sessions", "hands",
+                   "VPIP", "PFR", "AF", "viol."):
         table.add_column(header, justify="right")
+    played = any(row.games for row in board.rows)
+    if played:  # cash games and freezeouts: games, wins, in the money, mean place (arena.ratings.games)
+        for header in ("games", "wins", "ITM", "mean place"):
+            table.add_column(header, justify="right")
     flagged = any(row.flags for row in board.rows)
     if flagged:
         table.add_column("flags", justify="left")
@@ -63,17 +75,25 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
         table.add_row(
             str(row.rank), row.bot, *(column.format(row.rating[column.key]) for column in system.columns),
             f"{row.win_rate.mean:+.1f}", _ci(row.win_rate.low, row.win_rate.high),
-            f"{row.allin.mean:+.1f}" if row.allin else "–", _ci(row.allin.low, row.allin.high) if row.allin else "",
+            *_rate_cells(row.allin), *_rate_cells(row.aivat),
             str(row.win_rate.sessions),
             str(row.win_rate.hands),
             f"{stats.vpip:.0%}" if stats else "", f"{stats.pfr:.0%}" if stats else "",
             f"{stats.aggression:.2f}" if stats and stats.aggression is not None else "–",
             str(stats.violations) if stats else "",
+            *(_games(row.games) if played else []),
             *([row.flag_text] if flagged else []),
         )
     console().print(table)
     for bot, flags in board.unrated.items():
         console().print(f"[red]{bot}: not rated: {flag_text(flags)}[/red]")
+
+
+def _games(standing: Standing | None) -> list[str]:
+    if standing is None:
+        return ["", "", "", ""]
+    mean = f"{standing.mean_place:.2f}" if standing.mean_place is not None else "–"
+    return [str(standing.games), str(standing.wins), str(standing.itm), mean]
 
 
 @click.command()

@@ -27,11 +27,12 @@ from arena.cli.options import (
 )
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.ratings.estimators import Estimator
+from arena.ratings.games import standings
 from arena.ratings.stats import WinRate
 from arena.ratings.tally import SessionTally
 from arena.records.db import Database
 from arena.records.phh_sink import PhhDirSink
-from arena.referee import HandRecord, HandSink, MatchResult, MatchSpec, MatchStatus
+from arena.referee import GameKind, HandRecord, HandSink, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.remote_match import play, prepare_match, run_local_match
 from arena.runner.settings import SETTINGS, MatchSettings, SettingsError, resume_conflicts, settings_of
@@ -120,9 +121,10 @@ def match_report(result: MatchResult, big_blind: int, tally: SessionTally | None
             w = tally.win_rate(i)
             row["sessions"] = w.sessions
             row["ci95"] = [w.low, w.high] if w.sessions > 1 else None
-            ev = tally.win_rate(i, Estimator.ALLIN)
-            row["allin_ev"] = {"mbb_per_hand": ev.mean if ev.sessions else None,
-                               "ci95": [ev.low, ev.high] if ev.sessions > 1 else None}
+            for estimator, key in ((Estimator.ALLIN, "allin_ev"), (Estimator.AIVAT, "aivat")):
+                ev = tally.win_rate(i, estimator)
+                row[key] = {"mbb_per_hand": ev.mean if ev.sessions else None,
+                            "ci95": [ev.low, ev.high] if ev.sessions > 1 else None}
         rows.append(row)
     summary = (f"match {result.match_id}: {result.hands_played}/{result.hands_total} hands, {result.reason}"
                + (f"; {len(failures)} bot failure(s)" if failures else ""))
@@ -134,12 +136,62 @@ def match_report(result: MatchResult, big_blind: int, tally: SessionTally | None
     }
 
 
+def games_report(result: MatchResult) -> dict[str, Any]:
+    """A cash game's or a freezeout's games as JSON data: every game's places and chips, and each bot's standing
+    (games, wins, in-the-money count, mean place: arena.ratings.games)."""
+    names = [r.name for r in result.results]
+    games = []
+    for g in result.games:
+        games.append({
+            "game": g.game, "rotation": g.rotation, "hands": g.hands_played, "end": g.end.value,
+            "players": [{"bot": names[p], "place": g.places[p], "hands": g.hands[p], "bought_in": g.bought_in[p],
+                         "final_stack": g.final_stacks[p], "net": g.net(p), "eliminated_in_hand": g.eliminated[p]}
+                        for p in range(len(names)) if g.hands[p]],
+        })
+    table = standings((names, g) for g in result.games)
+    return {"kind": result.games[0].kind.value if result.games else "reset", "games": games,
+            "standings": [table[name].as_json() for name in names if name in table]}
+
+
+def print_games(result: MatchResult) -> None:
+    """Each bot's standing over the match's games, and each game's finishing order (freezeout) or chips (cash)."""
+    report = games_report(result)
+    freezeout = report["kind"] == "freezeout"
+    table = Table(title=f"{report['kind']}: {len(report['games'])} game(s)")
+    columns = ("bot", "games", "wins", "ITM", "mean place", "chips won", "hands") if freezeout else \
+        ("bot", "games", "chips won", "hands")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    rows = sorted(report["standings"], key=lambda r: (r["mean_place"] or 0, -r["net"]) if freezeout else -r["net"])
+    for row in rows:
+        mean = f"{row['mean_place']:.2f}" if row["mean_place"] is not None else "-"
+        values = (row["bot"], str(row["games"]), str(row["wins"]), str(row["itm"]), mean, f"{row['net']:+,}",
+                  f"{row['hands']:,}") if freezeout else (row["bot"], str(row["games"]), f"{row['net']:+,}",
+                                                          f"{row['hands']:,}")
+        table.add_row(*values)
+    console().print(table)
+    for game in report["games"]:
+        if freezeout:
+            order = sorted(game["players"], key=lambda p: p["place"] or 0)
+            text = ", ".join(f"{p['place']}. {p['bot']}" for p in order)
+        else:
+            text = ", ".join(f"{p['bot']} {p['net']:+,}" for p in game["players"])
+        click.echo(f"game {game['game']} rotation {game['rotation']} ({game['hands']} hands, {game['end']}): {text}")
+    if freezeout:
+        click.echo("places by R11.4 (eliminated in the same hand: the larger starting stack first; equal stacks "
+                   "share); ITM: the top third of the field, at least the winner")
+
+
 def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: SessionTally | None = None) -> int:
     """The result table (or JSON) of a match, and what went wrong on stderr; returns the exit status."""
     report = match_report(result, big_blind, tally)
+    if result.games:
+        report["game"] = games_report(result)
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:
+        if result.games:
+            print_games(result)
         click.echo(report["summary"])
         table = Table()
         for column in ("bot", "hands", "mbb/hand", "95% CI", "ms", "viol.", "status"):
@@ -154,14 +206,19 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: Sess
                           r.outcome.value.replace("_", " "))
         console().print(table)
         if tally is not None and tally.sessions:
-            evs = [(result.results[i].name, tally.win_rate(i, Estimator.ALLIN)) for i in order]
-            click.echo("all-in EV (every all-in before the river scored by its expectation over the rest of the "
-                       "board): " + ", ".join(f"{name} {ev.mean:+,.0f} {_ci(ev)}" for name, ev in evs))
+            for estimator, what in ((Estimator.ALLIN, "every all-in before the river scored by its expectation "
+                                     "over the rest of the board"),
+                                    (Estimator.AIVAT, "the luck of the cards and of the referee's draws taken out")):
+                evs = [(result.results[i].name, tally.win_rate(i, estimator)) for i in order]
+                click.echo(f"{estimator.label} ({what}): "
+                           + ", ".join(f"{name} {ev.mean:+,.0f} {_ci(ev)}" for name, ev in evs))
         elapsed = max(result.seconds, 1e-9)
         seed = f"seed {result.seed}" if result.reason.over else "seed kept secret until the match is over"
         click.echo(f"{seed}; commitment {result.commitment}")
-        click.echo(f"{result.seconds:.1f} s, {result.hands_played / elapsed:.0f} hands/s; mbb/hand over duplicate "
-                   "sessions (ms: mean think time; viol.: time-outs, illegal actions, disconnects)")
+        what = ("mbb/hand: chips won per hand dealt, in the table's first big blinds" if result.games else
+                "mbb/hand over duplicate sessions")
+        click.echo(f"{result.seconds:.1f} s, {result.hands_played / elapsed:.0f} hands/s; {what} (ms: mean think "
+                   "time; viol.: time-outs, illegal actions, disconnects)")
     for failure in report["errors"]:
         click.secho(f"error: {failure}", fg="red", err=True)
     return int(report["exit_code"])
@@ -196,6 +253,7 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
     if len(specs) > MAX_SEATS:
         raise click.UsageError(f"{len(specs)} bots: a table has {MIN_SEATS} to {MAX_SEATS} seats (R2.1)")
     settings = settings_from_flags(kw)
+    _check_game(settings, len(specs))
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings)
     sinks, db = _sinks(kw)
     recorded: set[int] = set()
@@ -208,29 +266,37 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
         spec = _spec(settings, match_id, resolve_seed(kw["seed_file"]))
         if db is not None and db.match_row(spec.match_id) is not None:
             raise click.ClickException(f"match {spec.match_id} is already in {db.path}: use --resume to finish it")
+    total = spec.hands_planned(len(specs))
     if db is not None:
-        db.start_match(spec, [(s.name, s.version, s.command) for s in specs], len(spec.plan(len(specs))))
+        db.start_match(spec, [(s.name, s.version, s.command) for s in specs], total)
         sandbox = sandbox.hiding(db.path, *db.vault.files)
     sandbox = sandbox.hiding(kw["seed_file"], kw["phh_dir"], log_dir)
     earlier = db.participant_totals(spec.match_id) if db is not None and recorded else []
-    tally = SessionTally(len(specs), spec.hands_per_deal(len(specs)), spec.config.big_blind,
-                         spec.cross_table(len(specs)))
-    if db is not None and recorded:
+    history = db.final_stacks(spec.match_id) if db is not None and recorded and spec.game.is_game else None
+    tally = None if spec.game.is_game else SessionTally(len(specs), spec.hands_per_deal(len(specs)),
+                                                        spec.config.big_blind, spec.cross_table(len(specs)))
+    if tally is not None and db is not None and recorded:
         tally.add_all(db.hand_records(spec.match_id))
     started = time.monotonic()
-    total = len(spec.plan(len(specs)))
     names = [s.name for s in specs]
+    played = [len(recorded)]
     with LiveLine(not kw["json_out"]) as live:
 
         def hand_done(record: HandRecord) -> None:
+            played[0] += 1
+            if tally is None:
+                live.update(f"{spec.game.kind}: hands {played[0]:,} | hand {record.hand_number}: blinds "
+                            f"{record.config.small_blind}/{record.config.big_blind}, {len(record.seating)} players")
+                return
             tally.add(record)
             live.update(live_line(tally, names, total, started))
 
         try:
             result = asyncio.run(run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None,
-                                                 on_hand=hand_done, recorded=recorded, sandbox=sandbox))
+                                                 on_hand=hand_done, recorded=recorded, sandbox=sandbox,
+                                                 history=history))
         except KeyboardInterrupt:
-            click.secho(f"interrupted: {tally.hands} hands recorded" + (
+            click.secho(f"interrupted: {played[0]} hands recorded" + (
                 f"; finish with --resume --db {db.path} --match-id {spec.match_id}" if db is not None else ""),
                 err=True, fg="yellow")
             raise SystemExit(EXIT_INTERRUPTED) from None
@@ -238,6 +304,14 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
     if db is not None:
         db.finish_match(result)
     raise SystemExit(print_result(result, spec.config.big_blind, kw["json_out"], tally))
+
+
+def _check_game(settings: MatchSettings, players: int) -> None:
+    """A game the bots cannot play (a buy-in outside the range, a join list of the wrong length) is a usage error."""
+    try:
+        settings.check_game(players)
+    except SettingsError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _resumed(db: Database, match_id: str, bots: list[BotSpec], settings: MatchSettings,
@@ -294,12 +368,16 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         raise click.UsageError("--tls-cert and --tls-key go together")
     # remote bots are people's programs somewhere: give them five minutes to connect unless told otherwise
     settings = settings_from_flags(kw, MatchSettings(connect_timeout_ms=300_000))
+    _check_game(settings, len(names))
     table = seats or len(names)
     if table > MAX_SEATS:
         raise click.UsageError(f"{table} bots at one table: a table has {MIN_SEATS} to {MAX_SEATS} seats (R2.1); "
                                "give --seats to play at several tables")
     cross = 0
     if table < len(names):
+        if settings.game is not GameKind.RESET:
+            raise click.UsageError(f"--seats {table}: a {settings.game} game is played at one table (R11.5: "
+                                   "duplicate across tables is for the reset game)")
         if len(names) % table or len(names) < 2 * table:
             raise click.UsageError(f"--seats {table}: {len(names)} bots cannot fill two or more tables of {table} "
                                    "seats exactly")
@@ -315,7 +393,7 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
     tls = (Path(tls_key).read_bytes(), Path(tls_cert).read_bytes()) if tls_cert and tls_key else None
     sinks, db = _sinks(kw)
     if db is not None:
-        db.start_match(spec, [(n, "", "") for n in names], len(spec.plan(len(names))))
+        db.start_match(spec, [(n, "", "") for n in names], spec.hands_planned(len(names)))
 
     def announce(seat: RemoteSeat, peer: str, join: bot_pb2.Join) -> None:
         click.echo(f"{seat.name} connected from {peer} as {printable(join.bot_name)!r} "
@@ -337,9 +415,10 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         finally:
             await setup.server.stop()
 
-    tally = SessionTally(len(names), spec.hands_per_deal(len(names)), spec.config.big_blind,
-                         spec.cross_table(len(names)))
-    sinks.append(TallySink(tally))
+    tally = None if spec.game.is_game else SessionTally(len(names), spec.hands_per_deal(len(names)),
+                                                        spec.config.big_blind, spec.cross_table(len(names)))
+    if tally is not None:
+        sinks.append(TallySink(tally))
     try:
         result = asyncio.run(serve_match())
     except ServerError as exc:

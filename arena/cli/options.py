@@ -61,6 +61,10 @@ class _SettingType(click.ParamType[Any]):
 
 def _default(setting: Setting) -> str:
     value = getattr(MatchSettings(), setting.attr)
+    if setting.attr == "buy_in":
+        return "a fifth of the stack..the stack"
+    if setting.attr in ("levels", "join_at", "leave_at") and not value:
+        return "none"
     if isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, int) for v in value):
         return f"{value[0]}/{value[1]}"
     if hasattr(value, "value"):
@@ -105,6 +109,7 @@ def settings_from_flags(kw: dict[str, Any], base: MatchSettings | None = None) -
     settings = (base or MatchSettings()).replace(**changes)
     try:
         settings.table_config()
+        settings.game_rules()
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
     return settings

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from arena.cli.leaderboard import DEFAULT_DB, open_db
-from arena.ratings.estimators import Estimator, adjusted_payoffs
+from arena.ratings.estimators import ADJUSTED, Estimator, adjusted_payoffs
 from arena.ratings.sessions import bot_key
 from arena.records.db import Database
 from arena.records.phh_sink import PhhDirSink
@@ -21,10 +21,10 @@ def _matches(db_ids: list[str], wanted: tuple[str, ...], db_path: str) -> list[s
     return list(wanted) or db_ids
 
 
-def allin_summary(db: Database, match_id: str) -> str:
-    """The match's all-in EV figures, recomputed from the hands just verified: how many all-in hands were
-    rescored, and each bot's net chips as dealt and by all-in EV."""
-    adjusted = adjusted_payoffs(db, match_id, Estimator.ALLIN)
+def adjusted_summary(db: Database, match_id: str, estimator: Estimator) -> str:
+    """A match's ``estimator`` figures, recomputed from the hands just verified: how many hands it rescored, and
+    each bot's net chips as dealt and by the estimate."""
+    adjusted = adjusted_payoffs(db, match_id, estimator)
     if not adjusted:
         return ""
     names = [bot_key(n, v) for n, v in db.participants(match_id)]
@@ -35,9 +35,10 @@ def allin_summary(db: Database, match_id: str) -> str:
         for seat, participant in enumerate(hand.seating):
             raw[participant] += hand.payoffs[seat]
             ev[participant] += payoffs[seat]
-    nets = ", ".join(f"{name} {r:+,.0f} as dealt, {e:+,.0f} by all-in EV" for name, r, e in zip(names, raw, ev,
-                                                                                                 strict=True))
-    return f"all-in EV recomputed: {len(adjusted)} all-in hands rescored; {nets}"
+    nets = ", ".join(f"{name} {r:+,.0f} as dealt, {e:+,.0f} by {estimator.label}"
+                     for name, r, e in zip(names, raw, ev, strict=True))
+    what = "all-in hands" if estimator is Estimator.ALLIN else "hands"
+    return f"{estimator.label} recomputed: {len(adjusted)} {what} rescored; {nets}"
 
 
 @click.command()
@@ -45,8 +46,8 @@ def allin_summary(db: Database, match_id: str) -> str:
 @click.option("--match", "match_ids", multiple=True, help="Only these matches (repeat); default: all.")
 @click.option("--commitment", default=None, help="The commitment published before the match (one --match).")
 def verify(db_path: str, match_ids: tuple[str, ...], commitment: str | None) -> None:
-    """Re-deal recorded matches from their seeds and check every card and chip, and recompute the all-in EV
-    figures from the verified hands; exit 1 on any difference."""
+    """Re-deal recorded matches from their seeds and check every card and chip, and recompute the
+    variance-reduced figures (all-in EV, AIVAT) from the verified hands; exit 1 on any difference."""
     db = open_db(db_path)
     ids = _matches(db.match_ids(), match_ids, db_path)
     if commitment and len(ids) != 1:
@@ -61,9 +62,10 @@ def verify(db_path: str, match_ids: tuple[str, ...], commitment: str | None) -> 
             note = f"; incomplete: {result.incomplete}" if result.incomplete else ""
             click.echo(f"ok    {match_id}: {result.hands} hands re-dealt from the seed, every card and chip "
                        f"agrees{note}")
-            rescored = allin_summary(db, match_id)
-            if rescored:
-                click.echo(f"      {rescored}")
+            for estimator in ADJUSTED:
+                rescored = adjusted_summary(db, match_id, estimator)
+                if rescored:
+                    click.echo(f"      {rescored}")
         else:
             bad += 1
             click.echo(f"FAIL  {match_id}: {len(result.problems)} problems")

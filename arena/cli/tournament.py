@@ -52,7 +52,8 @@ def play_tournament(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console(), disable=not show_progress, transient=False,
     ) as bars:
-        hands = bars.add_task("hands", total=hands_to_play(config, db))
+        # a cash game's or a freezeout's length is known only once it is over: no total for those hands
+        hands = bars.add_task("hands", total=None if config.game.is_game else hands_to_play(config, db))
         matches = bars.add_task("matches", total=len(scheduled))
 
         def hand_done(record: HandRecord) -> None:

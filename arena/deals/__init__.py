@@ -1,7 +1,7 @@
 """Layer 3: deals. A match seed gives every hand's deck; duplicate schedules replay each deck in every seat order."""
 
 from arena.deals.schedule import DealPlan, cross_table_plan, duplicate_plan, rotations
-from arena.deals.seed import commitment, deck_for_hand, derive_seed, new_seed, verify_commitment
+from arena.deals.seed import commitment, deck_for_hand, derive_seed, new_seed, policy_draw, verify_commitment
 
 __all__ = [
     "DealPlan",
@@ -11,6 +11,7 @@ __all__ = [
     "derive_seed",
     "duplicate_plan",
     "new_seed",
+    "policy_draw",
     "rotations",
     "verify_commitment",
 ]

@@ -14,6 +14,7 @@ import struct
 from collections.abc import Iterator
 
 _DECK_TAG = b"arena-deck-v1"
+_POLICY_TAG = b"arena-policy-v1"
 _COMMIT_TAG = b"arena-seed-commitment-v1:"
 
 
@@ -35,6 +36,13 @@ def verify_commitment(seed: str, published: str) -> bool:
 def derive_seed(seed: str, label: str) -> str:
     """A seed for one part of a larger event (a tournament's match), fixed by the event's seed and the label."""
     return hmac.new(seed.encode("utf-8"), b"arena-derive-v1:" + label.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def policy_draw(seed: str, hand_number: int, step: int) -> float:
+    """A uniform number in [0, 1) for the mixed action at ``step`` (events so far) of hand ``hand_number``: the
+    referee draws a bot's mixed action with it (arena.referee.table), and anyone re-draws it from the published seed."""
+    digest = hmac.digest(seed.encode("utf-8"), b"%s:%d:%d" % (_POLICY_TAG, hand_number, step), "sha256")
+    return (int.from_bytes(digest[:8], "big") >> 11) / float(1 << 53)
 
 
 _EIGHT_WORDS = struct.Struct(">8I")  # a SHA-256 digest as eight big-endian 32-bit words

@@ -83,6 +83,14 @@ class LegalActions:
             return self.max_raise_to > 0 and self.min_raise_to <= action.amount <= self.max_raise_to
         return True  # ALL_IN: the top raise, else a call, else a check
 
+    def concrete(self, action: Action) -> Action:
+        """``action`` as the engine plays it: ALL_IN becomes the top raise, else a call, else a check."""
+        if action.kind is not ActionKind.ALL_IN:
+            return action if action.kind is ActionKind.RAISE else Action(action.kind)
+        if self.max_raise_to > 0:
+            return Action(ActionKind.RAISE, self.max_raise_to)
+        return Action(ActionKind.CALL) if self.call_amount > 0 else Action(ActionKind.CHECK)
+
 
 class EventKind(enum.IntEnum):
     """Kinds of events a hand produces, in the order they happen."""

@@ -88,6 +88,17 @@ class Hand:
         if self.to_act is None:
             self._end_round()
 
+    def copy(self) -> Hand:
+        """An independent copy of the hand as it stands (to try an action without playing it)."""
+        twin = object.__new__(Hand)
+        twin.__dict__.update(self.__dict__)
+        for name in ("stacks", "bets", "committed", "dead", "folded", "board", "events", "hole", "_acted_at"):
+            setattr(twin, name, list(getattr(self, name)))
+        twin.shown = dict(self.shown)
+        twin.hand_values = dict(self.hand_values)
+        twin.payoffs = list(self.payoffs) if self.payoffs is not None else None
+        return twin
+
     # ----------------------------------------------------------------- public queries
 
     @property

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.referee import GameKind
 from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping, read_toml
 
 LEAGUE_KEYS = ("name", "grpc", "http", "seats", "matches_at_once", "matches_per_bot", "matchmaking", "ratings", "tls",
@@ -93,6 +94,11 @@ class LeagueConfig:
             seats = check_seats(data.get("seats", 2), f"{where}: seats")
         except SettingsError as exc:
             raise LeagueConfigError(str(exc)) from None
+        if match.game is not GameKind.RESET:
+            raise LeagueConfigError(
+                f"{where}: game = {match.game.value!r}: a league plays the reset game (R11.2); its online ratings "
+                "count duplicate-free sessions of hands, not finishing orders, so cash games and freezeouts are not "
+                "offered in a league yet (arena match, serve and tournament play them)")
         if match.duplicate:
             raise LeagueConfigError(
                 f"{where}: duplicate = true: a league's bots are remote and can remember a deal, so every hand is "

@@ -129,9 +129,18 @@ def _messages(key: GameKey, cavity: list[tuple[float, float]], model: Model) -> 
     for two players the same formulas without its objects (``_heads_up``; a test holds them to TTT's)."""
     if len(key) == 2:
         return _heads_up(key, cavity, model)
-    teams = [[ttt.Player(ttt.Gaussian(tau / pi, pi ** -0.5), model.beta, 0.0)] for tau, pi in cavity]
-    game = ttt.Game(teams, [-place for _, place in key], model.draw_probability)
-    return [(float(likelihood.tau), float(likelihood.pi)) for (likelihood,) in game.likelihoods]
+    # The teams go to TTT in finishing order: trueskillthroughtime 1.1 hands a game of three or more teams its
+    # messages back in the wrong order when sorting them by result is not its own inverse (its likelihood_teams
+    # returns t[o[e]] where team e's is t[o^-1[e]]), e.g. places (0, 2, 1); in finishing order o is the identity.
+    order = sorted(range(len(key)), key=lambda i: key[i][1])  # stable: tied players keep their order
+    teams = [[ttt.Player(ttt.Gaussian(cavity[i][0] / cavity[i][1], cavity[i][1] ** -0.5), model.beta, 0.0)]
+             for i in order]
+    game = ttt.Game(teams, [-key[i][1] for i in order], model.draw_probability)
+    out = [(0.0, 0.0)] * len(key)
+    for position, i in enumerate(order):
+        (likelihood,) = game.likelihoods[position]
+        out[i] = (float(likelihood.tau), float(likelihood.pi))
+    return out
 
 
 @functools.cache

@@ -13,12 +13,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from arena.ratings.estimators import Estimator
+from arena.ratings.games import Standing, standings
 from arena.ratings.play_stats import PlayStats, play_stats
 from arena.ratings.sessions import Session, bot_key, load_sessions
 from arena.ratings.stats import WinRate, crosstable, win_rates
 from arena.ratings.system import Rating, RatingPoint, RatingSystem
 from arena.ratings.trueskill_ratings import TrueSkill
 from arena.records.db import Database
+from arena.referee.game import GameKind, GameResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +34,8 @@ class Row:
     stats: PlayStats | None
     flags: dict[str, int] = field(default_factory=dict)  # matches it never connected to, crashed in, ... (BotOutcome)
     allin: WinRate | None = None  # the win rate with all-in hands scored by their EV (arena.ratings.allin)
+    aivat: WinRate | None = None  # the win rate with the luck of the cards taken out (arena.ratings.aivat)
+    games: Standing | None = None  # cash games and freezeouts: games, wins, in the money, mean place
 
     @property
     def flag_text(self) -> str:
@@ -99,14 +103,27 @@ def build_leaderboard(
     history = system.history(sessions, history_points) if history_points > 0 else {}
     rates = win_rates(sessions)
     allin = win_rates(load_sessions(db, ids, estimator=Estimator.ALLIN))
+    aivat = win_rates(load_sessions(db, ids, estimator=Estimator.AIVAT))
     stats = play_stats(db, ids)
     ordered = rank_bots(system, ratings, rates)
     flags = bot_flags(db, ids)
-    rows = tuple(Row(i + 1, bot, ratings[bot], rates[bot], stats.get(bot), flags.get(bot, {}), allin.get(bot))
+    played = game_standings(db, ids)
+    rows = tuple(Row(i + 1, bot, ratings[bot], rates[bot], stats.get(bot), flags.get(bot, {}), allin.get(bot),
+                     aivat.get(bot), played.get(bot))
                  for i, bot in enumerate(ordered))
     unrated = {bot: f for bot, f in flags.items() if bot not in ratings}
     return Leaderboard(rows, crosstable(sessions), history, matches_summary(db, ids), len(sessions), time.time(),
                        system, unrated)
+
+
+def game_standings(db: Database, match_ids: list[str]) -> dict[str, Standing]:
+    """Each bot's standing over the finished cash games and freezeouts of the matches (arena.ratings.games)."""
+    games: list[tuple[list[str], GameResult]] = []
+    for match_id in match_ids:
+        if db.game_kind(match_id) is not GameKind.RESET:
+            names = [bot_key(n, v) for n, v in db.participants(match_id)]
+            games.extend((names, g) for g in db.game_results(match_id))
+    return standings(games)
 
 
 def bot_flags(db: Database, match_ids: list[str]) -> dict[str, dict[str, int]]:
@@ -173,6 +190,8 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
                 **{c.key: r.rating[c.key] for c in system.columns},
                 **rate(r.win_rate),
                 "allin_ev": rate(r.allin) if r.allin is not None else None,
+                "aivat": rate(r.aivat) if r.aivat is not None else None,
+                "games": r.games.as_json() if r.games is not None else None,
                 "stats": asdict(r.stats) if r.stats else None,
                 "flags": r.flags,
             }

@@ -1,5 +1,10 @@
 """Duplicate sessions: the unit of every statistic. A session is one deal played in every seat rotation, so the
 luck of the cards cancels out; its hands are not independent samples, the session is (RULES.md R11.2).
+
+A cash game's or a freezeout's hands depend on each other, so there the game is the unit (R11.5 compares game
+against game): a finished freezeout is one session whose bots are placed by their finishing order (R11.4, ties
+shared), a cash game's duplicate set (the game in every rotation) one session placed by chips won over its
+rotations; a session's chips and hands are then the games' (arena.ratings.games).
 """
 
 from __future__ import annotations
@@ -10,7 +15,9 @@ from dataclasses import dataclass, field
 
 from arena.ratings.cross import cross_table_scores
 from arena.ratings.estimators import Estimator, adjusted_payoffs
+from arena.ratings.games import game_places
 from arena.records.db import Database, HandResult
+from arena.referee.game import GameKind, GameResult
 
 
 def bot_key(name: str, version: str) -> str:
@@ -29,6 +36,7 @@ class Session:
     chips: dict[str, float] = field(default_factory=dict)  # whole chips, or a cross-table score
     hands: dict[str, int] = field(default_factory=dict)
     complete: bool = True
+    finish: dict[str, int] | None = None  # a freezeout's finishing places (0 first, equal places drawn)
 
     def mbb_per_hand(self, bot: str) -> float:
         """The bot's win rate in this session, in thousandths of a big blind per hand."""
@@ -36,7 +44,9 @@ class Session:
 
     def places(self) -> dict[str, int]:
         """Each bot's place by its total chips over the session's rotations: 0 for the most; equal totals share a
-        place (a draw)."""
+        place (a draw); a freezeout's by its finishing order."""
+        if self.finish is not None:
+            return dict(self.finish)
         totals = sorted(set(self.chips.values()), reverse=True)
         return {bot: totals.index(chips) for bot, chips in self.chips.items()}
 
@@ -54,6 +64,11 @@ def load_sessions(db: Database, match_ids: list[str] | None = None, complete_onl
     for match_id in match_ids if match_ids is not None else db.match_ids():
         spec = db.match_spec(match_id)
         names = [bot_key(n, v) for n, v in db.participants(match_id)]
+        if spec.game.is_game:
+            for session in game_sessions(db, match_id, names, spec.config.big_blind):
+                session.order = len(sessions)
+                sessions.append(session)
+            continue
         per_deal = spec.hands_per_deal(len(names))
         cross = spec.cross_table(len(names))
         by_deal: dict[int, list[HandResult]] = defaultdict(list)
@@ -83,3 +98,34 @@ def load_sessions(db: Database, match_ids: list[str] | None = None, complete_onl
             session.order = len(sessions)
             sessions.append(session)
     return sessions
+
+
+def game_sessions(db: Database, match_id: str, names: list[str], big_blind: int) -> list[Session]:
+    """The sessions of a cash game's or a freezeout's match: one per finished freezeout (placed by its finishing
+    order), one per cash game's duplicate set of finished games (placed by chips); see the module docstring."""
+    results = [g for g in db.game_results(match_id) if g.finished]
+    out: list[Session] = []
+    if not results:
+        return out
+    if results[0].kind is GameKind.FREEZEOUT:
+        rotations = 1 + max(g.rotation for g in results)
+        for g in results:  # a session's "deal" numbers the game: game by game, rotation by rotation
+            session = Session(match_id, g.game * rotations + g.rotation, 0, big_blind, finish=game_places(g, names))
+            for p, bot in enumerate(names):
+                if g.hands[p]:
+                    session.chips[bot] = g.net(p)
+                    session.hands[bot] = g.hands[p]
+            out.append(session)
+        return out
+    by_game: dict[int, list[GameResult]] = defaultdict(list)
+    for g in results:
+        by_game[g.game].append(g)
+    for game, played in sorted(by_game.items()):
+        session = Session(match_id, game, 0, big_blind)
+        for g in played:
+            for p, bot in enumerate(names):
+                if g.hands[p]:
+                    session.chips[bot] = session.chips.get(bot, 0) + g.net(p)
+                    session.hands[bot] = session.hands.get(bot, 0) + g.hands[p]
+        out.append(session)
+    return out

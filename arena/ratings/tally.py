@@ -3,21 +3,23 @@ result tables (the same per-session samples as ``arena.ratings.sessions`` reads 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
-from arena.ratings.allin import allin_payoffs, runout_point
+from arena.ratings.allin import runout_point
 from arena.ratings.cross import cross_table_scores
-from arena.ratings.estimators import Estimator
+from arena.ratings.estimators import ADJUSTED, Estimator, per_hand
 from arena.ratings.stats import WinRate, win_rate
 from arena.referee import HandRecord
 
 
 class SessionTally:
     """Chips per participant per deal; a deal counts as a session once all its ``rotations`` hands are in (its
-    tables, with ``cross_table``: then each bot's chips are its cross-table score, arena.ratings.cross). All-in EV
-    (arena.ratings.allin) is worked out only when its win rate is asked for, and only for the hands that ended
-    all-in: a session's all-in EV sample is its raw one plus the change the rescored hands make, since a session's
-    chips (and a cross-table score) are sums of its hands' payoffs."""
+    tables, with ``cross_table``: then each bot's chips are its cross-table score, arena.ratings.cross). The
+    variance-reduced figures (arena.ratings.estimators) are worked out only when asked for, for the sessions not
+    done yet: a session's adjusted sample is its raw one plus the change its rescored hands make, since a session's
+    chips (and a cross-table score) are sums of its hands' payoffs. The hands of finished sessions are kept for that
+    without their events (an all-in hand with them: all-in EV reads them)."""
 
     def __init__(self, participants: int, rotations: int, big_blind: int, cross_table: bool = False) -> None:
         self.participants = participants
@@ -26,11 +28,13 @@ class SessionTally:
         self.cross_table = cross_table
         self.hands = 0
         self._open: dict[int, tuple[list[float], list[int]]] = {}  # deal -> (chips, hands) per participant
-        self._hands_of: dict[int, list[HandRecord]] = {}  # deal -> its hands so far (across tables; or all-ins)
+        self._hands_of: dict[int, list[HandRecord]] = {}  # deal -> its hands so far (across tables)
         self._samples: list[list[float]] = [[] for _ in range(participants)]
         self._session_hands = [0] * participants
-        self._rescore: list[tuple[list[HandRecord], list[int], dict[int, int]]] = []  # all-ins of finished sessions
-        self._allin_delta: list[dict[int, float]] = [{} for _ in range(participants)]  # sample index -> change
+        self._finished: list[tuple[list[HandRecord], list[int], dict[int, int]]] = []  # sessions, in order
+        self._done = dict.fromkeys(ADJUSTED, 0)  # sessions of ``_finished`` rescored, per estimator
+        self._delta: dict[Estimator, list[dict[int, float]]] = {
+            e: [{} for _ in range(participants)] for e in ADJUSTED}  # sample index -> change
 
     def add(self, record: HandRecord) -> None:
         """One finished hand."""
@@ -39,34 +43,33 @@ class SessionTally:
         for seat, participant in enumerate(record.seating):
             chips[participant] += record.payoffs[seat]
             hands[participant] += 1
-        if self.cross_table or runout_point(record) is not None:
-            self._hands_of.setdefault(record.deal, []).append(record)
+        kept = record if runout_point(record) is not None else dataclasses.replace(record, events=())
+        played = self._hands_of.setdefault(record.deal, [])
+        played.append(kept)
         if self.cross_table:
-            if len(self._hands_of[record.deal]) < self.rotations:
+            if len(played) < self.rotations:
                 return
-            for participant, score in cross_table_scores(
-                    (h.seating, h.payoffs) for h in self._hands_of[record.deal]).items():
+            for participant, score in cross_table_scores((h.seating, h.payoffs) for h in played).items():
                 chips[participant] = score
         if sum(hands) >= self.rotations * len(record.seating):
             del self._open[record.deal]
-            played = self._hands_of.pop(record.deal, [])
+            del self._hands_of[record.deal]
             indices = {}
             for p in range(self.participants):
                 if hands[p]:
                     indices[p] = len(self._samples[p])
                     self._samples[p].append(1000.0 * chips[p] / self.big_blind / hands[p])
                     self._session_hands[p] += hands[p]
-            if any(runout_point(h) is not None for h in played):
-                self._rescore.append((played, hands, indices))
+            self._finished.append((played, hands, indices))
 
-    def _rescore_allins(self) -> None:
-        """Work out the all-in EV change of every finished session not done yet."""
-        for played, hands, indices in self._rescore:
+    def _rescore(self, estimator: Estimator) -> None:
+        """Work out ``estimator``'s change of every finished session not done yet."""
+        scored = per_hand(estimator)
+        for played, hands, indices in self._finished[self._done[estimator]:]:
             deltas = []
             for hand in played:
-                expected = allin_payoffs(hand) if runout_point(hand) is not None else None
-                change = [e - r for e, r in zip(expected, hand.payoffs, strict=True)] if expected else \
-                    [0.0] * len(hand.payoffs)
+                expected = scored(hand)
+                change = [e - r for e, r in zip(expected, hand.payoffs, strict=True)]
                 deltas.append((hand.seating, change))
             if self.cross_table:
                 by_participant = cross_table_scores(deltas)
@@ -76,8 +79,11 @@ class SessionTally:
                     for seat, participant in enumerate(seating):
                         by_participant[participant] += change[seat]
             for p, index in indices.items():
-                self._allin_delta[p][index] = 1000.0 * by_participant.get(p, 0.0) / self.big_blind / hands[p]
-        self._rescore.clear()
+                self._delta[estimator][p][index] = 1000.0 * by_participant.get(p, 0.0) / self.big_blind / hands[p]
+        self._done[estimator] = len(self._finished)
+        if all(done == len(self._finished) for done in self._done.values()):
+            self._finished.clear()
+            self._done = dict.fromkeys(ADJUSTED, 0)
 
     def add_all(self, records: Iterable[HandRecord]) -> SessionTally:
         """Hands recorded before (a resumed match); returns the tally."""
@@ -93,8 +99,8 @@ class SessionTally:
     def win_rate(self, participant: int, estimator: Estimator = Estimator.RAW) -> WinRate:
         """A participant's mbb/hand over the complete sessions, with its 95% CI, by ``estimator``."""
         samples = self._samples[participant]
-        if estimator is Estimator.ALLIN:
-            self._rescore_allins()
-            delta = self._allin_delta[participant]
+        if estimator is not Estimator.RAW:
+            self._rescore(estimator)
+            delta = self._delta[estimator][participant]
             samples = [sample + delta.get(i, 0.0) for i, sample in enumerate(samples)]
         return win_rate(samples, self._session_hands[participant])

@@ -5,7 +5,9 @@ Tables: ``bots`` (name, version, language), ``matches`` (seed, commitment, table
 ``match_bots`` (who sat in a match), ``joins`` (what each participant's bot said of itself in its Join),
 ``hands`` (deal, rotation, button, deck, board), ``hand_seats`` (each seat's bot, hole cards, payoff), ``actions``
 (every event of the hand, with how the referee got each decision), ``violations``; ``registered_bots`` holds a
-league's bots (owner, the hash of each one's API key: arena.records.registry).
+league's bots (owner, the hash of each one's API key: arena.records.registry). A cash game's or a freezeout's match
+keeps its rules in ``matches.game``, each hand whose table differs from the match's (a freezeout's blind level) its
+own in ``hands.config``, and ``game_results`` how every game ended for every player (places, R11.4).
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from arena.cards import format_cards, parse_cards
 from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
 from arena.records.vault import SeedVault
 from arena.referee import ClockPolicy, DecisionRecord, HandRecord, Introduction
+from arena.referee.game import EndReason, GameKind, GameResult, GameRules
 from arena.referee.match import MatchResult, MatchSpec, ParticipantResult
 from arena.referee.status import BotOutcome, MatchKind, MatchStatus
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 ARENA_TABLES = {"meta", "bots", "matches", "match_bots", "hands", "hand_seats", "actions", "violations"}
 
 SCHEMA = """
@@ -55,7 +58,8 @@ CREATE TABLE IF NOT EXISTS matches (
     duplicate INTEGER NOT NULL,
     all_orders INTEGER NOT NULL,
     policy TEXT NOT NULL,
-    seats INTEGER NOT NULL DEFAULT 0
+    seats INTEGER NOT NULL DEFAULT 0,
+    game TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS match_bots (
     match_id TEXT NOT NULL REFERENCES matches(id),
@@ -84,6 +88,7 @@ CREATE TABLE IF NOT EXISTS hands (
     board TEXT NOT NULL,
     started_at REAL NOT NULL,
     finished_at REAL NOT NULL,
+    config TEXT,
     PRIMARY KEY (match_id, hand_number)
 );
 CREATE TABLE IF NOT EXISTS hand_seats (
@@ -113,6 +118,7 @@ CREATE TABLE IF NOT EXISTS actions (
     elapsed_ms REAL,
     request_id INTEGER,
     rejected TEXT,
+    policy TEXT,
     PRIMARY KEY (match_id, hand_number, seq),
     FOREIGN KEY (match_id, hand_number) REFERENCES hands(match_id, hand_number)
 );
@@ -122,6 +128,20 @@ CREATE TABLE IF NOT EXISTS violations (
     participant INTEGER NOT NULL,
     kind TEXT NOT NULL,
     detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS game_results (
+    match_id TEXT NOT NULL REFERENCES matches(id),
+    game INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    participant INTEGER NOT NULL,
+    place INTEGER,
+    hands INTEGER NOT NULL,
+    bought_in INTEGER NOT NULL,
+    final_stack INTEGER NOT NULL,
+    eliminated INTEGER,
+    hands_played INTEGER NOT NULL,
+    end_reason TEXT NOT NULL,
+    PRIMARY KEY (match_id, game, rotation, participant)
 );
 CREATE TABLE IF NOT EXISTS registered_bots (
     name TEXT PRIMARY KEY,
@@ -141,6 +161,25 @@ def config_to_json(config: TableConfig) -> str:
     data["structure"] = config.structure.value
     data["ante_mode"] = config.ante_mode.value
     return json.dumps(data, sort_keys=True)
+
+
+def _game_json(spec: MatchSpec) -> str:
+    """A match's game as stored in ``matches.game``: its rules and its ``hands`` (a cash game's length); ''
+    for the reset game."""
+    if not spec.game.is_game:
+        return ""
+    data = json.loads(spec.game.to_json())
+    data["match_hands"] = spec.hands
+    return json.dumps(data, sort_keys=True)
+
+
+def _game_from(text: str) -> tuple[GameRules, int]:
+    """The inverse of ``_game_json``: the rules and the match's ``hands`` (0 for the reset game)."""
+    if not text:
+        return GameRules(), 0
+    data = json.loads(text)
+    hands = int(data.pop("match_hands"))
+    return GameRules.from_json(json.dumps(data)), hands
 
 
 def config_from_json(text: str) -> TableConfig:
@@ -207,6 +246,7 @@ class Database:
             raise DatabaseError(f"no database at {self.path} (record one with --db, e.g. arena match ... --db "
                                 f"{self.path})")
         self.vault = SeedVault(self.path)
+        self._configs: dict[str, TableConfig] = {}
         try:
             self.conn = self._connect()
             self._check_schema()
@@ -248,12 +288,16 @@ class Database:
             if version > SCHEMA_VERSION:
                 raise DatabaseError(f"{self.path} was written by a newer arena (schema {version}; this one reads "
                                     f"up to {SCHEMA_VERSION})")
-            missing = ARENA_TABLES - tables
-            if missing and version == SCHEMA_VERSION:
+            missing = ARENA_TABLES - tables  # the tables of every schema version
+            if missing:
                 raise DatabaseError(f"{self.path} lacks the tables {', '.join(sorted(missing))}: damaged")
         if self.read_only:
             if version == 0:
                 raise DatabaseError(f"{self.path} is empty: no arena database was recorded there")
+            if version < SCHEMA_VERSION:
+                raise DatabaseError(f"{self.path} was written by an older arena (schema {version}; this one writes "
+                                    f"{SCHEMA_VERSION}): any command that records or verifies upgrades it in place, "
+                                    f"e.g. arena verify --db {self.path}")
             return
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -266,8 +310,19 @@ class Database:
                 for column in ("outcome", "detail"):
                     self.conn.execute(f"ALTER TABLE match_bots ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
                 self.conn.execute("ALTER TABLE matches ADD COLUMN seats INTEGER NOT NULL DEFAULT 0")
+            if 0 < version < 3:  # schema 3 records the mixed action a decision was drawn from
+                self._add_column("actions", "policy", "TEXT")
+            if 0 < version < 4:  # schema 4: cash games and freezeouts (R11.3, R11.4), each hand's own table
+                self._add_column("matches", "game", "TEXT NOT NULL DEFAULT ''")
+                self._add_column("hands", "config", "TEXT")
             self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
                               (str(SCHEMA_VERSION),))
+
+    def _add_column(self, table: str, column: str, declaration: str) -> None:
+        """Add a column an older schema lacks (unless it is there already)."""
+        columns = {r["name"] for r in self.conn.execute(f"PRAGMA table_info({table})")}
+        if column not in columns:
+            self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def close(self) -> None:
         """Close the connection."""
@@ -313,12 +368,13 @@ class Database:
                 return
             self.conn.execute(
                 "INSERT INTO matches(id, kind, tournament, created_at, status, seed, commitment, config,"
-                " starting_stack, hands_total, duplicate, all_orders, policy, seats)"
-                " VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?)",
+                " starting_stack, hands_total, duplicate, all_orders, policy, seats, game)"
+                " VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     spec.match_id, kind, tournament, time.time(), MatchStatus.RUNNING, spec.commitment,
                     config_to_json(spec.config), spec.starting_stack, hands_total, int(spec.duplicate),
                     int(spec.all_orders), json.dumps(asdict(spec.policy)), spec.seats,
+                    _game_json(spec),
                 ),
             )
             for participant, (name, version, command) in enumerate(bots):
@@ -330,13 +386,15 @@ class Database:
     def hand_finished(self, record: HandRecord) -> None:
         """Store one finished hand in one transaction (the HandSink interface)."""
         by_event = {d.event_index: d for d in record.decisions}
+        own = None if record.config == self._match_config(record.match_id) else config_to_json(record.config)
         with self.transaction():
             self.conn.execute(
                 "INSERT INTO hands(match_id, hand_number, deal, rotation, table_id, button, deck, board, started_at,"
-                " finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " finished_at, config) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.match_id, record.hand_number, record.deal, record.rotation, record.table_id, record.button,
                     format_cards(record.deck), format_cards(record.board), record.started_at, record.finished_at,
+                    own,
                 ),
             )
             self.conn.executemany(
@@ -361,10 +419,11 @@ class Database:
                     decision.elapsed_ms if decision else None,
                     decision.request_id if decision else None,
                     json.dumps(list(decision.rejected)) if decision and decision.rejected else None,
+                    _policy_json(decision.policy) if decision and decision.policy else None,
                 ))
             self.conn.executemany(
                 "INSERT INTO actions(match_id, hand_number, seq, street, seat, kind, amount, cards, all_in, pot, how,"
-                " elapsed_ms, request_id, rejected) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " elapsed_ms, request_id, rejected, policy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
             self.conn.executemany(
@@ -375,6 +434,16 @@ class Database:
                     if d.how in ("timeout", "illegal") or (d.how == "absent" and d.elapsed_ms > 0)
                 ],
             )
+
+    def _match_config(self, match_id: str) -> TableConfig | None:
+        """A match's table (kept: read once per match), to store only the hands' tables that differ from it."""
+        config = self._configs.get(match_id)
+        if config is None:
+            row = self.conn.execute("SELECT config FROM matches WHERE id = ?", (match_id,)).fetchone()
+            if row is None:
+                return None
+            config = self._configs[match_id] = config_from_json(row["config"])
+        return config
 
     def finish_match(self, result: MatchResult) -> None:
         """Record how a match ended and what each bot said of itself when it joined (``record_joined``); once it is
@@ -394,6 +463,15 @@ class Database:
                 "UPDATE match_bots SET outcome = ?, detail = ? WHERE match_id = ? AND participant = ?",
                 [(r.outcome, r.failure or "", result.match_id, i) for i, r in enumerate(result.results)],
             )
+            if result.games:
+                self.conn.execute("DELETE FROM game_results WHERE match_id = ?", (result.match_id,))
+                self.conn.executemany(
+                    "INSERT INTO game_results(match_id, game, rotation, participant, place, hands, bought_in,"
+                    " final_stack, eliminated, hands_played, end_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(result.match_id, g.game, g.rotation, p, g.places[p], g.hands[p], g.bought_in[p],
+                      g.final_stacks[p], g.eliminated[p], g.hands_played, g.end.name)
+                     for g in result.games for p in range(len(g.hands))],
+                )
         if status.over:
             self.vault.pop(result.match_id)
 
@@ -416,8 +494,9 @@ class Database:
         row = self.match_row(match_id)
         if row is None:
             raise KeyError(f"no match {match_id!r} in {self.path}")
+        game, hands = _game_from(_column(row, "game"))
         return MatchSpec(
-            match_id=match_id, seed=self.match_seed(match_id) or "", hands=row["hands_total"],
+            match_id=match_id, seed=self.match_seed(match_id) or "", hands=hands or row["hands_total"], game=game,
             config=config_from_json(row["config"]), starting_stack=row["starting_stack"],
             policy=ClockPolicy(**json.loads(row["policy"])), duplicate=bool(row["duplicate"]),
             all_orders=bool(row["all_orders"]), seats=int(row["seats"]),
@@ -616,6 +695,46 @@ class Database:
             ))
         return out
 
+    def final_stacks(self, match_id: str) -> dict[int, tuple[int, ...]]:
+        """Each recorded hand's final stacks, seat by seat, by hand number (a resumed game starts from them)."""
+        rows = self.conn.execute("SELECT hand_number, final_stack FROM hand_seats WHERE match_id = ?"
+                                 " ORDER BY hand_number, seat", (match_id,))
+        out: dict[int, list[int]] = {}
+        for r in rows:
+            out.setdefault(int(r["hand_number"]), []).append(int(r["final_stack"]))
+        return {number: tuple(stacks) for number, stacks in out.items()}
+
+    def game_results(self, match_id: str) -> list[GameResult]:
+        """How each game of a cash game's or a freezeout's match ended (recorded when the match ended), by game and
+        rotation."""
+        row = self.match_row(match_id)
+        if row is None:
+            raise KeyError(f"no match {match_id!r} in {self.path}")
+        kind = _game_from(_column(row, "game"))[0].kind
+        if kind is GameKind.RESET:
+            return []
+        rows = self.conn.execute("SELECT * FROM game_results WHERE match_id = ? ORDER BY game, rotation, participant",
+                                 (match_id,)).fetchall()
+        grouped: dict[tuple[int, int], list[sqlite3.Row]] = {}
+        for r in rows:
+            grouped.setdefault((int(r["game"]), int(r["rotation"])), []).append(r)
+        out = []
+        for (game, rotation), players in grouped.items():
+            first = players[0]
+            out.append(GameResult(
+                game=game, rotation=rotation, kind=kind, hands_played=int(first["hands_played"]),
+                end=EndReason[first["end_reason"]], places=tuple(r["place"] for r in players),
+                hands=tuple(int(r["hands"]) for r in players), bought_in=tuple(int(r["bought_in"]) for r in players),
+                final_stacks=tuple(int(r["final_stack"]) for r in players),
+                eliminated=tuple(r["eliminated"] for r in players),
+            ))
+        return out
+
+    def game_kind(self, match_id: str) -> GameKind:
+        """The game a recorded match played (the reset game for matches recorded before games existed)."""
+        row = self.match_row(match_id)
+        return _game_from(_column(row, "game"))[0].kind if row is not None else GameKind.RESET
+
     def recorded_hands(self, match_id: str) -> set[int]:
         """The hand numbers of a match already stored (a resumed match plays the others)."""
         rows = self.conn.execute("SELECT hand_number FROM hands WHERE match_id = ?", (match_id,))
@@ -661,6 +780,7 @@ class Database:
             "SELECT * FROM hands WHERE match_id = ? ORDER BY hand_number", (match_id,)
         ).fetchall()
         wanted = set(numbers) if numbers is not None else None
+        configs: dict[str, TableConfig] = {}  # a freezeout's hands share a few tables (its blind levels)
         for hand in hands:
             if wanted is not None and hand["hand_number"] not in wanted:
                 continue
@@ -678,13 +798,18 @@ class Database:
                     seat=row["seat"], participant=seating[row["seat"]], request_id=row["request_id"] or 0,
                     action=_action(events[row["seq"]]), elapsed_ms=row["elapsed_ms"] or 0.0, how=row["how"],
                     event_index=row["seq"], rejected=tuple(json.loads(row["rejected"])) if row["rejected"] else (),
+                    policy=_policy_from_json(row["policy"]) if row["policy"] else (),
                 )
                 for row in actions
                 if row["how"] is not None
             ]
+            own = _column(hand, "config")
+            if own and own not in configs:
+                configs[own] = config_from_json(own)
             yield HandRecord(
                 match_id=match_id, table_id=hand["table_id"], hand_id=f"{match_id}-{number}", hand_number=number,
-                deal=hand["deal"], rotation=hand["rotation"], seating=seating, button=hand["button"], config=config,
+                deal=hand["deal"], rotation=hand["rotation"], seating=seating, button=hand["button"],
+                config=configs[own] if own else config,
                 starting_stacks=tuple(int(s["starting_stack"]) for s in seats),
                 deck=tuple(parse_cards(hand["deck"])), hole=tuple(tuple(parse_cards(s["hole"])) for s in seats),
                 board=tuple(parse_cards(hand["board"])), events=events,
@@ -695,11 +820,25 @@ class Database:
             )
 
 
+def _column(row: sqlite3.Row, name: str) -> Any:
+    """A column that older schemas lack (a database opened read-only is never upgraded): '' when it is missing."""
+    return row[name] if name in row.keys() else ""  # noqa: SIM118 (sqlite3.Row has keys(), not __contains__)
+
+
 def _event(row: sqlite3.Row) -> Event:
     return Event(
         EventKind[row["kind"]], row["seat"], row["street"], row["amount"], tuple(parse_cards(row["cards"])),
         bool(row["all_in"]), row["pot"],
     )
+
+
+def _policy_json(policy: Sequence[tuple[Action, float]]) -> str:
+    """A mixed action as stored: ``[["RAISE", 300, 0.25], ...]``."""
+    return json.dumps([[a.kind.name, a.amount, p] for a, p in policy])
+
+
+def _policy_from_json(text: str) -> tuple[tuple[Action, float], ...]:
+    return tuple((Action(ActionKind[kind], int(amount)), float(p)) for kind, amount, p in json.loads(text))
 
 
 def _action(event: Event) -> Action:

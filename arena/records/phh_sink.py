@@ -2,17 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
-from arena.engine import Hand
+from arena.engine import EventKind, Hand
 from arena.records.phh import dump
 from arena.records.replay import hand_to_phh
 from arena.referee import HandRecord
 
 
+def _start(record: HandRecord) -> Hand:
+    """A recorded hand once its forced bets are posted: the seats that posted an entry blind (R2.4) post it again."""
+    entries = [e.seat for e in record.events if e.kind is EventKind.POST_ENTRY_BLIND]
+    return Hand(record.config, list(record.starting_stacks), list(record.deck), button=record.button,
+                entry_blinds=entries)
+
+
+def replay_steps(record: HandRecord) -> Iterator[Hand]:
+    """Replay a hand record through the engine (its deck and its decisions): the one hand, yielded once after the
+    forced bets and again after each decision (for estimators that look at the hand as it went)."""
+    hand = _start(record)
+    yield hand
+    for decision in record.decisions:
+        hand.act(decision.seat, decision.action)
+        yield hand
+
+
 def rebuild_hand(record: HandRecord) -> Hand:
     """Replay a hand record through the engine (its deck and its decisions) to get the finished hand back."""
-    hand = Hand(record.config, list(record.starting_stacks), list(record.deck), button=record.button)
+    hand = _start(record)
     for decision in record.decisions:
         hand.act(decision.seat, decision.action)
     return hand

@@ -27,6 +27,8 @@ What PokerKit still does differently, so that no writer can make it replay those
 * short all-ins: where RULES.md and PokerKit disagree on reopening the betting (R7.4) or on the fixed-limit cap
   (R7.6), PokerKit refuses a raise that arena allowed (tests/engine/test_pokerkit_differential.py, ``B`` and ``C``).
 * heads-up with the small blind equal to the big blind: PokerKit asks the big blind to act first pre-flop.
+* a cash game's entry blind (R2.4), a live big blind posted out of position: PHH has no such post, so arena writes
+  it in ``_arena_entry_blinds`` (``ENTRY_BLINDS_FIELD``), which its replay reads and PokerKit ignores.
 
 The engine's replay reads both orders: the show-down before the run-out (PokerKit's, and that of the 94 all-in
 conformance hands) and after it (as arena wrote it before); it does not depend on where the ``sm`` lines are.
@@ -53,6 +55,11 @@ from arena.engine import (
 )
 from arena.engine.deck import build_deck
 from arena.records.phh import STRUCTURE_FIELD, PhhAction, PhhError, PhhHand, format_action
+
+ENTRY_BLINDS_FIELD = "_arena_entry_blinds"
+"""A cash game's entry blinds (R2.4): the players (1 is p1) who posted a live big blind out of position on joining.
+PHH has no such post (a blind beyond the big blind is a straddle, which moves the first action); arena writes it in
+this user-defined field and replays it, PokerKit ignores it and so replays such a hand without the post."""
 
 
 class ReplayError(Exception):
@@ -130,8 +137,12 @@ def replay(phh: PhhHand) -> Hand:
     except PhhError as exc:
         raise ReplayError(str(exc)) from None
     config = table_config(phh)
+    entries = phh.extra.get(ENTRY_BLINDS_FIELD, [])
+    if not isinstance(entries, list) or not all(isinstance(e, int) and 1 <= e <= n for e in entries):
+        raise ReplayError(f"{ENTRY_BLINDS_FIELD} = {entries!r}: expected players by number (1 is p1)")
     try:
-        hand = Hand(config, phh.starting_stacks, _deck(phh, actions), button=n - 1)
+        hand = Hand(config, phh.starting_stacks, _deck(phh, actions), button=n - 1,
+                    entry_blinds=[e - 1 for e in entries])
     except (RuleError, DeckError) as exc:
         raise ReplayError(_phh_names(str(exc))) from None
     dealt_board = 0
@@ -307,6 +318,9 @@ def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, A
     fields: dict[str, Any] = {}
     if cfg.structure is Structure.POT_LIMIT:
         fields[STRUCTURE_FIELD] = "pot-limit"
+    entries = sorted(index[e.seat] + 1 for e in hand.events if e.kind is EventKind.POST_ENTRY_BLIND)
+    if entries:
+        fields[ENTRY_BLINDS_FIELD] = entries
     if players is not None:
         fields["players"] = [players[seat] for seat in order]
     fields.update(extra or {})

@@ -13,17 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.deals import DealPlan, commitment, cross_table_plan, deck_for_hand, duplicate_plan, rotations
+from arena.deals import DealPlan, commitment, cross_table_plan, deck_for_hand, duplicate_plan, policy_draw, rotations
 from arena.engine import ConfigError, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee.clock import BotClock, ClockPolicy
+from arena.referee.game import RESET, Game, GameHand, GameResult, GameRules
 from arena.referee.gate import TableGate
 from arena.referee.records import HandRecord, HandSink
 from arena.referee.seat import Introduction, Seat
@@ -37,7 +39,9 @@ DECKS_KEPT = 4096  # decks kept for a deal's other rotations: far more than the 
 
 @dataclass(frozen=True, slots=True)
 class MatchSpec:
-    """What a match is: its table, its length and its seed. Stacks reset to ``starting_stack`` every hand (R11.2)."""
+    """What a match is: its table, its length, its seed and its game. In the reset game stacks reset to
+    ``starting_stack`` every hand (R11.2); in a cash game or a freezeout (``game``, arena.referee.game) they carry
+    over and ``hands`` is a cash game's length."""
 
     match_id: str
     seed: str
@@ -50,8 +54,12 @@ class MatchSpec:
     table_id: str = "table-1"
     seats: int = 0  # seats per table; fewer than the bots: duplicate across tables (cross_table_plan)
     tables: int = 1  # tables played side by side by the same seats (each bot connection hosts that many)
+    game: GameRules = RESET
 
     def __post_init__(self) -> None:
+        if self.game.is_game and self.seats:
+            raise ConfigError("R11.5", f"a {self.game.kind} game is played at one table: duplicate across tables "
+                                       "(seats fewer than bots) is for the reset game")
         if self.hands < 1:
             raise ValueError(f"a match needs at least one hand, got {self.hands}")
         if self.tables < 1:
@@ -69,12 +77,28 @@ class MatchSpec:
         return 0 < self.seats < num_bots
 
     def plan(self, num_bots: int, start: int = 0) -> list[DealPlan]:
-        """Every hand of the match in order (rounded up to whole duplicate sets)."""
+        """Every hand of the match in order (rounded up to whole duplicate sets); the reset game only (a game's
+        hands depend on how its earlier hands went: ``games``)."""
+        if self.game.is_game:
+            raise ValueError(f"a {self.game.kind} game has no fixed schedule of hands")
         if self.cross_table(num_bots):
             tables = num_bots // self.seats
             deals = -(-self.hands // tables)
             return [p for p in cross_table_plan(num_bots, self.seats, deals, self.seed) if p.hand_number >= start]
         return list(duplicate_plan(num_bots, self.hands, self.all_orders, self.duplicate, start))
+
+    def hands_planned(self, num_bots: int) -> int:
+        """Hands the match plays: the schedule's (reset game), else the most its games can last."""
+        if self.game.is_game:
+            return self.game.games * self.game.stride(self.hands) * len(self.rotations(num_bots))
+        return len(self.plan(num_bots))
+
+    def games(self, num_bots: int) -> list[Game]:
+        """Every game of the match (cash game or freezeout), game by game, each in every rotation (R11.5)."""
+        orders = self.rotations(num_bots)
+        return [Game(self.game, self.config, order, rotation, len(orders), game, self.seed, self.starting_stack,
+                     self.hands)
+                for game in range(self.game.games) for rotation, order in enumerate(orders)]
 
     def rotations(self, num_bots: int) -> list[tuple[int, ...]]:
         """The seat orders each deal is played in at one table (one without duplicate or across tables)."""
@@ -168,6 +192,7 @@ class MatchResult:
     results: tuple[ParticipantResult, ...]
     commitment: str
     seed: str
+    games: tuple[GameResult, ...] = ()  # a cash game's or a freezeout's games, game by game and rotation
 
     def failures(self) -> list[str]:
         """One line per bot that never connected, crashed, forfeited or dropped out."""
@@ -186,7 +211,8 @@ class Match:
 
     ``seats`` gives each bot's name and either one seat, which then plays every rotation at one table, or one seat
     per rotation, each playing its rotation at a table of its own, all at once. ``recorded`` are hand numbers
-    already played (a resumed match skips them).
+    already played (a resumed match skips them); for a cash game or a freezeout, ``history`` gives each recorded
+    hand's final stacks (per seat), from which its game is brought back to where it was (arena.referee.game).
     """
 
     def __init__(
@@ -197,6 +223,7 @@ class Match:
         versions: Sequence[str] | None = None,
         recorded: Collection[int] = (),
         on_hand: Callable[[HandRecord], None] | None = None,
+        history: Mapping[int, Sequence[int]] | None = None,
     ) -> None:
         table_seats = spec.table_seats(len(seats))
         if not MIN_SEATS <= table_seats <= MAX_SEATS:
@@ -226,6 +253,7 @@ class Match:
         def name(base: str, k: int) -> str:
             return base if spec.tables == 1 else f"{base}.{k + 1}"
 
+        draw = functools.partial(policy_draw, spec.seed)  # mixed actions drawn from the secret seed
         # groups[g][k]: the k-th table played side by side in group g (a lane; or one table per seat-group of a
         # deal across tables); each group plays its hands on as many tables as the match has at once
         self.groups: list[list[list[TableRunner]]] = []
@@ -234,13 +262,14 @@ class Match:
             for k in range(spec.tables):  # a bot sits at one table of a deal: one clock for all of them
                 players = [player(p, p.seats[0]) for p in self.participants]
                 sides.append([TableRunner(spec.match_id, name(f"{spec.table_id}-t{table + 1}", k), spec.config,
-                                          spec.policy, players, sinks) for table in range(self.cross_tables)])
+                                          spec.policy, players, sinks, draw) for table in range(self.cross_tables)])
             self.groups = [sides]
         else:
             for lane in range(count):
                 base = spec.table_id if count == 1 else f"{spec.table_id}-r{lane}"
                 self.groups.append([[TableRunner(spec.match_id, name(base, k), spec.config, spec.policy,
-                                                 [player(p, p.seats[lane]) for p in self.participants], sinks)]
+                                                 [player(p, p.seats[lane]) for p in self.participants], sinks,
+                                                 draw)]
                                     for k in range(spec.tables)])
         self.tables = [table for group in self.groups for side in group for table in side]
         self.recorded = frozenset(recorded)
@@ -250,19 +279,48 @@ class Match:
         self._stop_reason = MatchStatus.ABORTED
         self._crashed = asyncio.Event()
         self._dead: list[Seat] = []  # seats whose bot process ended (crashed with a seat named)
-        self.plan = [p for p in spec.plan(len(seats)) if p.hand_number not in self.recorded]
+        self.games: list[Game] = []
+        if spec.game.is_game:
+            self.plan: list[DealPlan] = []
+            self.games = spec.games(len(seats))
+            self._bring_back(history or {})
+            firsts = [hand.plan for hand in (g.next_hand() for g in self.games) if hand is not None]
+        else:
+            self.plan = [p for p in spec.plan(len(seats)) if p.hand_number not in self.recorded]
+            firsts = self.plan
         self._hands_per_deal = spec.hands_per_deal(len(seats))
         self._decks: dict[int, tuple[list[int], int]] = {}  # deals in play: deck, hands of it still to play
         for lane in range(count):  # each seat learns in its Welcome where it sits in its first hand
             for index, participant in enumerate(self.participants):
-                first = next((p for p in self.plan if (count == 1 or p.rotation == lane) and index in p.seating), None)
+                first = next((p for p in firsts if (count == 1 or p.rotation == lane) and index in p.seating), None)
                 if first is not None:
                     participant.seats[lane].first_seat(first.seating.index(index))
 
+    def _bring_back(self, history: Mapping[int, Sequence[int]]) -> None:
+        """Replay the recorded hands' final stacks into their games (a resume): each game is where it was."""
+        missing = self.recorded - set(history)
+        if missing:
+            raise ValueError(f"the final stacks of recorded hands {sorted(missing)[:5]} are needed to resume a game")
+        for game in self.games:
+            while (hand := game.next_hand()) is not None and hand.plan.hand_number in self.recorded:
+                game.record(history[hand.plan.hand_number])
+
     @property
     def hands_total(self) -> int:
-        """Hands the match plays in all (whole duplicate sets), including those recorded before a resume."""
+        """Hands the match plays in all (whole duplicate sets), including those recorded before a resume; for
+        games, the hands played once every game is over, else the most they can last."""
+        if self.games:
+            if all(g.over for g in self.games):
+                return sum(g.index for g in self.games)
+            return self.spec.hands_planned(len(self.participants))
         return len(self.recorded) + len(self.plan)
+
+    @property
+    def unfinished(self) -> bool:
+        """Whether hands of the match are still to be played."""
+        if self.games:
+            return not all(g.over for g in self.games)
+        return self.hands_played < len(self.plan)
 
     def connected(self, participant: int) -> bool:
         """Whether every seat of a participant is connected now."""
@@ -318,7 +376,7 @@ class Match:
         else:
             self._warn_few_tables()
             await asyncio.gather(*(self._play_group(group) for group in range(len(self.groups))))
-            cut = self._stop.is_set() and self.hands_played < len(self.plan)
+            cut = self._stop.is_set() and self.unfinished
             reason = self._stop_reason if cut else MatchStatus.COMPLETED
         result = self.result(reason, time.monotonic() - started)
         for index, participant in enumerate(self.participants):
@@ -342,6 +400,15 @@ class Match:
         """Play a lane's hands (every hand, with one lane; every deal, across tables) on its tables side by side:
         each table takes the next hand (or deal) in order when it is free."""
         sides = self.groups[group]
+        if self.games:  # each table of the lane takes the lane's next game and plays it to its end
+            games = deque(g for g in self.games if self.lanes == 1 or g.rotation == group)
+
+            async def play_games(tables: list[TableRunner]) -> None:
+                while games and not self._stop.is_set():
+                    await self._play_game(tables[0], games.popleft())
+
+            await asyncio.gather(*(play_games(tables) for tables in sides))
+            return
         if self.cross_tables:
             by_deal: dict[int, list[DealPlan]] = {}
             for plan in self.plan:
@@ -380,6 +447,20 @@ class Match:
         if self.on_hand is not None:
             self.on_hand(record)
 
+    async def _play_game(self, table: TableRunner, game: Game) -> None:
+        """Play a game's hands one after another until it is over (or the match is stopped)."""
+        while (hand := game.next_hand()) is not None and not self._stop.is_set():
+            record = await self._play_game_hand(table, hand)
+            game.record(record.final_stacks)
+
+    async def _play_game_hand(self, table: TableRunner, hand: GameHand) -> HandRecord:
+        deck = deck_for_hand(self.spec.seed, hand.plan.deal)
+        record = await table.play_hand(hand.plan, deck, hand.stacks, hand.config, hand.entry_blinds)
+        self.hands_played += 1
+        if self.on_hand is not None:
+            self.on_hand(record)
+        return record
+
     def result(self, reason: MatchStatus, seconds: float) -> MatchResult:
         """The match's results so far."""
         big_blind = self.spec.config.big_blind
@@ -406,5 +487,5 @@ class Match:
         )
         return MatchResult(
             self.spec.match_id, reason, len(self.recorded) + self.hands_played, self.hands_total, seconds, results,
-            self.spec.commitment, self.spec.seed,
+            self.spec.commitment, self.spec.seed, tuple(g.result() for g in self.games),
         )

@@ -28,6 +28,15 @@ class Decision:
     timer: TurnTimer = field(default_factory=lambda: TurnTimer(float("inf")))  # the request's clock (see TurnTimer)
 
 
+@dataclass(frozen=True, slots=True)
+class MixedAction:
+    """A bot's answer that leaves the choice to the referee: actions with the probabilities to play them with. The
+    referee draws one from the match's secret seed (arena.deals.policy_draw), so the probabilities are exactly the
+    ones the action was played with, and AIVAT can take the luck of the draw out (arena.ratings.aivat)."""
+
+    choices: tuple[tuple[Action, float], ...]
+
+
 @dataclass(slots=True)  # not frozen: built for every decision, and a frozen __init__ costs ten times more
 class DecisionRecord:
     """How one action came about. ``how``: ``ok``, ``timeout``, ``illegal`` (retries used up), ``absent``
@@ -42,6 +51,7 @@ class DecisionRecord:
     how: str
     event_index: int
     rejected: tuple[str, ...] = ()
+    policy: tuple[tuple[Action, float], ...] = ()  # the mixed action it was drawn from (MixedAction), if any
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.engine import Action, IllegalActionError
-from arena.referee.records import Decision, HandRecord
+from arena.referee.records import Decision, HandRecord, MixedAction
 
 UNLIMITED_TABLES = 1 << 20
 
@@ -88,7 +88,7 @@ class Seat(abc.ABC):
         """Before the match: the seat this seat object holds in its first hand."""
 
     @abc.abstractmethod
-    async def decide(self, decision: Decision, retry: bool) -> Action:
+    async def decide(self, decision: Decision, retry: bool) -> Action | MixedAction:
         """Answer ``decision`` (on a retry after a rejection, the same request); may raise ``SeatUnavailable``."""
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
@@ -113,9 +113,9 @@ class Seat(abc.ABC):
 class FunctionSeat(Seat):
     """A seat that answers with a plain function of the decision (tests, baselines, replays)."""
 
-    def __init__(self, name: str, choose: Callable[[Decision], Action]) -> None:
+    def __init__(self, name: str, choose: Callable[[Decision], Action | MixedAction]) -> None:
         self.name = name
         self._choose = choose
 
-    async def decide(self, decision: Decision, retry: bool) -> Action:
+    async def decide(self, decision: Decision, retry: bool) -> Action | MixedAction:
         return self._choose(decision)

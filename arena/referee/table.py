@@ -7,17 +7,18 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import math
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 
 from arena.deals import DealPlan
-from arena.engine import Action, ActionKind, EventKind, Hand, IllegalActionError, TableConfig
+from arena.engine import Action, ActionKind, EventKind, Hand, IllegalActionError, LegalActions, TableConfig
 from arena.engine.view import PublicHistories, seat_view
 from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.gate import TableGate, enter_all
-from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink
+from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink, MixedAction
 from arena.referee.seat import HandStart, InvalidAction, Seat, SeatUnavailable
 from arena.referee.status import DecisionHow
 
@@ -25,6 +26,8 @@ log = logging.getLogger("arena.referee")
 
 NOTIFY_TIMEOUT_S = 2.0
 REQUESTS_PER_HAND = 1000  # more decisions than one hand can have (22 seats x 4 streets x a few raises)
+MAX_CHOICES = 64  # actions in one mixed action (proto Action.policy)
+Draw = Callable[[int, int], float]  # (hand number, events so far) -> a uniform number in [0, 1) (deals.policy_draw)
 
 
 @dataclass(slots=True)
@@ -114,6 +117,7 @@ class _Answer:
     action: Action | None = None
     event_index: int = 0
     rejected: list[str] = field(default_factory=list)
+    policy: tuple[tuple[Action, float], ...] = ()
 
 
 class TableRunner:
@@ -128,8 +132,10 @@ class TableRunner:
         policy: ClockPolicy,
         players: Sequence[Player],
         sinks: Sequence[HandSink] = (),
+        draw: Draw | None = None,
     ) -> None:
         self.match_id = match_id
+        self.draw = draw  # for mixed actions; without it a table refuses them
         self.table_id = table_id
         self.config = config
         self.policy = policy
@@ -137,23 +143,27 @@ class TableRunner:
         self.sinks = list(sinks)
         self._request_ids = itertools.count(1)  # replaced per hand; see play_hand
 
-    async def play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int]) -> HandRecord:
+    async def play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int],
+                        config: TableConfig | None = None, entry_blinds: Collection[int] = ()) -> HandRecord:
         """Play one hand to the end and return its record (already handed to every sink). With several tables,
-        each seat's place is taken first (``TableGate``): no bot is in more hands at once than it takes."""
+        each seat's place is taken first (``TableGate``): no bot is in more hands at once than it takes. A game's
+        hand may have a table of its own (a freezeout's blind level) and seats that post the entry blind (R2.4).
+        """
         gates = [g for g in (self.players[p].gate for p in sorted(plan.seating)) if g is not None]
         if not gates:
-            return await self._play_hand(plan, deck, stacks)
+            return await self._play_hand(plan, deck, stacks, config or self.config, entry_blinds)
         async with AsyncExitStack() as stack:
             await enter_all(stack, gates)
-            return await self._play_hand(plan, deck, stacks)
+            return await self._play_hand(plan, deck, stacks, config or self.config, entry_blinds)
 
-    async def _play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int]) -> HandRecord:
+    async def _play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int], config: TableConfig,
+                         entry_blinds: Collection[int]) -> HandRecord:
         hand_id = f"{self.match_id}-{plan.hand_number}"
         seating = plan.seating
         names = tuple(self.players[p].name for p in seating)
         started = time.time()
         await self._check_connections([self.players[p] for p in seating])
-        hand = Hand(self.config, list(stacks), deck, button=plan.button)
+        hand = Hand(config, list(stacks), deck, button=plan.button, entry_blinds=entry_blinds)
         bets, committed = posted(hand)
         after_posts = tuple(stack - chips for stack, chips in zip(stacks, committed, strict=True))
         for seat, p in enumerate(seating):
@@ -185,7 +195,7 @@ class TableRunner:
             rotation=plan.rotation,
             seating=seating,
             button=plan.button,
-            config=self.config,
+            config=config,
             starting_stacks=tuple(stacks),
             deck=tuple(deck),
             hole=tuple(hand.hole),
@@ -293,11 +303,16 @@ class TableRunner:
                     async with asyncio.timeout(None) as deadline:
                         timer.watch(deadline)
                         action = await player.seat.decide(decision, retry)
+                policy: tuple[tuple[Action, float], ...] = ()
+                if isinstance(action, MixedAction):
+                    policy = action.choices
+                    action = self._drawn(action, hand, decision.hand_number)
                 if not isinstance(action, Action):
                     raise InvalidAction(f"R6.1: {action!r} is not an action")
                 answer.event_index = len(hand.events)  # the action's own event; dealing and showdown may follow
                 hand.act(seat, action)
                 answer.action = action
+                answer.policy = policy
                 return answer
             except TimeoutError:
                 if timer.give_back():  # once: the answer may be here already, waiting for the referee to read it
@@ -323,6 +338,13 @@ class TableRunner:
                 answer.how = DecisionHow.ILLEGAL
                 return answer
 
+    def _drawn(self, mixed: MixedAction, hand: Hand, hand_number: int) -> Action:
+        """The action the referee draws from a mixed one, after checking it (``InvalidAction`` names the fault)."""
+        if self.draw is None:
+            raise InvalidAction("Action.policy: this table does not take mixed actions; send one action")
+        check_policy(mixed, hand.legal_actions())
+        return drawn_action(mixed.choices, self.draw(hand_number, len(hand.events)))
+
     async def _outcome(self, player: Player, decision: Decision, answer: _Answer, hand: Hand, seat: int, index: int,
                        fallback: Action) -> DecisionRecord:
         """Charge the clock, count what went wrong, apply the policy's action when the bot's did not count."""
@@ -336,7 +358,7 @@ class TableRunner:
         rejected = tuple(answer.rejected)
         if how is DecisionHow.OK and answer.action is not None:
             return DecisionRecord(seat, index, decision.request_id, answer.action, elapsed * 1000, how,
-                                  answer.event_index, rejected)
+                                  answer.event_index, rejected, answer.policy)
         if how is DecisionHow.TIMEOUT:
             participant.timeouts += 1
         elif how is DecisionHow.ILLEGAL:
@@ -381,3 +403,34 @@ class TableRunner:
             log.warning(reason)
             for seat in participant.seats:
                 await notify(seat.forfeited(reason), f"forfeit to {participant.name}")
+
+
+def check_policy(mixed: MixedAction, legal: LegalActions) -> None:
+    """Refuse a mixed action that is not a probability distribution over distinct legal actions (proto
+    Action.policy), naming the fault and, for an action that is not allowed, its rule (R6.1, R7)."""
+    choices = mixed.choices
+    if not 1 <= len(choices) <= MAX_CHOICES:
+        raise InvalidAction(f"Action.policy: {len(choices)} actions; a mixed action has 1 to {MAX_CHOICES}")
+    seen = set()
+    for action, probability in choices:
+        if not (math.isfinite(probability) and 0 < probability <= 1):
+            raise InvalidAction(f"Action.policy: probability {probability!r} of {action} is not in (0, 1]")
+        if action in seen:
+            raise InvalidAction(f"Action.policy: {action} is listed twice")
+        seen.add(action)
+        if not legal.allows(action):
+            raise InvalidAction(f"R6.1: {action} in Action.policy is not a legal action here")
+    total = math.fsum(p for _, p in choices)
+    if abs(total - 1) > 1e-6:
+        raise InvalidAction(f"Action.policy: the probabilities add up to {total:.9g}, not 1")
+
+
+def drawn_action(choices: Sequence[tuple[Action, float]], uniform: float) -> Action:
+    """The action a uniform number in [0, 1) picks from a mixed action: each takes its share of [0, 1) in order,
+    in proportion to its probability (the referee's draw, and ``arena verify``'s re-draw)."""
+    point = uniform * math.fsum(p for _, p in choices)
+    for action, probability in choices:
+        point -= probability
+        if point < 0:
+            return action
+    return choices[-1][0]  # rounding: the last one

@@ -16,7 +16,7 @@ import json
 import struct
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Union
@@ -53,7 +53,7 @@ def to_data(value: Any) -> Any:
     if isinstance(value, tuple | list | frozenset | set):
         items = sorted(value) if isinstance(value, frozenset | set) else value
         return [to_data(v) for v in items]
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): to_data(v) for k, v in value.items()}
     if isinstance(value, Path):
         return str(value)
@@ -87,8 +87,9 @@ def from_data(kind: Any, data: Any) -> Any:
     if origin in (list, frozenset, set):
         items = [from_data(args[0], v) for v in data]
         return items if origin is list else origin(items)
-    if origin is dict:
-        return {from_data(args[0], k): from_data(args[1], v) for k, v in data.items()}
+    if origin in (dict, Mapping):  # JSON keys are text: whole-number keys (hand numbers) are read back as such
+        key_kind = args[0]
+        return {from_data(key_kind, int(k) if key_kind is int else k): from_data(args[1], v) for k, v in data.items()}
     if isinstance(kind, type):
         if issubclass(kind, enum.Enum):
             return kind(data)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -66,8 +66,9 @@ def executor_kind(value: object, where: str) -> ExecutorKind:
 @dataclass(frozen=True, slots=True)
 class MatchJob:
     """Everything needed to play one match anywhere: the referee's ``MatchSpec`` (match id, seed, table, clock,
-    hands and seat rotations), the bots in participant order, the hands recorded already (a resumed match skips
-    them), the folder the bot commands run from and their sandbox."""
+    hands, seat rotations and game), the bots in participant order, the hands recorded already (a resumed match
+    skips them) with, for a resumed cash game or freezeout, their final stacks (``history``), the folder the bot
+    commands run from and their sandbox."""
 
     spec: MatchSpec
     bots: tuple[BotSpec, ...]
@@ -75,6 +76,7 @@ class MatchJob:
     cwd: Path = field(default_factory=Path.cwd)
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     log_dir: Path | None = None
+    history: Mapping[int, tuple[int, ...]] | None = None
 
 
 @dataclass(slots=True)
@@ -122,7 +124,7 @@ class LocalExecutor:
         return await run_local_match(job.spec, job.bots, [sink], log_dir=job.log_dir, cwd=job.cwd,
                                      limits=self.limits, recorded=job.recorded, sandbox=job.sandbox,
                                      stop=control.stop if control else None,
-                                     on_crash=control.on_crash if control else None)
+                                     on_crash=control.on_crash if control else None, history=job.history)
 
     def close(self) -> None:
         """Nothing to let go of."""

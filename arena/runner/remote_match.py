@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import tempfile
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,7 +57,7 @@ def remote_seats(spec: MatchSpec, names: Sequence[str], lanes: int = 1,
         max_retries=spec.policy.max_retries,
         max_violations=spec.policy.max_violations,
     )
-    hands_total = len(spec.plan(len(names)))
+    hands_total = spec.hands_planned(len(names))
     table_ids = [spec.table_id] if lanes == 1 else [f"{spec.table_id}-r{lane}" for lane in range(lanes)]
     if spec.tables > 1:  # each lane plays on several tables: the Welcome names the first (arena.referee.match)
         table_ids = [f"{table_id}.1" for table_id in table_ids]
@@ -81,6 +81,7 @@ async def prepare_match(
     lanes: int = 1,
     local: bool = False,
     tcp: bool = True,
+    history: Mapping[int, Sequence[int]] | None = None,
 ) -> MatchSetup:
     """Create (or reuse) a referee server and token-protected seats: one per bot, or one per bot and rotation
     (``lanes``). A new server listens on TCP (``tcp``: remote bots and spectators) and, with ``local``, on a
@@ -95,7 +96,7 @@ async def prepare_match(
     all_sinks = [*sinks, server.directory.sink(spec.match_id)]
     by_bot = [[lane[i] for lane in seats] for i in range(len(names))]
     match = Match(spec, list(zip(names, by_bot, strict=True)), all_sinks, versions, recorded=recorded,
-                  on_hand=on_hand)
+                  on_hand=on_hand, history=history)
     server.add_match(match, [seat for lane in seats for seat in lane])
     return MatchSetup(server, seats, match)
 
@@ -193,16 +194,18 @@ async def run_local_match(
     sandbox: SandboxPolicy | None = None,
     stop: asyncio.Event | None = None,
     on_crash: Callable[[str], None] | None = None,
+    history: Mapping[int, Sequence[int]] | None = None,
 ) -> MatchResult:
     """Start a referee on a private local socket, launch every bot command (sandboxed, one process per rotation),
     play the match; once ``stop`` is set, the hands in play are finished and the match ends as ``stopped``
-    (a comparison's verdict); ``on_crash`` hears of each bot process that dies while the match runs."""
+    (a comparison's verdict); ``on_crash`` hears of each bot process that dies while the match runs. ``history``
+    (a resumed cash game or freezeout): the recorded hands' final stacks."""
     policy = sandbox if sandbox is not None else SandboxPolicy()
     if policy.enabled:
         check_sandbox()
     setup = await prepare_match(
         spec, [b.name for b in bots], sinks, [b.version for b in bots], on_hand=on_hand, limits=limits,
-        recorded=recorded, lanes=lanes_for(spec, len(bots)), local=True, tcp=False,
+        recorded=recorded, lanes=lanes_for(spec, len(bots)), local=True, tcp=False, history=history,
     )
     stopping = asyncio.ensure_future(_stop_when(stop, setup.match)) if stop is not None else None
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:  # bots' output, for a crash report

@@ -16,11 +16,13 @@ from typing import Any
 
 from arena.engine import AnteMode, RuleError, Structure, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
-from arena.referee import ClockPolicy, MatchSpec
+from arena.referee import ClockPolicy, GameKind, GameRules, Level, MatchSpec
+from arena.referee.game import DEFAULT_HAND_LIMIT, DEFAULT_LEVEL_HANDS
 from arena.runner.sandbox import SandboxLimits
 
 MAX_TABLES = 1024  # tables at once per lane: far more than any bot connection plays usefully
 MAX_HANDS = 1_000_000  # far more than any match needs, and few enough that its schedule fits in memory
+MAX_GAMES = 100_000
 
 
 class SettingsError(ValueError):
@@ -93,6 +95,50 @@ def _stakes(value: Any) -> tuple[int, int]:
     return int(small), int(big)
 
 
+def _game(value: Any) -> GameKind:
+    names = {k.value: k for k in GameKind}
+    if not isinstance(value, str) or value.lower() not in names:
+        raise ValueError("expected one of reset (stacks reset every hand), cash (stacks carry over, R11.3), "
+                         "freezeout (rising blinds until one player has every chip, R11.4)")
+    return names[value.lower()]
+
+
+def _levels(value: Any) -> tuple[Level, ...]:
+    """A blind schedule: a list of "SMALL/BIG[/ANTE]" (TOML), or the same separated by commas (a flag)."""
+    if isinstance(value, str):
+        value = [v for v in value.split(",") if v.strip()]
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError('expected a list of levels such as ["50/100", "100/200", "200/400/50"]')
+    try:
+        return tuple(Level.parse(v) for v in value)
+    except RuleError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _buy_in(value: Any) -> tuple[int, int]:
+    if not isinstance(value, str):
+        raise ValueError('expected "MIN..MAX" in chips, e.g. "4000..20000"')
+    low, sep, high = value.partition("..")
+    if not sep or not low.strip().isdigit() or not high.strip().isdigit():
+        raise ValueError('expected "MIN..MAX" in whole chips, e.g. "4000..20000"')
+    if not 0 < int(low) <= int(high):
+        raise ValueError("expected 0 < MIN <= MAX")
+    return int(low), int(high)
+
+
+def _hands_list(value: Any) -> tuple[int, ...]:
+    """Hands per participant, in participant order: a list (TOML) or numbers separated by commas (a flag)."""
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+        if not all(v.isdigit() for v in value):
+            raise ValueError("expected whole numbers of hands separated by commas, e.g. 0,0,10")
+        value = [int(v) for v in value]
+    if not isinstance(value, list | tuple) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                                      for v in value):
+        raise ValueError("expected a list of hands (whole numbers, 0 or more), one per bot in order")
+    return tuple(value)
+
+
 def _paths(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
@@ -102,13 +148,33 @@ def _paths(value: Any) -> tuple[str, ...]:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("hands", "hands", _integer(1, MAX_HANDS), "Hands to play (rounded up to whole duplicate sets)."),
+    Setting("game", "game", _game, "The game: reset, cash or freezeout.", "R11.2-R11.4"),
+    Setting("hands", "hands", _integer(1, MAX_HANDS), "Hands to play (reset game: rounded up to whole duplicate "
+            "sets; cash game: hands per game; a freezeout plays until one player has every chip)."),
+    Setting("games", "games", _integer(1, MAX_GAMES), "Cash game or freezeout: games per match, each with its own "
+            "decks (and, duplicate, played once per seat rotation).", "R11.5"),
+    Setting("freezeout.levels", "levels", _levels, "Freezeout blind levels, SMALL/BIG[/ANTE] each (a list in TOML, "
+            "commas on the command line); after the last the blinds keep doubling (default: the stakes and ante, "
+            "doubling every level).", "R11.4"),
+    Setting("freezeout.level_hands", "level_hands", _integer(1, MAX_HANDS), "Freezeout: hands per blind level.",
+            "R11.4"),
+    Setting("freezeout.hand_limit", "hand_limit", _integer(1, MAX_HANDS), "Freezeout: the most hands a game lasts "
+            "(a guard; the players left are then placed by their stacks).", "R11.4"),
+    Setting("cash.buy_in", "buy_in", _buy_in, "Cash game: the buy-in range MIN..MAX in chips; every buy-in and "
+            "re-buy is the starting stack, inside it (default: a fifth of the stack..the stack).", "R11.1"),
+    Setting("cash.rebuy", "rebuy", _boolean, "Cash game: a busted player re-buys (else it leaves).", "R11.3",
+            "flag", "--rebuy/--no-rebuy"),
+    Setting("cash.join_at", "join_at", _hands_list, "Cash game: the hand each bot sits down before, in bot order "
+            "(0: from the start; later: it posts the entry blind).", "R2.4"),
+    Setting("cash.leave_at", "leave_at", _hands_list, "Cash game: the hand each bot leaves before with its stack, "
+            "in bot order (0: never).", "R11.3"),
     Setting("structure", "structure", _structure, "Betting structure: nl, pl or fl.", "R7"),
     Setting("stakes", "stakes", _stakes, "Small/big blind, e.g. 50/100.", "R3.1"),
     Setting("ante", "ante", _integer(0), "Ante per player (or for the table with big_blind_ante).", "R3.2"),
     Setting("big_blind_ante", "big_blind_ante", _boolean, "The big blind posts the ante for the table.", "R3.2",
             "flag", "--bb-ante/--each-ante"),
-    Setting("stack", "stack", _integer(1), "Starting stack, reset every hand (default: 200 big blinds).", "R11.2"),
+    Setting("stack", "stack", _integer(1), "Starting stack: every hand's in the reset game, every player's first in "
+            "a freezeout, the buy-in of a cash game (default: 200 big blinds).", "R11.2"),
     Setting("small_bet", "small_bet", _integer(0), "Fixed-limit small bet (default: the big blind).", "R7.6"),
     Setting("big_bet", "big_bet", _integer(0), "Fixed-limit big bet (default: twice the small bet).", "R7.6"),
     Setting("raise_cap", "raise_cap", _integer(1, 100), "Fixed-limit bets per street: the bet and its raises.",
@@ -144,6 +210,7 @@ SETTINGS: tuple[Setting, ...] = (
             flag_type="many", cli="--sandbox-bind"),
 )
 BY_KEY = {s.key: s for s in SETTINGS}
+GAME_SETTINGS = ("game", "games", *(s.key for s in SETTINGS if s.key.startswith(("freezeout.", "cash."))))
 SANDBOX_SETTINGS = [s.key for s in SETTINGS if s.key.startswith("sandbox.")]
 
 
@@ -155,7 +222,16 @@ _LIMITS = SandboxLimits()
 class MatchSettings:
     """Every setting of a match, typed and checked."""
 
+    game: GameKind = GameKind.RESET
     hands: int = 1000
+    games: int = 1
+    levels: tuple[Level, ...] = ()
+    level_hands: int = DEFAULT_LEVEL_HANDS
+    hand_limit: int = DEFAULT_HAND_LIMIT
+    buy_in: tuple[int, int] = (0, 0)
+    rebuy: bool = True
+    join_at: tuple[int, ...] = ()
+    leave_at: tuple[int, ...] = ()
     structure: Structure = Structure.NO_LIMIT
     stakes: tuple[int, int] = (50, 100)
     ante: int = 0
@@ -192,6 +268,21 @@ class MatchSettings:
         except RuleError as exc:
             raise SettingsError(str(exc)) from None
 
+    def game_rules(self) -> GameRules:
+        """The game (R11.2-R11.4); rules it breaks are a ``SettingsError``."""
+        try:
+            return GameRules(self.game, self.games, self.levels, self.level_hands, self.hand_limit, self.buy_in,
+                             self.rebuy, self.join_at, self.leave_at)
+        except RuleError as exc:
+            raise SettingsError(str(exc)) from None
+
+    def check_game(self, num_players: int) -> None:
+        """Refuse a game that cannot be played by ``num_players`` with these settings (a ``SettingsError``)."""
+        try:
+            self.game_rules().check(num_players, self.starting_stack())
+        except RuleError as exc:
+            raise SettingsError(str(exc)) from None
+
     def clock(self) -> ClockPolicy:
         """The referee's clock."""
         return ClockPolicy(self.per_action_ms, self.time_bank_ms, self.max_retries, self.max_violations,
@@ -210,7 +301,7 @@ class MatchSettings:
         config = self.table_config()
         return MatchSpec(match_id=match_id, seed=seed, hands=self.hands, config=config,
                          starting_stack=self.starting_stack(), policy=self.clock(), duplicate=self.duplicate,
-                         all_orders=self.all_orders, seats=seats, tables=self.tables)
+                         all_orders=self.all_orders, seats=seats, tables=self.tables, game=self.game_rules())
 
     def replace(self, **changes: Any) -> MatchSettings:
         """These settings with some changed."""
@@ -221,7 +312,11 @@ def settings_of(spec: MatchSpec) -> MatchSettings:
     """The settings that describe ``spec`` (to compare a resumed match's flags with the recorded match)."""
     config = spec.config
     policy = spec.policy
+    game = spec.game
     return MatchSettings(
+        game=game.kind, games=game.games, levels=game.levels, level_hands=game.level_hands,
+        hand_limit=game.hand_limit, buy_in=game.buy_in, rebuy=game.rebuy, join_at=game.join_at,
+        leave_at=game.leave_at,
         hands=spec.hands, structure=config.structure, stakes=(config.small_blind, config.big_blind), ante=config.ante,
         big_blind_ante=config.ante_mode is AnteMode.BIG_BLIND, stack=spec.starting_stack, small_bet=config.small_bet,
         big_bet=config.big_bet, raise_cap=config.raise_cap, uncapped_heads_up=config.uncapped_heads_up,
@@ -233,7 +328,8 @@ def settings_of(spec: MatchSpec) -> MatchSettings:
     )
 
 
-FIXED_ON_RESUME = ("hands", "structure", "stakes", "ante", "big_blind_ante", "stack", "small_bet", "big_bet",
+FIXED_ON_RESUME = ("game", "games", "levels", "level_hands", "hand_limit", "buy_in", "rebuy", "join_at", "leave_at",
+                   "hands", "structure", "stakes", "ante", "big_blind_ante", "stack", "small_bet", "big_bet",
                    "raise_cap", "uncapped_heads_up", "chip", "muck", "duplicate", "all_orders")
 
 
@@ -273,6 +369,7 @@ def from_mapping(data: Mapping[str, Any], where: str, base: MatchSettings | None
             values[setting.attr] = setting.read(value, f"{where}: {key}")
     settings = (base or MatchSettings()).replace(**values)
     settings.table_config()  # a combination of values that breaks a rule is refused now, not at the first hand
+    settings.game_rules()
     return settings
 
 

@@ -21,7 +21,8 @@ from typing import Any
 from arena.deals import derive_seed
 from arena.engine import TableConfig
 from arena.records.db import Database
-from arena.referee import ClockPolicy, HandRecord, MatchKind, MatchResult, MatchSpec, MatchStatus
+from arena.referee import ClockPolicy, GameRules, HandRecord, MatchKind, MatchResult, MatchSpec, MatchStatus
+from arena.referee.game import RESET
 from arena.runner.bots import BotSpec
 from arena.runner.executor import (
     ExecutorKind,
@@ -65,6 +66,7 @@ class TournamentConfig:
     seed_file: Path | None = None
     source: Path | None = None  # the tournament file, hidden from the bots' sandboxes
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    game: GameRules = RESET  # a cash game or a freezeout instead of the reset game (arena.referee.game)
 
     def with_seed(self, db: Database) -> TournamentConfig:
         """This config with its seed: from ``seed_file``, else ``ARENA_SEED``, else the one kept in ``db``'s vault
@@ -130,6 +132,10 @@ class TournamentConfig:
         if seed_file is not None and not isinstance(seed_file, str):
             raise TournamentError(f"{where}: seed_file = {seed_file!r}: expected a path")
         config = settings.table_config()
+        try:
+            settings.check_game(seats)
+        except SettingsError as exc:
+            raise TournamentError(str(exc)) from None
         limits = settings.sandbox_limits()
         binds = tuple((cwd / b).resolve() for b in settings.binds)
         for bind in binds:
@@ -139,7 +145,7 @@ class TournamentConfig:
             name=name, bots=bots, seed_file=(cwd / seed_file).resolve() if seed_file else None, hands=settings.hands,
             seats=seats, config=config, starting_stack=settings.starting_stack(), policy=settings.clock(),
             workers=workers, executor=executor, all_orders=settings.all_orders, tables=settings.tables, cwd=cwd,
-            sandbox=SandboxPolicy(limits=limits, binds=binds),
+            sandbox=SandboxPolicy(limits=limits, binds=binds), game=settings.game_rules(),
         )
 
 
@@ -195,7 +201,7 @@ def schedule(config: TournamentConfig) -> list[ScheduledMatch]:
         spec = MatchSpec(
             match_id=match_id, seed=derive_seed(config.seed, match_id), hands=config.hands, config=config.config,
             starting_stack=config.starting_stack, policy=config.policy, duplicate=True, all_orders=config.all_orders,
-            tables=config.tables,
+            tables=config.tables, game=config.game,
         )
         out.append(ScheduledMatch(index, match_id, tuple(group), spec))
     return out
@@ -233,7 +239,7 @@ async def run_tournament(
         assert row is not None
         if row["commitment"] != m.spec.commitment:
             raise TournamentError(f"{m.match_id} in {db.path} was dealt from another seed: not the same tournament")
-        planned = len(m.spec.plan(len(m.bots)))
+        planned = m.spec.hands_planned(len(m.bots))
         if row["hands_total"] != planned:
             raise TournamentError(f"{m.match_id} in {db.path} was started with {row['hands_total']} hands, the file "
                                   f"now asks for {planned}: a resumed tournament keeps its schedule (restore hands, "
@@ -252,12 +258,13 @@ async def run_tournament(
                 progress.on_match(m, None)
             return
         async with limit:
-            total = len(m.spec.plan(len(m.bots)))
+            total = m.spec.hands_planned(len(m.bots))
             db.start_match(m.spec, [(b.name, b.version, b.command) for b in m.bots], total, kind=MatchKind.TOURNAMENT,
                            tournament=config.name)
             for replay in range(REPLAYS + 1):
                 recorded = frozenset(db.recorded_hands(m.match_id))
-                job = MatchJob(m.spec, m.bots, recorded, config.cwd, sandbox, log_dir)
+                history = db.final_stacks(m.match_id) if m.spec.game.is_game else None
+                job = MatchJob(m.spec, m.bots, recorded, config.cwd, sandbox, log_dir, history)
                 try:
                     result = await executor.play(job, MatchWriter([db], recorded, progress.on_hand))
                     break
@@ -296,7 +303,7 @@ def hands_to_play(config: TournamentConfig, db: Database | None = None) -> int:
     """Hands the tournament still has to play (for a progress bar)."""
     total = 0
     for m in schedule(config):
-        hands = len(m.spec.plan(len(m.bots)))
+        hands = m.spec.hands_planned(len(m.bots))  # a game's: the most its games can last
         total += hands - (db.hands_recorded(m.match_id) if db is not None else 0)
     return total
 

@@ -14,7 +14,7 @@
 ``ARENA_TOKEN``, speaks the arena.v1 protocol (proto/README.md) and shields the match from the bot's own bugs.
 """
 
-from arena.sdk.actions import Action, all_in, call, check, fold, raise_to, safe_action
+from arena.sdk.actions import Action, Mixed, all_in, call, check, fold, mixed, raise_to, safe_action
 from arena.sdk.bot import Bot
 from arena.sdk.client import PROTOCOL_VERSION, BotResult, MatchEndReason, MatchResult, run
 from arena.sdk.request import Request
@@ -43,6 +43,7 @@ __all__ = [
     "LegalActions",
     "MatchEndReason",
     "MatchResult",
+    "Mixed",
     "Pot",
     "Request",
     "SeatStatus",
@@ -53,6 +54,7 @@ __all__ = [
     "call",
     "check",
     "fold",
+    "mixed",
     "raise_to",
     "run",
     "safe_action",

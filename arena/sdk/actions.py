@@ -1,7 +1,10 @@
-"""The answer a bot gives: a small frozen ``Action`` and one constructor per kind (``fold()``, ``raise_to(300)``...)."""
+"""The answer a bot gives: a small frozen ``Action`` and one constructor per kind (``fold()``, ``raise_to(300)``...),
+or a ``Mixed`` action (``mixed({call(): 0.7, raise_to(300): 0.3})``) that the referee draws from."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -10,7 +13,7 @@ from arena.sdk.types import ActionKind
 if TYPE_CHECKING:
     from arena.sdk.request import Request
 
-__all__ = ["Action", "all_in", "call", "check", "fold", "raise_to", "safe_action"]
+__all__ = ["Action", "Mixed", "all_in", "call", "check", "fold", "mixed", "raise_to", "safe_action"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,3 +73,33 @@ def all_in() -> Action:
 def safe_action(request: Request) -> Action:
     """The action that can never be illegal: check if that is free, else fold (the referee's timeout policy)."""
     return _CHECK if request.legal.can_check else _FOLD
+
+
+@dataclass(frozen=True, slots=True)
+class Mixed:
+    """A mixed action: the actions a bot would play here with their probabilities; the referee draws one from its
+    secret seed (proto ``Action.policy``). A bot that randomizes anyway loses nothing by letting the referee draw,
+    and its results can then be scored with the luck of the draw taken out (the AIVAT estimator)."""
+
+    choices: tuple[tuple[Action, float], ...]
+
+    def __post_init__(self) -> None:
+        for action, probability in self.choices:
+            if not isinstance(action, Action):
+                raise ValueError(f"a mixed action lists Actions, got {action!r}")
+            if not (isinstance(probability, (int, float)) and math.isfinite(probability) and probability > 0):
+                raise ValueError(f"the probability of {action} must be a number > 0, got {probability!r}")
+
+    def __str__(self) -> str:
+        return "mixed(" + ", ".join(f"{a}: {p:.3g}" for a, p in self.choices) + ")"
+
+
+def mixed(choices: Mapping[Action, float] | Iterable[tuple[Action, float]]) -> Mixed:
+    """A mixed action from ``{action: probability}`` (or pairs); probabilities are scaled to add up to 1, and
+    actions of probability 0 are left out."""
+    pairs = list(choices.items()) if isinstance(choices, Mapping) else list(choices)
+    kept = [(a, float(p)) for a, p in pairs if p]
+    total = math.fsum(p for _, p in kept)
+    if not kept or not math.isfinite(total) or total <= 0:
+        raise ValueError(f"a mixed action needs at least one action of positive probability, got {pairs!r}")
+    return Mixed(tuple((a, p / total) for a, p in kept))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-from arena.sdk.actions import Action, safe_action
+from arena.sdk.actions import Action, Mixed, safe_action
 from arena.sdk.request import Request
 from arena.transport.pb import bot_pb2
 
@@ -28,10 +28,11 @@ class Bot(ABC):
     max_tables: int = 1
 
     @abstractmethod
-    def act(self, request: Request) -> Action:
-        """Your move: return ``fold()``, ``check()``, ``call()``, ``raise_to(amount)`` or ``all_in()``."""
+    def act(self, request: Request) -> Action | Mixed:
+        """Your move: return ``fold()``, ``check()``, ``call()``, ``raise_to(amount)`` or ``all_in()``; or, for a
+        bot that randomizes, ``mixed({action: probability, ...})`` and the referee draws one."""
 
-    def act_batch(self, requests: Sequence[Request]) -> Sequence[Action]:
+    def act_batch(self, requests: Sequence[Request]) -> Sequence[Action | Mixed]:
         """Answer several requests at once (one per table), in order: override it to score many states in one go,
         e.g. with a neural network. A bot that overrides it asks the referee for batches: every request ready at
         the same moment comes in one message, and the answers go back in one. The default calls ``act`` on each."""
@@ -52,7 +53,7 @@ class Bot(ABC):
     def on_error(self, error: bot_pb2.Error) -> None:
         """The referee reported a protocol problem, e.g. a timeout (``error.fatal`` ends the match)."""
 
-    def on_rejected(self, rejection: bot_pb2.ActionRejected, request: Request) -> Action | None:
+    def on_rejected(self, rejection: bot_pb2.ActionRejected, request: Request) -> Action | Mixed | None:
         """Your last action for ``request`` was illegal (``rejection.rule``, ``.message``): return another one.
 
         The state did not change and no new request comes; the answer goes out with the same ``request_id``.

@@ -31,7 +31,7 @@ from typing import TypeVar
 
 import grpc
 
-from arena.sdk.actions import Action, safe_action
+from arena.sdk.actions import Action, Mixed, safe_action
 from arena.sdk.bot import Bot
 from arena.sdk.request import Request
 from arena.sdk.types import ActionKind
@@ -392,7 +392,7 @@ class _Session:
                           type(self.bot).__name__, len(requests))
             actions = [safe_action(r) for r in requests]
         for request, action in zip(requests, actions, strict=True):
-            if not isinstance(action, Action):
+            if not isinstance(action, (Action, Mixed)):
                 log.error("%s.act_batch gave %r for request %d, not an Action; sending %s", type(self.bot).__name__,
                           action, request.request_id, safe_action(request))
                 action = safe_action(request)
@@ -432,7 +432,7 @@ class _Session:
         except Exception:
             log.exception("%s.%s raised; carrying on", type(self.bot).__name__, name)
 
-    def _decide(self, name: str, decide: Callable[[Request], object], request: Request) -> Action | None:
+    def _decide(self, name: str, decide: Callable[[Request], object], request: Request) -> Action | Mixed | None:
         """The bot's answer, or None (meaning: send the safe action) if it raised or returned a non-Action."""
         try:
             action = decide(request)
@@ -447,7 +447,7 @@ class _Session:
             return None
         if action is None and name == "on_rejected":
             return None
-        if not isinstance(action, Action):
+        if not isinstance(action, (Action, Mixed)):
             log.error(
                 "%s.%s returned %r, not an Action; sending %s",
                 type(self.bot).__name__,
@@ -458,12 +458,16 @@ class _Session:
             return None
         return action
 
-    def _send(self, request: Request, action: Action) -> None:
+    def _send(self, request: Request, action: Action | Mixed) -> None:
         log.debug("request %d: %s", request.request_id, action)
+        if isinstance(action, Mixed):
+            self._send_pb(request.table_id, request.hand_id, request.request_id, 0, 0, action)
+            return
         amount = action.amount if action.kind is ActionKind.RAISE else 0
         self._send_pb(request.table_id, request.hand_id, request.request_id, int(action.kind), amount)
 
-    def _send_pb(self, table_id: str, hand_id: str, request_id: int, kind: int, amount: int) -> None:
+    def _send_pb(self, table_id: str, hand_id: str, request_id: int, kind: int, amount: int,
+                 policy: Mixed | None = None) -> None:
         msg = bot_pb2.BotMessage()
         action = msg.action  # built in place: half the cost of building an Action and copying it in
         action.SetInParent()
@@ -472,6 +476,9 @@ class _Session:
         action.request_id = request_id
         action.kind = poker_pb2.ActionKind.ValueType(kind)
         action.amount = amount
+        for choice, probability in policy.choices if policy is not None else ():
+            action.policy.add(kind=poker_pb2.ActionKind.ValueType(int(choice.kind)), probability=probability,
+                              amount=choice.amount if choice.kind is ActionKind.RAISE else 0)
         if self._answers is not None:
             self._answers.append(msg)
         else:

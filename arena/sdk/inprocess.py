@@ -6,8 +6,8 @@ For tests, benchmarks and quick experiments; a bot that may hang or crash belong
 from __future__ import annotations
 
 from arena.engine import Action as EngineAction
-from arena.referee import Decision, InvalidAction, Seat
-from arena.sdk.actions import Action
+from arena.referee import Decision, InvalidAction, MixedAction, Seat
+from arena.sdk.actions import Action, Mixed
 from arena.sdk.bot import Bot
 from arena.sdk.request import Request
 from arena.transport import convert
@@ -21,12 +21,17 @@ class InProcessSeat(Seat):
         self.name = name
         self.bot = bot
 
-    async def decide(self, decision: Decision, retry: bool) -> EngineAction:
+    async def decide(self, decision: Decision, retry: bool) -> EngineAction | MixedAction:
         request = Request(convert.action_request(decision, decision.timeouts))
         answer = self.bot.act(request)
-        if not isinstance(answer, Action):
+        if isinstance(answer, Mixed):
+            message = poker_pb2.Action(policy=[poker_pb2.ActionChoice(
+                kind=poker_pb2.ActionKind.ValueType(int(a.kind)), amount=a.amount, probability=p)
+                for a, p in answer.choices])
+        elif isinstance(answer, Action):
+            message = poker_pb2.Action(kind=int(answer.kind), amount=answer.amount)  # type: ignore[arg-type]
+        else:
             raise InvalidAction(f"R6.1: {answer!r} is not an action")
-        message = poker_pb2.Action(kind=int(answer.kind), amount=answer.amount)  # type: ignore[arg-type]
         try:
             return convert.action_from_pb(message)
         except convert.MalformedAction as exc:

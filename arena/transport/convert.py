@@ -8,7 +8,7 @@ from arena.cards import format_card
 from arena.cards.evaluator import describe
 from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
 from arena.engine.view import SeatView
-from arena.referee.records import Decision
+from arena.referee.records import Decision, MixedAction
 from arena.transport.pb import bot_pb2, poker_pb2
 
 PROTOCOL_VERSION = 1
@@ -283,12 +283,19 @@ class RequestBuilder:
         clock.bank_ms_left = decision.bank_ms_left
 
 
-def action_from_pb(message: poker_pb2.Action) -> Action:
-    """An Action message as an engine action; raises ``MalformedAction`` when it has no known kind."""
-    kind = _ACTION_FROM_PB.get(message.kind)
+def action_from_pb(message: poker_pb2.Action) -> Action | MixedAction:
+    """An Action message as an engine action, or a mixed action when it lists a policy (the referee checks and
+    draws it); raises ``MalformedAction`` when an action has no known kind."""
+    if message.policy:
+        return MixedAction(tuple((_action(c.kind, c.amount), float(c.probability)) for c in message.policy))
+    return _action(message.kind, message.amount)
+
+
+def _action(pb_kind: int, amount: int) -> Action:
+    kind = _ACTION_FROM_PB.get(pb_kind)  # type: ignore[call-overload]
     if kind is None:
-        raise MalformedAction(f"R6.1: action kind {message.kind} is not one of FOLD, CHECK, CALL, RAISE, ALL_IN")
-    return Action(kind, int(message.amount) if kind is ActionKind.RAISE else 0)
+        raise MalformedAction(f"R6.1: action kind {pb_kind} is not one of FOLD, CHECK, CALL, RAISE, ALL_IN")
+    return Action(kind, int(amount) if kind is ActionKind.RAISE else 0)
 
 
 def shown_hands(shown: dict[int, tuple[int, ...]], board: Sequence[int]) -> list[poker_pb2.ShownHand]:

@@ -18,7 +18,16 @@ from dataclasses import dataclass
 
 from arena.engine import Action, EventKind, IllegalActionError
 from arena.engine.view import public_history
-from arena.referee import Decision, HandRecord, HandStart, Introduction, InvalidAction, Seat, SeatUnavailable
+from arena.referee import (
+    Decision,
+    HandRecord,
+    HandStart,
+    Introduction,
+    InvalidAction,
+    MixedAction,
+    Seat,
+    SeatUnavailable,
+)
 from arena.referee.match import MatchResult
 from arena.transport import convert
 from arena.transport.pb import bot_pb2, poker_pb2
@@ -220,7 +229,7 @@ class RemoteSeat(Seat):
 
     # ------------------------------------------------------------------ the Seat interface
 
-    async def decide(self, decision: Decision, retry: bool) -> Action:
+    async def decide(self, decision: Decision, retry: bool) -> Action | MixedAction:
         session = self._session
         if session is None or not session.live or decision.table_id in self._stale:
             raise SeatUnavailable(f"{self.name} is not connected")

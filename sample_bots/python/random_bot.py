@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Sample bot: picks uniformly among the legal kinds of action, and a uniform legal amount when it raises.
 
-Run: ``python sample_bots/python/random_bot.py --address 127.0.0.1:50051 --token TOKEN [--seed 42]``.
+Run: ``python sample_bots/python/random_bot.py --address 127.0.0.1:50051 --token TOKEN [--seed 42] [--mixed]``.
 
-The seed comes from ``--seed``, else the environment variable ``ARENA_BOT_SEED``; without one it is random.
+The seed comes from ``--seed``, else the environment variable ``ARENA_BOT_SEED``; without one it is random. With
+``--mixed`` the bot lets the referee draw among the kinds (a mixed action, ``arena.sdk.mixed``): the same play, and
+the AIVAT estimator can then take the luck of that draw out of the results.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 try:
-    from arena.sdk import Action, Bot, Request, call, check, fold, raise_to, run
+    from arena.sdk import Action, Bot, Mixed, Request, call, check, fold, mixed, raise_to, run
 except ModuleNotFoundError:  # run from a checkout where the arena package is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from arena.sdk import Action, Bot, Request, call, check, fold, raise_to, run
+    from arena.sdk import Action, Bot, Mixed, Request, call, check, fold, mixed, raise_to, run
 
 
 class RandomBot(Bot):
@@ -31,12 +33,13 @@ class RandomBot(Bot):
 
     max_tables = 256  # it acts from the request alone: any number of tables on one connection
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, mixed: bool = False) -> None:
         self.seed = seed
+        self.mixed = mixed
         self.rng = random.Random(seed)
 
-    def act(self, request: Request) -> Action:
-        """A random legal action."""
+    def act(self, request: Request) -> Action | Mixed:
+        """A random legal action (or, mixed, the legal kinds with equal probabilities, for the referee to draw)."""
         if self.seed is not None:
             self.rng = random.Random(f"{self.seed}:{request.hand_id}:{request.request_id}")
         legal = request.legal
@@ -51,6 +54,8 @@ class RandomBot(Bot):
             choices.append(raise_to(self.rng.randint(legal.min_raise_to, legal.max_raise_to)))
         if not choices:  # a correct referee never asks when nothing is legal
             return check() if legal.can_check else fold()
+        if self.mixed:
+            return mixed({choice: 1.0 for choice in choices})
         return self.rng.choice(choices)
 
 
@@ -66,4 +71,5 @@ def seed_from(argv: Sequence[str] | None = None) -> int | None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run(RandomBot(seed_from()), name="random-bot", version="1.0").exit_code)
+    raise SystemExit(run(RandomBot(seed_from(), mixed="--mixed" in sys.argv[1:]), name="random-bot",
+                         version="1.0").exit_code)

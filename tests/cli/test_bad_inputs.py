@@ -110,6 +110,13 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("match resume", ["match", *BOTS, "--resume"], USAGE, "--resume needs --db"),
     ("match raise cap", ["match", *BOTS, "--raise-cap", "0"], USAGE, "at least 1"),
     ("match chip", ["match", *BOTS, "--chip", "0"], USAGE, "at least 1"),
+    ("match game", ["match", *BOTS, "--game", "sitngo"], USAGE, "reset (stacks reset every hand)"),
+    ("match levels", ["match", *BOTS, "--game", "freezeout", "--levels", "100/50"], USAGE, "R11.4"),
+    ("match level text", ["match", *BOTS, "--levels", "50-100"], USAGE, "SMALL/BIG/ANTE"),
+    ("match buy-in", ["match", *BOTS, "--game", "cash", "--stack", "100", "--buy-in", "200..400"], USAGE, "R11.1"),
+    ("match join list", ["match", *BOTS, "--game", "cash", "--join-at", "0,0,3"], USAGE, "R11.3"),
+    ("serve game seats", ["serve", "--bot", "a", "--bot", "b", "--bot", "c", "--bot", "d", "--seats", "2",
+                          "--game", "freezeout"], USAGE, "one table"),
     # arena serve
     ("serve tls half", ["serve", "--bot", "a", "--bot", "b", "--tls-cert", "{garbage}"], USAGE, "go together"),
     ("serve tables", ["serve", "--bot", "a", "--bot", "b", "--bot", "c", "--seats", "2"], USAGE, "cannot fill"),

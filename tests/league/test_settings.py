@@ -55,6 +55,8 @@ key = "k.pem"
     ('name = "n"\n[matchmaking]\nwindow = -1', "matchmaking.window = -1"),
     ('name = "n"\n[tls]\ncert = "c"', "both cert and key"),
     ('name = "n"\nstakes = "100/50"', "R3"),
+    ('name = "n"\ngame = "freezeout"', "league plays the reset game"),
+    ('name = "n"\n[freezeout]\nlevels = ["20/10"]', r"freezeout\.levels.*R11\.4"),
     ("name = ", "not valid TOML"),
 ])
 def test_mistakes_name_the_key(tmp_path: Path, text: str, message: str) -> None:

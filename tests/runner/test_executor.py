@@ -12,7 +12,8 @@ import pytest
 
 from arena.engine import AnteMode, Structure, TableConfig
 from arena.records.db import Database
-from arena.referee import ClockPolicy, HandRecord, Match, MatchResult, MatchSpec
+from arena.referee import ClockPolicy, GameRules, HandRecord, Match, MatchResult, MatchSpec
+from arena.referee.game import GameKind, Level
 from arena.runner.bots import BotSpec
 from arena.runner.codec import (
     CodecError,
@@ -53,6 +54,20 @@ def test_every_hand_and_the_result_come_back_from_the_codec_as_they_were() -> No
     assert decode(encode(result)) == result
     failure = MatchFailure("m", "no bubblewrap on node-2")
     assert decode(encode(failure)) == failure
+
+
+def test_a_freezeout_its_games_and_a_resumed_game_s_stacks_come_back_as_they_were() -> None:
+    rules = GameRules(GameKind.FREEZEOUT, games=2, levels=(Level(5, 10), Level(10, 20, 2)), level_hands=3)
+    spec = MatchSpec("fz", "fz-seed", 10, TableConfig(5, 10), 150, game=rules)
+    records: list[HandRecord] = []
+    seats = [(n, InProcessSeat(n, RandomBot(seed=k))) for k, n in enumerate(("a", "b", "c"))]
+    result = asyncio.run(Match(spec, seats, on_hand=records.append).run())  # type: ignore[arg-type]
+    assert result.games and all(decode(encode(r)) == r for r in records)
+    assert decode(encode(result)) == result
+    history = {r.hand_number: r.final_stacks for r in records[:3]}
+    job = MatchJob(spec, (BotSpec("a", "x"), BotSpec("b", "y"), BotSpec("c", "z")), frozenset(history),
+                   history=history)
+    assert decode_value(MatchJob, encode_value(job)) == job
 
 
 def test_a_job_travels_whole_seed_sandbox_and_recorded_hands_included(tmp_path: Path) -> None:

@@ -581,6 +581,7 @@ class Action(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     KIND_FIELD_NUMBER: _builtins.int
     AMOUNT_FIELD_NUMBER: _builtins.int
+    POLICY_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """Table the request came from; copied from ActionRequest.table_id."""
     hand_id: _builtins.str
@@ -593,6 +594,17 @@ class Action(_message.Message):
     """What to do."""
     amount: _builtins.int
     """RAISE only: the raise-to total for the street (R6.2), whole chips. Ignored (leave 0) for other kinds."""
+    @_builtins.property
+    def policy(self) -> _containers.RepeatedCompositeFieldContainer[Global___ActionChoice]:
+        """Optional: a mixed action. Instead of choosing, the bot lists the actions it would play here with their
+        probabilities, and the referee draws one (from the match's secret seed; anyone re-draws it from the seed
+        published after the match, and `arena verify` does). kind and amount are then ignored. The draw is the bot's
+        action like any other (the next request's history shows it). A policy that is not a distribution over distinct
+        legal actions (1 to 64 entries, each probability in (0, 1], adding up to 1 within 1e-6) is refused with
+        ActionRejected naming the fault, like an illegal action. Why: the probabilities are then exactly the ones
+        the action was played with, so the AIVAT estimator can take the luck of the draw out of the results.
+        """
+
     def __init__(
         self,
         *,
@@ -601,14 +613,45 @@ class Action(_message.Message):
         request_id: _builtins.int = ...,
         kind: Global___ActionKind.ValueType = ...,
         amount: _builtins.int = ...,
+        policy: _abc.Iterable[Global___ActionChoice] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "hand_id", b"hand_id", "kind", b"kind", "request_id", b"request_id", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "hand_id", b"hand_id", "kind", b"kind", "policy", b"policy", "request_id", b"request_id", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Action: _TypeAlias = Action  # noqa: Y015
+
+@_typing.final
+class ActionChoice(_message.Message):
+    """One action of a mixed action (Action.policy) and its probability."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    AMOUNT_FIELD_NUMBER: _builtins.int
+    PROBABILITY_FIELD_NUMBER: _builtins.int
+    kind: Global___ActionKind.ValueType
+    """What to do, as in Action.kind."""
+    amount: _builtins.int
+    """RAISE only: the raise-to total for the street, as in Action.amount."""
+    probability: _builtins.float
+    """The probability of playing it, in (0, 1]."""
+    def __init__(
+        self,
+        *,
+        kind: Global___ActionKind.ValueType = ...,
+        amount: _builtins.int = ...,
+        probability: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "kind", b"kind", "probability", b"probability"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ActionChoice: _TypeAlias = ActionChoice  # noqa: Y015
 
 @_typing.final
 class ShownHand(_message.Message):
