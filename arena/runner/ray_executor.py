@@ -32,6 +32,7 @@ from arena.runner.executor import ExecutorError, ExecutorKind, MatchControl, Mat
 
 log = logging.getLogger("arena.runner")
 
+USAGE_STATS = "RAY_USAGE_STATS_ENABLED"  # Ray's own usage statistics, sent to its makers unless set to 0
 CPUS_PER_MATCH = 1.0  # what a match task asks of its node: the referee's loop (its bots mostly wait for it)
 
 
@@ -67,6 +68,7 @@ class RayExecutor:
 
     def __init__(self, address: str | None = None) -> None:
         self._started = False
+        os.environ.setdefault(USAGE_STATS, "0")  # arena reports nothing anywhere, nor does the Ray it starts
         if not ray.is_initialized():
             options: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
             if not address and not os.environ.get("RAY_ADDRESS"):  # no cluster named: a new one here, for this run

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import sys
 import tempfile
 import time
@@ -58,6 +59,7 @@ def play(make: Callable[[], MatchExecutor], label: str, setup_s: float = 0.0) ->
 
 def ray_cluster(nodes: int) -> None:
     """The round-robin on a local Ray cluster of ``nodes`` nodes (the head runs no match)."""
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # the cluster sends nothing anywhere
     import ray
     from ray.cluster_utils import Cluster
 

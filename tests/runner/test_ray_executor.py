@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # the cluster and every driver started here send nothing anywhere
 ray = pytest.importorskip("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 
