@@ -34,7 +34,7 @@ system-test: system-run
 $(STAMP): pyproject.toml arena/cards/_eval.c
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,ray]'
 	touch $(STAMP)
 
 $(JS_STAMP): $(JS)/package.json $(JS)/package-lock.json

@@ -13,7 +13,7 @@ from typing import Any
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from arena.cli.exits import EXIT_BOT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from arena.cli.exits import EXIT_BOT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK
 from arena.cli.leaderboard import DEFAULT_DB, console, open_db, print_leaderboard
 from arena.cli.options import (
     ConfigurationError,
@@ -26,8 +26,10 @@ from arena.deals import commitment
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.records.db import Database
 from arena.referee import HandRecord, MatchResult
+from arena.runner.executor import ExecutorError, ExecutorKind, MatchExecutor, make_executor
 from arena.runner.settings import SANDBOX_SETTINGS, MatchSettings
 from arena.runner.tournament import (
+    MatchesLost,
     ScheduledMatch,
     TournamentConfig,
     TournamentError,
@@ -40,9 +42,11 @@ from arena.runner.tournament import (
 
 
 def play_tournament(
-    config: TournamentConfig, db: Database, resume: bool, show_progress: bool, log_dir: Path | None
+    config: TournamentConfig, db: Database, resume: bool, show_progress: bool, log_dir: Path | None,
+    executor: MatchExecutor | None = None,
 ) -> list[MatchResult]:
-    """Run a tournament with a progress bar for hands and matches (when asked for)."""
+    """Run a tournament with a progress bar for hands and matches (when asked for), its matches played by
+    ``executor`` (here by default)."""
     scheduled = schedule(config)
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -59,7 +63,7 @@ def play_tournament(
             bars.advance(matches)
 
         progress = TournamentProgress(hand_done, match_done)
-        return asyncio.run(run_tournament(config, db, resume, progress, log_dir))
+        return asyncio.run(run_tournament(config, db, resume, progress, log_dir, executor))
 
 
 @click.command()
@@ -70,10 +74,16 @@ def play_tournament(
               help="Progress bars (default: when the output is a terminal).")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="Keep each bot's output here.")
 @click.option("--json", "json_out", is_flag=True, help="Print the outcome as JSON (leaderboard, errors) instead.")
+@click.option("--executor", "executor_name", type=click.Choice([k.value for k in ExecutorKind]), default=None,
+              help="Where the matches are played: here (local), or as tasks on a Ray cluster (ray; pip install -e "
+                   "'.[ray]'). Default: the file's executor key, else local.")
+@click.option("--ray-address", default=None, metavar="ADDR",
+              help="The Ray cluster to play on: host:port of its head, or auto (the one started on this machine); "
+                   "default: RAY_ADDRESS, else a new one here for the run.")
 @settings_options(SANDBOX_SETTINGS)
 @sandbox_options
 def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool | None, log_dir: str | None,
-               json_out: bool, **kw: Any) -> None:
+               json_out: bool, executor_name: str | None, ray_address: str | None, **kw: Any) -> None:
     """Play a round-robin of duplicate matches between the bots of CONFIG.toml and print the leaderboard.
 
     See arena.runner.tournament.TournamentConfig.from_toml for the file's keys.
@@ -88,18 +98,40 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
                               open_files=limits.open_files, binds=tuple(str(b) for b in config.sandbox.binds))
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings_from_flags(kw, from_file))
     config = dataclasses.replace(config, sandbox=sandbox)
+    if executor_name is not None:
+        config = dataclasses.replace(config, executor=ExecutorKind(executor_name))
+    if ray_address and config.executor is not ExecutorKind.RAY:
+        raise ConfigurationError("--ray-address is for the Ray executor: add --executor ray (or executor = \"ray\" "
+                                 "in the file)")
+    logging.getLogger("arena.runner").setLevel(logging.WARNING)  # a lost worker, and the replay of its match
+    executor: MatchExecutor | None = None
     try:
         db = open_db(db_path, create=True)
         config = config.with_seed(db)
-        results = play_tournament(config, db, resume,
-                                  sys.stdout.isatty() if show_progress is None else show_progress,
-                                  Path(log_dir) if log_dir else None)
     except TournamentError as exc:
         raise ConfigurationError(str(exc)) from None
+    try:
+        executor = make_executor(config.executor, ray_address)
+    except ExecutorError as exc:
+        click.secho(f"error: {exc}", fg="red", err=True)
+        raise SystemExit(EXIT_ERROR) from None
+    try:
+        results = play_tournament(config, db, resume,
+                                  sys.stdout.isatty() if show_progress is None else show_progress,
+                                  Path(log_dir) if log_dir else None, executor)
+    except TournamentError as exc:
+        raise ConfigurationError(str(exc)) from None
+    except (ExecutorError, MatchesLost) as exc:
+        click.secho(f"error: {exc}; every finished hand is recorded: finish with arena tournament {config_path} "
+                    f"--db {db_path} --resume", fg="red", err=True)
+        raise SystemExit(EXIT_ERROR) from None
     except KeyboardInterrupt:
         click.secho(f"interrupted: every finished hand is recorded; finish with arena tournament {config_path} "
                     f"--db {db_path} --resume", fg="yellow", err=True)
         raise SystemExit(EXIT_INTERRUPTED) from None
+    finally:
+        if executor is not None:
+            executor.close()
     board = build_leaderboard(db, list(matches_of(config)))
     if json_out:
         failures = [failure for result in results for failure in result.failures()]

@@ -30,9 +30,9 @@ from pathlib import Path
 from arena.engine import TableConfig
 from arena.referee import ClockPolicy, HandRecord, HandSink, Match, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec
-from arena.runner.remote_match import MatchSetup, lanes_for, launch, play_watched, prepare_match
+from arena.runner.executor import LocalExecutor, MatchControl, MatchExecutor, MatchJob, MatchWriter
 from arena.runner.sandbox import SandboxPolicy, check_sandbox
-from arena.transport.server import RefereeServer, ServerLimits
+from arena.transport.server import ServerLimits
 
 CANDIDATE = 0
 BASELINE = 1
@@ -145,16 +145,23 @@ class RoundCollector:
         self._open: list[dict[int, list[float]]] = [{} for _ in plan.pairings]  # deal -> [chips, hands]
         self._next_deal = 0
         self._matches: list[Match] = []
+        self._stops: list[asyncio.Event] = []
 
     def attach(self, matches: Sequence[Match]) -> None:
         """The matches to stop when the test decides."""
         self._matches = list(matches)
+
+    def attach_stops(self, stops: Sequence[asyncio.Event]) -> None:
+        """The stop signals of matches played by an executor (``MatchControl.stop``), set when the test decides."""
+        self._stops = list(stops)
 
     def stop(self) -> None:
         """Stop every match after its hands in play, and count no more rounds."""
         self.stopped = True
         for match in self._matches:
             match.stop(MatchStatus.STOPPED)
+        for stop in self._stops:
+            stop.set()
 
     def hand_finished(self, record: HandRecord) -> None:
         """A hand of one of the matches is over (the ``on_hand`` callback)."""
@@ -223,40 +230,32 @@ async def run_local_comparison(
     cwd: Path | None = None,
     limits: ServerLimits | None = None,
     sandbox: SandboxPolicy | None = None,
+    executor: MatchExecutor | None = None,
 ) -> ComparisonRun:
-    """Start one referee on a private local socket, launch sandboxed processes of each bot command for each of its
-    matches (one per rotation: no process is dealt a deal twice), and play the comparison. ``bots`` are the
-    candidate, the baseline, then the reference bots, as in the plan."""
+    """Play every match of the comparison at once with ``executor`` (here by default: a referee on a private local
+    socket per match and sandboxed processes of each bot command, one per rotation, so no process is dealt a deal
+    twice), each hand written by the one writer to ``sinks`` and counted by the collector, until the collector's
+    test decides or a bot dies. ``bots`` are the candidate, the baseline, then the reference bots, as in the plan."""
     if len(bots) != 2 + plan.references:
         raise ValueError(f"the plan has {plan.references} reference bots but {len(bots) - 2} were given")
     policy = sandbox if sandbox is not None else SandboxPolicy()
     if policy.enabled:
         check_sandbox()
+    executor = executor or LocalExecutor(limits)
     started = time.monotonic()
-    server = RefereeServer(limits=limits, tcp=False, local=True)
-    await server.start()
-    setups: list[MatchSetup] = []
-    scratch = tempfile.TemporaryDirectory(prefix="arena-logs-")  # bots' output, for a crash report
-    log_dir = log_dir or Path(scratch.name)
-    try:
-        for pairing, spec in zip(plan.pairings, plan.specs, strict=True):
-            pair = (bots[pairing.first], bots[pairing.second])
-            setup = await prepare_match(
-                spec, [b.name for b in pair], sinks, [b.version for b in pair], server=server,
-                on_hand=collector.hand_finished, lanes=lanes_for(spec, 2),
-            )
-            setups.append(setup)
-            await launch(setup, pair, log_dir, cwd, policy)
-        collector.attach([setup.match for setup in setups])
 
-        def crashed(failure: str) -> None:  # a bot that dies ends the comparison: its verdict would mean nothing
-            collector.stop()
+    def crashed(failure: str) -> None:  # a bot that dies ends the comparison: its verdict would mean nothing
+        collector.stop()
 
-        results = await asyncio.gather(*(play_watched(setup, crashed) for setup in setups))
-    finally:
-        await asyncio.gather(*(p.stop() for setup in setups for p in setup.processes))
-        await server.stop()
-        scratch.cleanup()
+    controls = [MatchControl(on_crash=crashed) for _ in plan.pairings]
+    collector.attach_stops([control.stop for control in controls])
+    with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:  # bots' output, for a crash report
+        jobs = [MatchJob(spec, (bots[pairing.first], bots[pairing.second]), cwd=cwd or Path.cwd(), sandbox=policy,
+                         log_dir=log_dir or Path(scratch))
+                for pairing, spec in zip(plan.pairings, plan.specs, strict=True)]
+        results = await asyncio.gather(*(
+            executor.play(job, MatchWriter(sinks, on_hand=collector.hand_finished), control)
+            for job, control in zip(jobs, controls, strict=True)))
     failures = [failure for result in results for failure in result.failures()]
     return ComparisonRun(list(results), collector.rounds, collector.hands_played, time.monotonic() - started,
                          failures)

@@ -192,10 +192,14 @@ async def run_local_match(
     limits: ServerLimits | None = None,
     recorded: Collection[int] = (),
     sandbox: SandboxPolicy | None = None,
+    stop: asyncio.Event | None = None,
+    on_crash: Callable[[str], None] | None = None,
     history: Mapping[int, Sequence[int]] | None = None,
 ) -> MatchResult:
     """Start a referee on a private local socket, launch every bot command (sandboxed, one process per rotation),
-    play the match. ``history`` (a resumed cash game or freezeout): the recorded hands' final stacks."""
+    play the match; once ``stop`` is set, the hands in play are finished and the match ends as ``stopped``
+    (a comparison's verdict); ``on_crash`` hears of each bot process that dies while the match runs. ``history``
+    (a resumed cash game or freezeout): the recorded hands' final stacks."""
     policy = sandbox if sandbox is not None else SandboxPolicy()
     if policy.enabled:
         check_sandbox()
@@ -203,13 +207,21 @@ async def run_local_match(
         spec, [b.name for b in bots], sinks, [b.version for b in bots], on_hand=on_hand, limits=limits,
         recorded=recorded, lanes=lanes_for(spec, len(bots)), local=True, tcp=False, history=history,
     )
+    stopping = asyncio.ensure_future(_stop_when(stop, setup.match)) if stop is not None else None
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:  # bots' output, for a crash report
         try:
             await launch(setup, bots, log_dir or Path(scratch), cwd, policy)
-            return await play_watched(setup)
+            return await play_watched(setup, on_crash)
         finally:
+            if stopping is not None:
+                stopping.cancel()
             await asyncio.gather(*(p.stop() for p in setup.processes))
             await setup.server.stop()
+
+
+async def _stop_when(stop: asyncio.Event, match: Match) -> None:
+    await stop.wait()
+    match.stop(MatchStatus.STOPPED)
 
 
 __all__ = ["MatchSetup", "MatchStatus", "launch", "new_token", "play", "play_watched", "prepare_match",

@@ -1,5 +1,6 @@
 """Tournaments: a round-robin of duplicate matches (every pairing heads-up, or every seated group multi-way),
-run in parallel on local workers, recorded hand by hand, and resumable after a crash or Ctrl-C.
+run in parallel by a match executor (here, or as Ray tasks across a cluster: arena.runner.executor), recorded hand by
+hand by the one writer here, and resumable after a crash or Ctrl-C of this process, of a worker or of a node.
 
 Each match's seed is derived from the tournament's seed and the match's id, so a resumed tournament deals
 exactly the cards an uninterrupted one would; with deterministic bots it ends with exactly the same results.
@@ -11,6 +12,7 @@ import asyncio
 import dataclasses
 import difflib
 import itertools
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +24,22 @@ from arena.records.db import Database
 from arena.referee import ClockPolicy, GameRules, HandRecord, MatchKind, MatchResult, MatchSpec, MatchStatus
 from arena.referee.game import RESET
 from arena.runner.bots import BotSpec
-from arena.runner.remote_match import run_local_match
+from arena.runner.executor import (
+    ExecutorKind,
+    LocalExecutor,
+    MatchExecutor,
+    MatchJob,
+    MatchWriter,
+    WorkerLost,
+    executor_kind,
+)
 from arena.runner.sandbox import SandboxPolicy
 from arena.runner.seed_source import SeedError, choose_seed
 from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping, read_toml
+
+log = logging.getLogger("arena.runner")
+
+REPLAYS = 2  # times a match whose worker or node died is played again from its first lost hand, in the same run
 
 
 class TournamentError(ValueError):
@@ -44,7 +58,8 @@ class TournamentConfig:
     config: TableConfig = field(default_factory=TableConfig)
     starting_stack: int = 20000
     policy: ClockPolicy = field(default_factory=ClockPolicy)
-    workers: int = 2
+    workers: int | None = None  # matches at once; None: the executor's default (2 here, a CPU each on Ray)
+    executor: ExecutorKind = ExecutorKind.LOCAL
     all_orders: bool = False
     tables: int = 1
     cwd: Path = field(default_factory=Path.cwd)
@@ -105,9 +120,14 @@ class TournamentConfig:
         name = data.get("name")
         if not isinstance(name, str) or not name.strip():
             raise TournamentError(f'{where}: a tournament needs a name (name = "spring-cup")')
-        workers = data.get("workers", 2)
-        if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 64:
-            raise TournamentError(f"{where}: workers = {workers!r}: expected a whole number from 1 to 64")
+        workers = data.get("workers")
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                    or not 1 <= workers <= MAX_WORKERS):
+            raise TournamentError(f"{where}: workers = {workers!r}: expected a whole number from 1 to {MAX_WORKERS}")
+        try:
+            executor = executor_kind(data.get("executor", "local"), f"{where}: executor")
+        except ValueError as exc:
+            raise TournamentError(str(exc)) from None
         seed_file = data.get("seed_file")
         if seed_file is not None and not isinstance(seed_file, str):
             raise TournamentError(f"{where}: seed_file = {seed_file!r}: expected a path")
@@ -124,12 +144,13 @@ class TournamentConfig:
         return cls(
             name=name, bots=bots, seed_file=(cwd / seed_file).resolve() if seed_file else None, hands=settings.hands,
             seats=seats, config=config, starting_stack=settings.starting_stack(), policy=settings.clock(),
-            workers=workers, all_orders=settings.all_orders, tables=settings.tables, cwd=cwd,
+            workers=workers, executor=executor, all_orders=settings.all_orders, tables=settings.tables, cwd=cwd,
             sandbox=SandboxPolicy(limits=limits, binds=binds), game=settings.game_rules(),
         )
 
 
-TOURNAMENT_KEYS = ("name", "seed_file", "seats", "workers", "bots")
+TOURNAMENT_KEYS = ("name", "seed_file", "seats", "workers", "executor", "bots")
+MAX_WORKERS = 4096  # matches at once: a cluster's worth
 TOURNAMENT_DEFAULTS = MatchSettings(hands=200)
 BOT_KEYS = ("name", "command", "version")
 
@@ -200,8 +221,11 @@ async def run_tournament(
     resume: bool = False,
     progress: TournamentProgress | None = None,
     log_dir: Path | None = None,
+    executor: MatchExecutor | None = None,
 ) -> list[MatchResult]:
-    """Play every scheduled match not yet completed in ``db``; a match cut short resumes at its first lost hand."""
+    """Play every scheduled match not yet completed in ``db`` with ``executor`` (here by default); a match cut short
+    resumes at its first lost hand, and one whose worker died is played on from there (``REPLAYS`` times) or left
+    for ``--resume``."""
     matches = schedule(config)
     if not config.seed:
         raise TournamentError("the tournament has no seed yet (TournamentConfig.with_seed gives it one)")
@@ -222,8 +246,10 @@ async def run_tournament(
                                   "or use another database)")
     sandbox = config.policy_for_bots.hiding(db.path, *db.vault.files, log_dir)
     progress = progress or TournamentProgress()
-    limit = asyncio.Semaphore(config.workers)
+    executor = executor or LocalExecutor()
+    limit = asyncio.Semaphore(executor.matches_at_once(config.workers))
     results: list[MatchResult] = []
+    lost: list[str] = []
 
     async def one(m: ScheduledMatch) -> None:
         row = db.match_row(m.match_id)
@@ -235,20 +261,42 @@ async def run_tournament(
             total = m.spec.hands_planned(len(m.bots))
             db.start_match(m.spec, [(b.name, b.version, b.command) for b in m.bots], total, kind=MatchKind.TOURNAMENT,
                            tournament=config.name)
-            result = await run_local_match(m.spec, m.bots, [db], log_dir=log_dir, cwd=config.cwd,
-                                           on_hand=progress.on_hand, recorded=db.recorded_hands(m.match_id),
-                                           sandbox=sandbox,
-                                           history=db.final_stacks(m.match_id) if m.spec.game.is_game else None)
+            for replay in range(REPLAYS + 1):
+                recorded = frozenset(db.recorded_hands(m.match_id))
+                history = db.final_stacks(m.match_id) if m.spec.game.is_game else None
+                job = MatchJob(m.spec, m.bots, recorded, config.cwd, sandbox, log_dir, history)
+                try:
+                    result = await executor.play(job, MatchWriter([db], recorded, progress.on_hand))
+                    break
+                except WorkerLost as exc:
+                    left = REPLAYS - replay
+                    log.warning("%s; %s", exc, f"played on from its first lost hand ({left} more time(s) at most)"
+                                if left else "left for --resume")
+            else:
+                lost.append(m.match_id)
+                return
             db.finish_match(result)
             results.append(result)
             if progress.on_match:
                 progress.on_match(m, result)
 
     await asyncio.gather(*(one(m) for m in matches))
+    if lost:
+        raise MatchesLost(lost, results)
     rows = [db.match_row(m.match_id) for m in matches]
     if all(row is not None and MatchStatus(row["status"]).over for row in rows):
         db.publish_seed(config.seed_key)  # every match is over: the tournament's seed is no secret any more
     return results
+
+
+class MatchesLost(RuntimeError):
+    """Matches whose worker or node died more often than they are replayed: their hands so far are recorded, and
+    ``--resume`` finishes them."""
+
+    def __init__(self, match_ids: list[str], results: list[MatchResult]) -> None:
+        super().__init__(f"{len(match_ids)} match(es) lost their worker {REPLAYS + 1} times: {', '.join(match_ids)}")
+        self.match_ids = match_ids
+        self.results = results
 
 
 def hands_to_play(config: TournamentConfig, db: Database | None = None) -> int:

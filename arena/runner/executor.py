@@ -1,0 +1,172 @@
+"""Match executors: a ``MatchJob`` goes in, its hands and then its result come out; where it is played is the
+executor's own business.
+
+* ``LocalExecutor`` (the default) plays the match here, as ``arena tournament`` always has: a referee on a private
+  Unix-domain socket, sandboxed bot processes (arena.runner.remote_match).
+* ``RayExecutor`` (arena.runner.ray_executor, ``pip install -e '.[ray]'``) plays each match as a Ray task on some node
+  of a cluster, which runs that same local match there and streams its hands back through the codec
+  (arena.runner.codec).
+
+Whichever plays it, every hand reaches the one writer in the driver (``MatchWriter``: the database, the progress
+bar) in the order the referee finished it, and the database cannot tell which executor played a match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from arena.referee import HandRecord, HandSink, MatchResult, MatchSpec
+from arena.runner.bots import BotSpec
+from arena.runner.remote_match import run_local_match
+from arena.runner.sandbox import SandboxPolicy
+from arena.transport.server import ServerLimits
+
+log = logging.getLogger("arena.runner")
+
+LOCAL_MATCHES_AT_ONCE = 2  # the default of ``workers`` on this machine
+
+
+class ExecutorError(RuntimeError):
+    """A match could not be played by its executor (its node lacks bubblewrap, Ray is not installed...)."""
+
+
+class WorkerLost(ExecutorError):
+    """The worker process or node playing a match died: the hands it streamed are recorded, the rest may be played
+    again (the match resumes at its first lost hand)."""
+
+
+class DuplicateHand(ExecutorError):
+    """An executor sent a hand that is recorded already: refused, so that no hand is ever stored twice."""
+
+
+class ExecutorKind(enum.StrEnum):
+    """Where a tournament's matches are played (the ``executor`` key and ``--executor``)."""
+
+    LOCAL = "local"
+    RAY = "ray"
+
+
+def executor_kind(value: object, where: str) -> ExecutorKind:
+    """The ``executor`` setting read, or a ``ValueError`` naming ``where`` and the choices."""
+    if isinstance(value, str):
+        try:
+            return ExecutorKind(value.strip().lower())
+        except ValueError:
+            pass
+    choices = ", ".join(repr(k.value) for k in ExecutorKind)
+    raise ValueError(f"{where} = {value!r}: expected one of {choices}")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchJob:
+    """Everything needed to play one match anywhere: the referee's ``MatchSpec`` (match id, seed, table, clock,
+    hands, seat rotations and game), the bots in participant order, the hands recorded already (a resumed match
+    skips them) with, for a resumed cash game or freezeout, their final stacks (``history``), the folder the bot
+    commands run from and their sandbox."""
+
+    spec: MatchSpec
+    bots: tuple[BotSpec, ...]
+    recorded: frozenset[int] = frozenset()
+    cwd: Path = field(default_factory=Path.cwd)
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    log_dir: Path | None = None
+    history: Mapping[int, tuple[int, ...]] | None = None
+
+
+@dataclass(slots=True)
+class MatchControl:
+    """What a caller may do to a match while it runs: ``stop`` it after the hands in play (it ends as ``stopped``:
+    a comparison's verdict), and hear at once of a bot process that died (``on_crash``, with the failure in words)."""
+
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    on_crash: Callable[[str], None] | None = None
+
+
+class MatchExecutor(Protocol):
+    """Plays matches; ``play`` hands every finished hand to ``sink`` (in the caller's process and event loop) and
+    returns the match's result, or raises ``WorkerLost`` when the worker playing it died."""
+
+    kind: ExecutorKind
+
+    def matches_at_once(self, asked: int | None) -> int:
+        """How many matches to play at once (``asked``: the ``workers`` setting, if given)."""
+        ...
+
+    async def play(self, job: MatchJob, sink: HandSink, control: MatchControl | None = None) -> MatchResult:
+        """Play one match to its end (or until ``control`` stops it, where the executor supports that)."""
+        ...
+
+    def close(self) -> None:
+        """Let go of whatever the executor holds (a cluster connection)."""
+        ...
+
+
+class LocalExecutor:
+    """Plays every match on this machine, in this process's event loop (what arena has always done)."""
+
+    kind = ExecutorKind.LOCAL
+
+    def __init__(self, limits: ServerLimits | None = None) -> None:
+        self.limits = limits  # what each match's referee allows its bots (arena.transport.server)
+
+    def matches_at_once(self, asked: int | None) -> int:
+        """``workers``, 2 by default."""
+        return asked or LOCAL_MATCHES_AT_ONCE
+
+    async def play(self, job: MatchJob, sink: HandSink, control: MatchControl | None = None) -> MatchResult:
+        """A referee on a private local socket and the job's sandboxed bots, here."""
+        return await run_local_match(job.spec, job.bots, [sink], log_dir=job.log_dir, cwd=job.cwd,
+                                     limits=self.limits, recorded=job.recorded, sandbox=job.sandbox,
+                                     stop=control.stop if control else None,
+                                     on_crash=control.on_crash if control else None, history=job.history)
+
+    def close(self) -> None:
+        """Nothing to let go of."""
+
+
+class MatchWriter:
+    """The one writer of a match's hands in the driver: each hand to the sinks (the database: one transaction per
+    hand), then to the progress callback; a hand recorded already, or sent twice, is refused."""
+
+    def __init__(self, sinks: Collection[HandSink], recorded: Collection[int] = (),
+                 on_hand: Callable[[HandRecord], None] | None = None) -> None:
+        self.sinks = list(sinks)
+        self.seen = set(recorded)
+        self.on_hand = on_hand
+        self.written = 0
+
+    def hand_finished(self, record: HandRecord) -> None:
+        """Store one finished hand (the HandSink interface)."""
+        if record.hand_number in self.seen:
+            raise DuplicateHand(f"hand {record.hand_number} of {record.match_id} was sent twice: not stored again")
+        self.seen.add(record.hand_number)
+        for sink in self.sinks:
+            sink.hand_finished(record)
+        self.written += 1
+        if self.on_hand is not None:
+            self.on_hand(record)
+
+
+def make_executor(kind: ExecutorKind, ray_address: str | None = None) -> MatchExecutor:
+    """The executor of that kind (Ray's connects to the cluster at ``ray_address``, or ``RAY_ADDRESS``, or starts
+    one on this machine)."""
+    if kind is ExecutorKind.LOCAL:
+        if ray_address:
+            raise ExecutorError("--ray-address is for --executor ray")
+        return LocalExecutor()
+    try:
+        from arena.runner.ray_executor import RayExecutor
+    except ImportError as exc:
+        raise ExecutorError(f"the Ray executor needs Ray, which is not installed ({exc}): pip install -e '.[ray]' "
+                            "on this machine and on every node of the cluster") from None
+    return RayExecutor(ray_address)
+
+
+__all__ = ["DuplicateHand", "ExecutorError", "ExecutorKind", "LocalExecutor", "MatchControl", "MatchExecutor",
+           "MatchJob", "MatchWriter", "WorkerLost", "executor_kind", "make_executor"]

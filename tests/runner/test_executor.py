@@ -1,0 +1,118 @@
+"""The executor seam without a cluster: the codec gives back exactly what it was given, the writer stores no hand
+twice, and the ``executor`` setting is checked."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.engine import AnteMode, Structure, TableConfig
+from arena.records.db import Database
+from arena.referee import ClockPolicy, GameRules, HandRecord, Match, MatchResult, MatchSpec
+from arena.referee.game import GameKind, Level
+from arena.runner.bots import BotSpec
+from arena.runner.codec import (
+    CodecError,
+    MatchFailure,
+    decode,
+    decode_value,
+    encode,
+    encode_value,
+    read_frames,
+    write_frame,
+)
+from arena.runner.executor import DuplicateHand, ExecutorKind, MatchJob, MatchWriter
+from arena.runner.sandbox import SandboxLimits, SandboxPolicy
+from arena.runner.tournament import TournamentConfig, TournamentError
+from arena.sdk.inprocess import InProcessSeat
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "sample_bots" / "python"))
+
+from equity_bot import EquityBot  # noqa: E402
+from random_bot import RandomBot  # noqa: E402
+
+
+def _played(hands: int = 12) -> tuple[list[HandRecord], MatchResult]:
+    config = TableConfig(ante=10, ante_mode=AnteMode.EACH)
+    spec = MatchSpec("codec", "codec-seed", hands, config=config, policy=ClockPolicy(per_action_ms=60000))
+    records: list[HandRecord] = []
+    seats = [("equity", InProcessSeat("equity", EquityBot())), ("random", InProcessSeat("random", RandomBot(seed=2)))]
+    match = Match(spec, seats, versions=["1", "2"], on_hand=records.append)  # type: ignore[arg-type]
+    return records, asyncio.run(match.run())
+
+
+def test_every_hand_and_the_result_come_back_from_the_codec_as_they_were() -> None:
+    records, result = _played()
+    assert records and any(r.decisions for r in records)
+    for record in records:
+        assert decode(encode(record)) == record
+    assert decode(encode(result)) == result
+    failure = MatchFailure("m", "no bubblewrap on node-2")
+    assert decode(encode(failure)) == failure
+
+
+def test_a_freezeout_its_games_and_a_resumed_game_s_stacks_come_back_as_they_were() -> None:
+    rules = GameRules(GameKind.FREEZEOUT, games=2, levels=(Level(5, 10), Level(10, 20, 2)), level_hands=3)
+    spec = MatchSpec("fz", "fz-seed", 10, TableConfig(5, 10), 150, game=rules)
+    records: list[HandRecord] = []
+    seats = [(n, InProcessSeat(n, RandomBot(seed=k))) for k, n in enumerate(("a", "b", "c"))]
+    result = asyncio.run(Match(spec, seats, on_hand=records.append).run())  # type: ignore[arg-type]
+    assert result.games and all(decode(encode(r)) == r for r in records)
+    assert decode(encode(result)) == result
+    history = {r.hand_number: r.final_stacks for r in records[:3]}
+    job = MatchJob(spec, (BotSpec("a", "x"), BotSpec("b", "y"), BotSpec("c", "z")), frozenset(history),
+                   history=history)
+    assert decode_value(MatchJob, encode_value(job)) == job
+
+
+def test_a_job_travels_whole_seed_sandbox_and_recorded_hands_included(tmp_path: Path) -> None:
+    spec = MatchSpec("cup/000-a-b", "secret", 40, config=TableConfig(structure=Structure.FIXED_LIMIT), tables=2,
+                     all_orders=True)
+    job = MatchJob(spec, (BotSpec("a", "python a.py", "1.0"), BotSpec("b", "./b")), frozenset({0, 3, 7}), tmp_path,
+                   SandboxPolicy(limits=SandboxLimits(cpu_seconds=5), binds=(tmp_path,), hidden=(tmp_path / "x.db",)),
+                   tmp_path / "logs")
+    assert decode_value(MatchJob, encode_value(job)) == job
+
+
+def test_frames_survive_a_stream_and_a_torn_stream_is_an_error() -> None:
+    stream = io.BytesIO()
+    write_frame(stream, b"one")
+    write_frame(stream, b"")
+    write_frame(stream, b"three")
+    data = stream.getvalue()
+    assert list(read_frames(io.BytesIO(data))) == [b"one", b"", b"three"]
+    with pytest.raises(CodecError, match="ended inside a frame"):
+        list(read_frames(io.BytesIO(data[:-2])))
+    with pytest.raises(CodecError):
+        decode(b'{"kind": "spell", "data": {}}')
+
+
+def test_the_writer_stores_each_hand_once(tmp_path: Path) -> None:
+    records, _ = _played(4)
+    db = Database(tmp_path / "a.db")
+    spec = MatchSpec("codec", "codec-seed", 4)
+    db.start_match(spec, [("equity", "1", ""), ("random", "2", "")], 4)
+    seen: list[int] = []
+    writer = MatchWriter([db], recorded={records[0].hand_number}, on_hand=lambda r: seen.append(r.hand_number))
+    with pytest.raises(DuplicateHand):
+        writer.hand_finished(records[0])  # recorded before this run
+    for record in records[1:]:
+        writer.hand_finished(record)
+    with pytest.raises(DuplicateHand):
+        writer.hand_finished(records[2])  # sent twice
+    assert seen == [r.hand_number for r in records[1:]] and db.hands_recorded("codec") == 3
+
+
+def test_the_executor_key_is_checked(tmp_path: Path) -> None:
+    base = {"name": "cup", "bots": [{"name": "a", "command": "x"}, {"name": "b", "command": "y"}]}
+    assert TournamentConfig.from_dict(base, tmp_path).executor is ExecutorKind.LOCAL
+    assert TournamentConfig.from_dict({**base, "executor": "ray"}, tmp_path).executor is ExecutorKind.RAY
+    with pytest.raises(TournamentError, match=r"executor = 'spark': expected one of 'local', 'ray'"):
+        TournamentConfig.from_dict({**base, "executor": "spark"}, tmp_path)
+    with pytest.raises(TournamentError, match="workers = 0"):
+        TournamentConfig.from_dict({**base, "workers": 0}, tmp_path)
