@@ -426,10 +426,12 @@ test('bot.js plays a match against a fake referee: Join, two Actions, exit 0 on 
     assert.equal(first.msg, 'action');
     assert.deepEqual(first.action, {
       table_id: 't0', hand_id: 'm1-t0-h1', request_id: '1', kind: 'ACTION_KIND_RAISE', amount: '200',
+      policy: [], // the bot plays its own actions: no mixed action (Action.policy)
     });
     assert.equal(second.msg, 'action');
     assert.deepEqual(second.action, {
       table_id: 't0', hand_id: 'm1-t0-h2', request_id: '9007199254740993', kind: 'ACTION_KIND_CHECK', amount: '0',
+      policy: [],
     });
     assert.match(stderr, /match m1 over/);
   } finally {
@@ -460,7 +462,7 @@ test('bot.js falls back to a safe action after ActionRejected and reads ARENA_* 
     assert.equal(received[0].join.bot_name, 'js-caller');
     assert.equal(received[1].action.kind, 'ACTION_KIND_RAISE');
     assert.deepEqual(received[2].action, {
-      table_id: 't0', hand_id: 'm1-t0-h1', request_id: '1', kind: 'ACTION_KIND_CALL', amount: '0',
+      table_id: 't0', hand_id: 'm1-t0-h1', request_id: '1', kind: 'ACTION_KIND_CALL', amount: '0', policy: [],
     });
     assert.match(stderr, /R7\.2/);
   } finally {
