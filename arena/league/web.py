@@ -172,14 +172,9 @@ class LeagueSite:
                 for match_id, m in sorted(self.host.live.items())]
 
     def _bot_rows(self) -> list[dict[str, Any]]:
-        host = self.host
-        hour_ago = time.time() - 3600
-        recent: dict[str, int] = {}
-        for match in self.matches:
-            if match["created_at"] >= hour_ago:
-                for key in match["bots"]:
-                    name = key.partition("@")[0]
-                    recent[name] = recent.get(name, 0) + 1
+        host = self.host  # games in the last hour from the database, not from the pages (rebuilt in the background)
+        recent = {name: n for name, (n, _) in host.db.bots_played(host.config.name, MatchKind.LEAGUE,
+                                                                   since=time.time() - 3600).items()}
         rows = []
         for bot in host.registry.list():
             member = host.members.get(bot.name)

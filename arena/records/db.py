@@ -624,12 +624,13 @@ class Database:
             " ORDER BY finished_at, id", (event, kind))
         return [str(r["id"]) for r in rows if MatchStatus(r["status"]).over]
 
-    def bots_played(self, event: str, kind: MatchKind) -> dict[str, tuple[int, float]]:
-        """Per bot name of an event's finished matches: how many it played, and when its last one ended."""
+    def bots_played(self, event: str, kind: MatchKind, since: float = 0.0) -> dict[str, tuple[int, float]]:
+        """Per bot name of an event's finished matches (those that ended at ``since`` or later): how many it played,
+        and when its last one ended."""
         rows = self.conn.execute(
             "SELECT b.name AS name, COUNT(*) AS n, MAX(m.finished_at) AS last FROM matches m"
             " JOIN match_bots mb ON mb.match_id = m.id JOIN bots b ON b.id = mb.bot_id"
-            " WHERE m.tournament = ? AND m.kind = ? AND m.finished_at IS NOT NULL GROUP BY b.name", (event, kind))
+            " WHERE m.tournament = ? AND m.kind = ? AND m.finished_at >= ? GROUP BY b.name", (event, kind, since))
         return {str(r["name"]): (int(r["n"]), float(r["last"])) for r in rows}
 
     def interrupt_running(self, event: str, kind: MatchKind) -> list[str]:
