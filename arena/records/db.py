@@ -17,7 +17,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -802,33 +802,7 @@ class Database:
             actions = self.conn.execute(
                 "SELECT * FROM actions WHERE match_id = ? AND hand_number = ? ORDER BY seq", (match_id, number)
             ).fetchall()
-            events = tuple(_event(row) for row in actions)
-            seating = tuple(int(s["participant"]) for s in seats)
-            decisions = [
-                DecisionRecord(
-                    seat=row["seat"], participant=seating[row["seat"]], request_id=row["request_id"] or 0,
-                    action=_action(events[row["seq"]]), elapsed_ms=row["elapsed_ms"] or 0.0, how=row["how"],
-                    event_index=row["seq"], rejected=tuple(json.loads(row["rejected"])) if row["rejected"] else (),
-                    policy=_policy_from_json(row["policy"]) if row["policy"] else (),
-                )
-                for row in actions
-                if row["how"] is not None
-            ]
-            own = _column(hand, "config")
-            if own and own not in configs:
-                configs[own] = config_from_json(own)
-            yield HandRecord(
-                match_id=match_id, table_id=hand["table_id"], hand_id=f"{match_id}-{number}", hand_number=number,
-                deal=hand["deal"], rotation=hand["rotation"], seating=seating, button=hand["button"],
-                config=configs[own] if own else config,
-                starting_stacks=tuple(int(s["starting_stack"]) for s in seats),
-                deck=tuple(parse_cards(hand["deck"])), hole=tuple(tuple(parse_cards(s["hole"])) for s in seats),
-                board=tuple(parse_cards(hand["board"])), events=events,
-                payoffs=tuple(int(s["payoff"]) for s in seats),
-                final_stacks=tuple(int(s["final_stack"]) for s in seats),
-                decisions=decisions, names=tuple(names[p] for p in seating),
-                started_at=hand["started_at"], finished_at=hand["finished_at"],
-            )
+            yield _hand_record(match_id, hand, seats, actions, config, configs, names, _cards)
 
     def event_match_ids(self, event: str) -> list[str]:
         """The matches of a tournament, comparison or league (whatever their kind), oldest first."""
@@ -868,6 +842,7 @@ class Database:
         action_rows = self.conn.execute(
             "SELECT * FROM actions WHERE match_id = ? ORDER BY hand_number, seq", (match_id,))
         parsed: dict[str, tuple[int, ...]] = {}  # the same cards come up again and again (holes, shared decks)
+        configs: dict[str, TableConfig] = {}
 
         def cards(text: str) -> tuple[int, ...]:
             found = parsed.get(text)
@@ -891,29 +866,7 @@ class Database:
                 if next_action["hand_number"] == number:
                     actions.append(next_action)
                 next_action = action_rows.fetchone()
-            events = tuple(Event(EventKind[row["kind"]], row["seat"], row["street"], row["amount"], cards(row["cards"]),
-                                 bool(row["all_in"]), row["pot"]) for row in actions)
-            seating = tuple(int(s["participant"]) for s in seats)
-            decisions = [
-                DecisionRecord(
-                    seat=row["seat"], participant=seating[row["seat"]], request_id=row["request_id"] or 0,
-                    action=_action(events[row["seq"]]), elapsed_ms=row["elapsed_ms"] or 0.0, how=row["how"],
-                    event_index=row["seq"], rejected=tuple(json.loads(row["rejected"])) if row["rejected"] else (),
-                )
-                for row in actions
-                if row["how"] is not None
-            ]
-            yield HandRecord(
-                match_id=match_id, table_id=hand["table_id"], hand_id=f"{match_id}-{number}", hand_number=number,
-                deal=hand["deal"], rotation=hand["rotation"], seating=seating, button=hand["button"], config=config,
-                starting_stacks=tuple(int(s["starting_stack"]) for s in seats),
-                deck=cards(hand["deck"]), hole=tuple(cards(s["hole"]) for s in seats),
-                board=cards(hand["board"]), events=events,
-                payoffs=tuple(int(s["payoff"]) for s in seats),
-                final_stacks=tuple(int(s["final_stack"]) for s in seats),
-                decisions=decisions, names=tuple(names[p] for p in seating),
-                started_at=hand["started_at"], finished_at=hand["finished_at"],
-            )
+            yield _hand_record(match_id, hand, seats, actions, config, configs, names, cards)
 
 
 def _column(row: sqlite3.Row, name: str) -> Any:
@@ -921,10 +874,42 @@ def _column(row: sqlite3.Row, name: str) -> Any:
     return row[name] if name in row.keys() else ""  # noqa: SIM118 (sqlite3.Row has keys(), not __contains__)
 
 
-def _event(row: sqlite3.Row) -> Event:
-    return Event(
-        EventKind[row["kind"]], row["seat"], row["street"], row["amount"], tuple(parse_cards(row["cards"])),
-        bool(row["all_in"]), row["pot"],
+def _cards(text: str) -> tuple[int, ...]:
+    return tuple(parse_cards(text))
+
+
+def _hand_record(match_id: str, hand: sqlite3.Row, seats: Sequence[sqlite3.Row], actions: Sequence[sqlite3.Row],
+                 default: TableConfig, configs: dict[str, TableConfig], names: Sequence[str],
+                 cards: Callable[[str], tuple[int, ...]]) -> HandRecord:
+    """One stored hand as a HandRecord, from its rows (``configs``: the hands' own tables parsed so far, e.g. a
+    freezeout's blind levels; ``cards``: how card text is parsed)."""
+    number = hand["hand_number"]
+    events = tuple(Event(EventKind[row["kind"]], row["seat"], row["street"], row["amount"], cards(row["cards"]),
+                         bool(row["all_in"]), row["pot"]) for row in actions)
+    seating = tuple(int(s["participant"]) for s in seats)
+    decisions = [
+        DecisionRecord(
+            seat=row["seat"], participant=seating[row["seat"]], request_id=row["request_id"] or 0,
+            action=_action(events[row["seq"]]), elapsed_ms=row["elapsed_ms"] or 0.0, how=row["how"],
+            event_index=row["seq"], rejected=tuple(json.loads(row["rejected"])) if row["rejected"] else (),
+            policy=_policy_from_json(_column(row, "policy")),
+        )
+        for row in actions
+        if row["how"] is not None
+    ]
+    own = _column(hand, "config")
+    if own and own not in configs:
+        configs[own] = config_from_json(own)
+    return HandRecord(
+        match_id=match_id, table_id=hand["table_id"], hand_id=f"{match_id}-{number}", hand_number=number,
+        deal=hand["deal"], rotation=hand["rotation"], seating=seating, button=hand["button"],
+        config=configs[own] if own else default,
+        starting_stacks=tuple(int(s["starting_stack"]) for s in seats),
+        deck=cards(hand["deck"]), hole=tuple(cards(s["hole"]) for s in seats), board=cards(hand["board"]),
+        events=events, payoffs=tuple(int(s["payoff"]) for s in seats),
+        final_stacks=tuple(int(s["final_stack"]) for s in seats),
+        decisions=decisions, names=tuple(names[p] for p in seating),
+        started_at=hand["started_at"], finished_at=hand["finished_at"],
     )
 
 
@@ -933,7 +918,10 @@ def _policy_json(policy: Sequence[tuple[Action, float]]) -> str:
     return json.dumps([[a.kind.name, a.amount, p] for a, p in policy])
 
 
-def _policy_from_json(text: str) -> tuple[tuple[Action, float], ...]:
+def _policy_from_json(text: str | None) -> tuple[tuple[Action, float], ...]:
+    """A stored mixed action (none: empty, or a schema without the column)."""
+    if not text:
+        return ()
     return tuple((Action(ActionKind[kind], int(amount)), float(p)) for kind, amount, p in json.loads(text))
 
 
