@@ -168,7 +168,8 @@ def test_a_league_plays_rates_publishes_and_survives_sigkill(league: League, chr
     assert max(counts.values()) - min(counts.values()) <= 4, counts
     assert not any({"b1", "b2"} <= set(t) for t in tables)
     bots = {b["name"]: b for b in league.get("/api/bots")["bots"]}
-    assert not [b for b in bots.values() if not (b["connected"] and b["version"] == "1.0" and b["games_last_hour"])], bots
+    lagging = [b for b in bots.values() if not (b["connected"] and b["version"] == "1.0" and b["games_last_hour"])]
+    assert not lagging, bots
 
     # A new version: a separate rated entry; the old version's results stay
     league.bots["b6"].kill()
