@@ -218,17 +218,18 @@ def test_a_league_plays_rates_publishes_and_survives_sigkill(league: League, chr
     assert all(league.bots[name].poll() is None for name in BOTS if name != "b5")  # they reconnected by themselves
 
     # The live ratings are exactly a replay of the sessions in the order the matches ended
-    def consistent() -> dict[str, float] | None:
+    def consistent() -> tuple[list[str], dict[str, float]] | None:
+        """The finished matches and the live ratings read while no match ended (the same count before and after)."""
         ids = league.finished()
-        live = league.get("/api/live")
+        rated = league.get("/api/live")["rated_matches"]
         bots = league.get("/api/bots")["bots"]
-        if live["rated_matches"] != len(ids) or len(league.finished()) != len(ids):
+        if not rated == league.get("/api/live")["rated_matches"] == len(ids) == len(league.finished()):
             return None
-        return {f"{b['name']}@{b['version']}": b["mu"] for b in bots if b["connected"]}
+        return ids, {f"{b['name']}@{b['version']}": b["mu"] for b in bots if b["connected"]}
 
-    live_mu = wait_for("a quiet moment to compare ratings", consistent, timeout=60)
+    ids, live_mu = wait_for("a quiet moment to compare ratings", consistent, timeout=60)
     db = Database(league.db, read_only=True)
-    replayed = LeagueRatings.replay(load_sessions(db, db.finished_matches_of(LEAGUE, MatchKind.LEAGUE)))
+    replayed = LeagueRatings.replay(load_sessions(db, ids))  # those matches only: more may have ended since
     db.close()
     for key, mu in live_mu.items():
         assert mu == pytest.approx(replayed.rating(key).mu, abs=1e-9), key
