@@ -108,8 +108,9 @@ async def remote_bots(setup: MatchSetup) -> list[asyncio.subprocess.Process]:
 
 
 async def measured(attack: Attacker | None, limits: ServerLimits, policy: ClockPolicy = POLICY,
-                   tcp_bots: bool = False) -> Run:
-    """Two calling stations play ``HANDS`` duplicate hands (two tables), under ``attack`` if given."""
+                   tcp_bots: bool = False, hold_s: float = 0.0) -> Run:
+    """Two calling stations play ``HANDS`` duplicate hands (two tables), under ``attack`` if given; the referee
+    keeps serving the attack for at least ``hold_s`` after it started (a fast match may end sooner)."""
     spec = MatchSpec("stall", "stall-seed", HANDS, policy=policy)
     times: list[float] = []
     setup = await prepare_match(spec, ["a", "b"], limits=limits, lanes=lanes_for(spec, 2), local=not tcp_bots,
@@ -117,9 +118,11 @@ async def measured(attack: Attacker | None, limits: ServerLimits, policy: ClockP
     ready: dict[str, Any] = {}
     done: dict[str, Any] = {}
     remote: list[asyncio.subprocess.Process] = []
+    attacked_at = time.monotonic()
     try:
         if attack is not None:
             ready = await attack.start(setup.server.address)
+            attacked_at = time.monotonic()
         if tcp_bots:
             remote = await remote_bots(setup)
             result = await play(setup)
@@ -136,6 +139,7 @@ async def measured(attack: Attacker | None, limits: ServerLimits, policy: ClockP
                     process.kill()
                 await process.wait()
         if attack is not None:
+            await asyncio.sleep(max(0.0, attacked_at + hold_s - time.monotonic()))
             done = await attack.stop()
         await setup.server.stop()
     assert result.reason == MatchStatus.COMPLETED and result.hands_played == HANDS, result
@@ -143,7 +147,8 @@ async def measured(attack: Attacker | None, limits: ServerLimits, policy: ClockP
     return Run(result, rate, ready, done)
 
 
-def compare(make_attack: Any, limits: ServerLimits, label: str, tcp_bots: bool = False) -> list[Run]:
+def compare(make_attack: Any, limits: ServerLimits, label: str, tcp_bots: bool = False,
+            hold_s: float = 0.0) -> list[Run]:
     """Alternating unattacked and attacked runs; asserts the 80% bar and no violation; returns the attacked runs."""
     if not tcp_bots:
         check_sandbox()
@@ -152,7 +157,7 @@ def compare(make_attack: Any, limits: ServerLimits, label: str, tcp_bots: bool =
         plain, attacked = [], []
         for _ in range(PAIRS):
             plain.append(await measured(None, limits, tcp_bots=tcp_bots))
-            attacked.append(await measured(make_attack(), limits, tcp_bots=tcp_bots))
+            attacked.append(await measured(make_attack(), limits, tcp_bots=tcp_bots, hold_s=hold_s))
         return plain, attacked
 
     plain, attacked = asyncio.run(runs())
@@ -197,7 +202,7 @@ def test_a_flood_of_failed_joins_from_several_clients_neither_slows_nor_locks_ou
 def test_hundreds_of_idle_connections_are_closed_and_bots_still_connect() -> None:
     limits = ServerLimits(idle_connection_s=2.0)
     attacked = compare(lambda: Attacker("idle", ["300", "20"]), limits, "300 bare TCP + 20 idle gRPC connections",
-                       tcp_bots=True)
+                       tcp_bots=True, hold_s=limits.idle_connection_s + 1.5)  # served past the idle limit
     for run in attacked:
         assert run.ready == {"raw": 300, "channels": 20}
         assert run.done["raw_closed"] == 300 and run.done["channels_closed"] == 20, run.done
