@@ -4,7 +4,6 @@ secret seed with exactly those probabilities, records the policy, and `arena ver
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import statistics
 from collections import Counter
 from pathlib import Path
@@ -148,7 +147,6 @@ def test_reported_probabilities_of_an_action_the_bot_chose_are_not_trusted() -> 
     terms, whatever the bots might claim (the protocol has no way to claim them)."""
     record = play(5, "plain", caller, caller)[0]
     assert all(not d.policy for d in record.decisions)
-    assert [name for name, _ in luck_terms(record)] == [name for name, _ in luck_terms(dataclasses.replace(record))]
     assert "action" not in {name for name, _ in luck_terms(record)}
 
 
