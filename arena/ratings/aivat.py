@@ -26,6 +26,13 @@ looks at while playing is unbiased for every N. The terms add up to zero over th
 shares add up to one before and after), so the adjusted payoffs are zero-sum like the dealt ones. When betting
 ends all-in before the river the terms of the last streets add up to the all-in EV correction (arena.ratings.allin).
 
+What duplicate dealing leaves to it: the halves of a duplicate set deal the same cards to the same positions, so a
+chance event that every half reaches by the same actions is the same state in each, and each bot's terms for it
+add up to zero over the set (they are zero-sum over the seats). That holds for any value function of the state:
+on top of duplicate, the estimator takes out only the luck of cards that fell after the bots' play had diverged.
+What is left is how one card moves two different bots' later betting, which a value function that does not know
+the bots cannot foresee (tests/ratings/test_aivat.py checks the cancellation over a match).
+
 Drawn actions (AIVAT's action terms): a bot may answer with a mixed action (proto ``Action.policy``), and the
 referee then draws the action from the match's secret seed. Such a decision is scored like a chance event: the
 term is ``value(after the drawn action) - sum of p(a) * value(after a)`` over the listed actions, where a seat's

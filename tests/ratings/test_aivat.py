@@ -193,3 +193,57 @@ def test_arena_verify_recomputes_the_aivat_figures(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     assert "AIVAT recomputed: 40 hands rescored" in out.output
     assert f"a {result.results[0].net:+,} as dealt, {ev_a:+,.0f} by AIVAT" in out.output
+
+
+def test_where_both_halves_of_a_duplicate_pair_played_alike_the_luck_terms_cancel() -> None:
+    """Heads-up duplicate deals the same cards to the same positions in both halves, so a chance event reached by
+    the same actions in both is the same state, and each bot's two terms for it cancel (the terms are zero-sum):
+    whatever the value function, AIVAT can only take out the luck of cards that fell after the bots' play had
+    diverged. Checked over a match of a cards-driven raiser against a calling station, where it holds at every
+    event reached alike (the deal always is) and the terms survive where the halves differed."""
+    from arena.engine import EventKind
+
+    def raiser(decision: Decision) -> Action:
+        legal = decision.view.legal
+        assert legal is not None
+        high = sorted(c // 4 for c in decision.view.hole_cards)  # ranks 0 (deuce) .. 12 (ace)
+        if legal.min_raise_to and (high[0] == high[1] or high[0] >= 8):
+            return Action(ActionKind.RAISE, legal.min_raise_to)
+        return Action(ActionKind.CALL) if legal.call_amount else Action(ActionKind.CHECK)
+
+    def station(decision: Decision) -> Action:
+        legal = decision.view.legal
+        assert legal is not None
+        return Action(ActionKind.CALL) if legal.call_amount else Action(ActionKind.CHECK)
+
+    records: list[HandRecord] = []
+
+    class Keep:
+        def hand_finished(self, record: HandRecord) -> None:
+            records.append(record)
+
+    spec = MatchSpec("dup", "duplicate-cancels", 400)
+    asyncio.run(Match(spec, [("r", FunctionSeat("r", raiser)), ("s", FunctionSeat("s", station))], [Keep()]).run())
+
+    def before(record: HandRecord, street: str) -> tuple[object, ...]:
+        """The hand's events before the street's cards (the hole cards: before anything was dealt)."""
+        deals = [i for i, e in enumerate(record.events) if e.kind is EventKind.DEAL_BOARD]
+        cut = {"hole": 0, "flop": 0, "turn": 1, "river": 2}[street]
+        if street == "hole":
+            return tuple(e for e in record.events if e.kind is not EventKind.DEAL_HOLE)[:2]  # the blinds
+        return tuple(record.events[: deals[cut]]) if len(deals) > cut else ()
+
+    alike = differed = 0
+    pairs = [records[i: i + 2] for i in range(0, len(records), 2)]
+    for half0, half1 in pairs:
+        assert half0.deal == half1.deal and half0.deck == half1.deck
+        terms0, terms1 = dict(luck_terms(half0)), dict(luck_terms(half1))
+        for street in terms0.keys() & terms1.keys():
+            net = terms0[street][half0.seating.index(0)] + terms1[street][half1.seating.index(0)]
+            if before(half0, street) == before(half1, street):
+                assert abs(net) < 1e-6, (half0.hand_number, street, net)
+                alike += 1
+            elif abs(net) > 1:
+                differed += 1
+    assert alike > 2 * len(pairs)  # every deal, and more
+    assert differed > 100
