@@ -94,12 +94,11 @@ def _fmt(x: float) -> str:
 
 def status_line(test: Sprt, hands_played: int) -> str:
     """hands played, mbb/hand with its 95% CI, the LLR and its bounds."""
-    state = test.state()
-    est = state.estimate
-    ci = f"[{_fmt(est.low)}, {_fmt(est.high)}]" if state.sessions > 1 else "[n/a]"
+    est = test.running_estimate()  # constant time: the line is redrawn all along a long comparison
+    ci = f"[{_fmt(est.low)}, {_fmt(est.high)}]" if est.sessions > 1 else "[n/a]"
     return (
-        f"hands {hands_played:,} | sessions {state.sessions:,} | candidate {_fmt(est.mean)} mbb/hand, 95% CI {ci} "
-        f"| LLR {state.llr:+.2f} in ({state.lower:+.2f}, {state.upper:+.2f})"
+        f"hands {hands_played:,} | sessions {est.sessions:,} | candidate {_fmt(est.mean)} mbb/hand, 95% CI {ci} "
+        f"| LLR {test.llr:+.2f} in ({test.params.lower:+.2f}, {test.params.upper:+.2f})"
     )
 
 
@@ -404,7 +403,7 @@ def _play(plan: ComparisonPlan, bots: list[BotSpec], keys: list[str], params: Sp
 
         def on_round(completed: DealRound) -> bool:
             test.add_round(completed.head_to_head, completed.references, completed.hands)
-            progress.update(status_line(test, collector.hands_played))
+            progress.update(lambda: status_line(test, collector.hands_played))  # made only when shown
             return test.decided
 
         collector = RoundCollector(plan, on_round, per_hand(estimator))

@@ -95,6 +95,9 @@ def _ci(rate: WinRate) -> str:
     return f"[{rate.low:+,.0f}, {rate.high:+,.0f}]"
 
 
+SCORING_NOTICE_HANDS = 2_000  # a match this long takes seconds to score after its last hand: say so meanwhile
+
+
 def live_line(tally: SessionTally, names: Sequence[str], total: int, started: float) -> str:
     """hands, hands/s, ETA and each bot's mbb/hand ± its 95% CI half-width so far."""
     elapsed = max(time.monotonic() - started, 1e-9)
@@ -102,7 +105,7 @@ def live_line(tally: SessionTally, names: Sequence[str], total: int, started: fl
     eta = f"{(total - tally.hands) / rate:.0f} s" if rate > 0 else "?"
     bots = []
     for i, name in enumerate(names):
-        w = tally.win_rate(i)
+        w = tally.live_rate(i)
         spread = f" ±{(w.high - w.low) / 2:,.0f}" if w.sessions > 1 else ""
         bots.append(f"{name} {w.mean:+,.0f}{spread}")
     return f"hands {tally.hands:,}/{total:,} | {rate:.0f} hands/s | ETA {eta} | mbb/hand: " + ", ".join(bots)
@@ -289,7 +292,7 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
                             f"{record.config.small_blind}/{record.config.big_blind}, {len(record.seating)} players")
                 return
             tally.add(record)
-            live.update(live_line(tally, names, total, started))
+            live.update(lambda: live_line(tally, names, total, started))  # made only when shown
 
         try:
             result = asyncio.run(run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None,
@@ -303,6 +306,8 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
     result = result.after(earlier, spec.config.big_blind)
     if db is not None:
         db.finish_match(result)
+    if tally is not None and tally.hands >= SCORING_NOTICE_HANDS and not kw["json_out"]:
+        click.echo(f"scoring {tally.hands:,} hands by all-in EV and AIVAT...", err=True)
     raise SystemExit(print_result(result, spec.config.big_blind, kw["json_out"], tally))
 
 

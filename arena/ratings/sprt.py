@@ -84,7 +84,7 @@ from statistics import NormalDist
 
 from arena.ratings.estimators import Estimator
 from arena.ratings.sessions import bot_key, load_sessions
-from arena.ratings.stats import WinRate, win_rate
+from arena.ratings.stats import WinRate, t_interval, win_rate
 from arena.records.db import Database
 from arena.referee import MatchKind
 
@@ -239,6 +239,13 @@ class Sprt:
     def add_round(self, head_to_head: float, references: Sequence[tuple[float, float]] = (), hands: int = 0) -> Verdict:
         """Count one round (see ``round_sample``) that took ``hands`` hands; return the verdict."""
         return self.add(round_sample(head_to_head, references), hands)
+
+    def running_estimate(self) -> WinRate:
+        """The estimate of ``state`` from the running mean and spread: constant time, for a live line (``state``
+        sums every sample exactly, for the report)."""
+        n = len(self.samples)
+        sd = math.sqrt(max(self._m2, 0.0) / (n - 1)) if n > 1 else 0.0
+        return t_interval(self._mean, sd, n, self.hands)
 
     def state(self) -> SprtState:
         """Where the test stands."""

@@ -41,13 +41,47 @@ def win_rate(samples: Sequence[float], hands: int = 0) -> WinRate:
     (``math.fsum``), so the result does not depend on the order of the samples, to the last bit."""
     n = len(samples)
     if n == 0:
-        return WinRate(0.0, 0.0, 0.0, 0, hands, 0.0)
+        return t_interval(0.0, 0.0, 0, hands)
     mean = math.fsum(samples) / n
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in samples) / (n - 1)) if n > 1 else 0.0
+    return t_interval(mean, sd, n, hands)
+
+
+def t_interval(mean: float, sd: float, n: int, hands: int = 0) -> WinRate:
+    """The 95% t-interval of the mean of ``n`` samples whose standard deviation is ``sd`` (unbounded for one)."""
+    if n == 0:
+        return WinRate(0.0, 0.0, 0.0, 0, hands, 0.0)
     if n == 1:
         return WinRate(mean, -math.inf, math.inf, 1, hands, 0.0)
-    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in samples) / (n - 1))
     half = t95(n - 1) * sd / math.sqrt(n)
     return WinRate(mean, mean - half, mean + half, n, hands, sd)
+
+
+class RunningRate:
+    """``win_rate`` kept up to date one sample at a time (Welford's update): constant work a sample, for live
+    lines redrawn as a long match goes (``win_rate`` reads every sample, for results that must not depend on the
+    order of the samples)."""
+
+    __slots__ = ("_m2", "hands", "mean", "n")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.hands = 0
+        self.mean = 0.0
+        self._m2 = 0.0
+
+    def add(self, sample: float, hands: int = 0) -> None:
+        """Count one session's sample, which took ``hands`` hands."""
+        self.n += 1
+        self.hands += hands
+        delta = sample - self.mean
+        self.mean += delta / self.n
+        self._m2 += delta * (sample - self.mean)
+
+    def rate(self) -> WinRate:
+        """The mean and 95% t-interval so far."""
+        sd = math.sqrt(max(self._m2, 0.0) / (self.n - 1)) if self.n > 1 else 0.0
+        return t_interval(self.mean, sd, self.n, self.hands)
 
 
 def win_rates(sessions: Sequence[Session]) -> dict[str, WinRate]:

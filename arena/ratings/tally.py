@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from arena.ratings.allin import runout_point
 from arena.ratings.cross import cross_table_scores
 from arena.ratings.estimators import ADJUSTED, Estimator, per_hand
-from arena.ratings.stats import WinRate, win_rate
+from arena.ratings.stats import RunningRate, WinRate, win_rate
 from arena.referee import HandRecord
 
 
@@ -31,6 +31,7 @@ class SessionTally:
         self._hands_of: dict[int, list[HandRecord]] = {}  # deal -> its hands so far (across tables)
         self._samples: list[list[float]] = [[] for _ in range(participants)]
         self._session_hands = [0] * participants
+        self._running = [RunningRate() for _ in range(participants)]  # the raw figures, for live lines
         self._finished: list[tuple[list[HandRecord], list[int], dict[int, int]]] = []  # sessions, in order
         self._done = dict.fromkeys(ADJUSTED, 0)  # sessions of ``_finished`` rescored, per estimator
         self._delta: dict[Estimator, list[dict[int, float]]] = {
@@ -58,8 +59,10 @@ class SessionTally:
             for p in range(self.participants):
                 if hands[p]:
                     indices[p] = len(self._samples[p])
-                    self._samples[p].append(1000.0 * chips[p] / self.big_blind / hands[p])
+                    sample = 1000.0 * chips[p] / self.big_blind / hands[p]
+                    self._samples[p].append(sample)
                     self._session_hands[p] += hands[p]
+                    self._running[p].add(sample, hands[p])
             self._finished.append((played, hands, indices))
 
     def _rescore(self, estimator: Estimator) -> None:
@@ -95,6 +98,11 @@ class SessionTally:
     def sessions(self) -> int:
         """Complete duplicate sessions so far."""
         return max((len(s) for s in self._samples), default=0)
+
+    def live_rate(self, participant: int) -> WinRate:
+        """``win_rate(participant)`` as far as a live line needs it, in constant time however long the match (the
+        same figures but for the last bits of rounding: results use ``win_rate``)."""
+        return self._running[participant].rate()
 
     def win_rate(self, participant: int, estimator: Estimator = Estimator.RAW) -> WinRate:
         """A participant's mbb/hand over the complete sessions, with its 95% CI, by ``estimator``."""

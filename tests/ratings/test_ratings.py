@@ -110,3 +110,55 @@ def test_win_rates_and_crosstable_use_the_sessions_each_pair_shared() -> None:
     table = crosstable(sessions)
     assert table["a"]["b"].mean == pytest.approx(1500.0) and table["b"]["a"].mean == pytest.approx(-1500.0)
     assert table["a"]["c"].mean == pytest.approx(-1000.0) and "c" not in table["b"]
+
+
+def test_running_rates_agree_with_the_exact_ones() -> None:
+    """The live lines' constant-time figures (Welford's update) are the results' figures but for rounding."""
+    from arena.ratings.sprt import Sprt
+    from arena.ratings.stats import RunningRate
+
+    rng = random.Random(3)
+    running, samples, test = RunningRate(), [], Sprt()
+    for k in range(5_000):
+        sample = rng.gauss(150.0, 4_000.0) + (1e6 if k == 7 else 0.0)  # one huge session: a sum would lose digits
+        running.add(sample, 2)
+        test.add(sample, 2)
+        samples.append(sample)
+        if k in (0, 1, 2, 50, 4_999):
+            exact, fast, sprt = win_rate(samples, 2 * (k + 1)), running.rate(), test.running_estimate()
+            for got in (fast, sprt):
+                assert (got.sessions, got.hands) == (exact.sessions, exact.hands)
+                for a, b in ((got.mean, exact.mean), (got.low, exact.low), (got.high, exact.high),
+                             (got.sd, exact.sd)):
+                    assert a == b or abs(a - b) <= 1e-9 * max(1.0, abs(b)), (k, got, exact)
+
+
+def test_a_match_tally_gives_the_live_line_the_figures_of_its_result() -> None:
+    import asyncio
+
+    from arena.engine import Action, ActionKind
+    from arena.ratings.tally import SessionTally
+    from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchSpec
+
+    rng = random.Random(9)
+
+    def choose(decision: Decision) -> Action:
+        legal = decision.view.legal
+        assert legal is not None
+        if legal.min_raise_to and rng.random() < 0.3:
+            return Action(ActionKind.RAISE, legal.min_raise_to)
+        return Action(ActionKind.CALL) if legal.call_amount else Action(ActionKind.CHECK)
+
+    tally = SessionTally(2, 2, 100)
+
+    class Keep:
+        def hand_finished(self, record: HandRecord) -> None:
+            tally.add(record)
+
+    asyncio.run(Match(MatchSpec("t", "tally", 300), [(n, FunctionSeat(n, choose)) for n in "ab"], [Keep()]).run())
+    assert tally.sessions == 150
+    for participant in (0, 1):
+        live, exact = tally.live_rate(participant), tally.win_rate(participant)
+        assert (live.sessions, live.hands) == (exact.sessions, exact.hands) == (150, 300)
+        assert math.isclose(live.mean, exact.mean, rel_tol=1e-9, abs_tol=1e-9)
+        assert math.isclose(live.high, exact.high, rel_tol=1e-9, abs_tol=1e-9)
