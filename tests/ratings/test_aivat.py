@@ -202,6 +202,7 @@ def test_where_both_halves_of_a_duplicate_pair_played_alike_the_luck_terms_cance
     diverged. Checked over a match of a cards-driven raiser against a calling station, where it holds at every
     event reached alike (the deal always is) and the terms survive where the halves differed."""
     from arena.engine import EventKind
+    from tests.compare.players import calling_station
 
     def raiser(decision: Decision) -> Action:
         legal = decision.view.legal
@@ -211,11 +212,6 @@ def test_where_both_halves_of_a_duplicate_pair_played_alike_the_luck_terms_cance
             return Action(ActionKind.RAISE, legal.min_raise_to)
         return Action(ActionKind.CALL) if legal.call_amount else Action(ActionKind.CHECK)
 
-    def station(decision: Decision) -> Action:
-        legal = decision.view.legal
-        assert legal is not None
-        return Action(ActionKind.CALL) if legal.call_amount else Action(ActionKind.CHECK)
-
     records: list[HandRecord] = []
 
     class Keep:
@@ -223,7 +219,8 @@ def test_where_both_halves_of_a_duplicate_pair_played_alike_the_luck_terms_cance
             records.append(record)
 
     spec = MatchSpec("dup", "duplicate-cancels", 400)
-    asyncio.run(Match(spec, [("r", FunctionSeat("r", raiser)), ("s", FunctionSeat("s", station))], [Keep()]).run())
+    seats = [("r", FunctionSeat("r", raiser)), ("s", FunctionSeat("s", calling_station))]
+    asyncio.run(Match(spec, seats, [Keep()]).run())
 
     def before(record: HandRecord, street: str) -> tuple[object, ...]:
         """The hand's events before the street's cards (the hole cards: before anything was dealt)."""
