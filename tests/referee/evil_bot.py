@@ -26,6 +26,7 @@ ADDRESS = os.environ["ARENA_ADDRESS"]
 TOKEN = os.environ["ARENA_TOKEN"]
 AFTER = int(os.environ.get("EVIL_AFTER", "3"))  # how many good actions before misbehaving (crash, reconnect)
 END = object()
+REFUSED_LINGER_S = 3.0  # bad_token: how long the refused bot stays before it exits
 
 
 def record(entry: dict[str, object]) -> None:
@@ -150,6 +151,8 @@ def main() -> int:
     except grpc.RpcError as exc:
         print(f"stream ended: {exc.code()} {exc.details()}", file=sys.stderr)  # type: ignore[attr-defined]
         record({"status": str(exc.code()), "details": exc.details()})  # type: ignore[attr-defined]
+        if MODE == "bad_token":  # stay a while: the referee would end the wait when this process ends, maybe
+            time.sleep(REFUSED_LINGER_S)  # before the good bot (started with it, as slow to start) had joined
         return 1
 
 

@@ -178,7 +178,9 @@ def test_too_many_violations_forfeit_the_match_which_still_finishes(tmp_path: Pa
 
 
 def test_a_wrong_token_is_refused_and_a_bot_that_never_joins_means_no_hand_is_dealt(tmp_path: Path) -> None:
-    policy = ClockPolicy(per_action_ms=400, time_bank_ms=0, max_retries=1, max_violations=0, connect_timeout_ms=2000)
+    # The refused bot stays 3 s (evil_bot.REFUSED_LINGER_S) and the referee waits 4: the good bot, as slow to start
+    # as the refused one, has joined by then even on a loaded machine, and is told the match is over
+    policy = ClockPolicy(per_action_ms=400, time_bank_ms=0, max_retries=1, max_violations=0, connect_timeout_ms=4000)
     played = run(tmp_path, "bad_token", hands=2, policy=policy, status=MatchStatus.NO_SHOW)
     refused = errors(played.bad)
     assert refused and refused[0]["code"] == "ERROR_CODE_BAD_TOKEN" and refused[0]["fatal"]
