@@ -276,8 +276,9 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
     sandbox = sandbox.hiding(kw["seed_file"], kw["phh_dir"], log_dir)
     earlier = db.participant_totals(spec.match_id) if db is not None and recorded else []
     history = db.final_stacks(spec.match_id) if db is not None and recorded and spec.game.is_game else None
+    reader = None if db is None else (lambda numbers: db.hand_records(spec.match_id, numbers))  # read back at the end
     tally = None if spec.game.is_game else SessionTally(len(specs), spec.hands_per_deal(len(specs)),
-                                                        spec.config.big_blind, spec.cross_table(len(specs)))
+                                                        spec.config.big_blind, spec.cross_table(len(specs)), reader)
     if tally is not None and db is not None and recorded:
         tally.add_all(db.hand_records(spec.match_id))
     started = time.monotonic()
