@@ -84,7 +84,7 @@ from statistics import NormalDist
 
 from arena.ratings.estimators import Estimator
 from arena.ratings.sessions import bot_key, load_sessions
-from arena.ratings.stats import WinRate, t_interval, win_rate
+from arena.ratings.stats import RunningRate, WinRate, win_rate
 from arena.records.db import Database
 from arena.referee import MatchKind
 
@@ -183,18 +183,20 @@ class Sprt:
     def __init__(self, params: SprtParams | None = None) -> None:
         self.params = params if params is not None else SprtParams()
         self.samples: list[float] = []
-        self.hands = 0
         self.verdict = Verdict.CONTINUE
         self.llr = 0.0
         self.decided_at = 0  # sessions when the verdict was reached
-        self._sum = 0.0
-        self._mean = 0.0
-        self._m2 = 0.0  # Welford's running sum of squared deviations
+        self._running = RunningRate()  # Welford's running mean and sum of squared deviations
 
     @property
     def decided(self) -> bool:
         """Whether a hypothesis has been accepted."""
         return self.verdict is not Verdict.CONTINUE
+
+    @property
+    def hands(self) -> int:
+        """Hands the samples so far took."""
+        return self._running.hands
 
     @property
     def sessions(self) -> int:
@@ -204,13 +206,13 @@ class Sprt:
     @property
     def mean(self) -> float:
         """The mean sample (mbb/hand)."""
-        return self._mean
+        return self._running.mean
 
     @property
     def variance(self) -> float:
         """The s² of the LLR: the sum of squared deviations over n - 3 (over 1 while n <= 4), then floored."""
         n = len(self.samples)
-        raw = self._m2 / max(n - 3, 1) if n > 1 else 0.0
+        raw = self._running.m2 / max(n - 3, 1) if n > 1 else 0.0
         return max(raw, self.params.sd_floor**2)
 
     def add(self, sample: float, hands: int = 0) -> Verdict:
@@ -218,15 +220,12 @@ class Sprt:
         if not math.isfinite(sample):
             raise ValueError(f"a sample must be a finite number, got {sample}")
         self.samples.append(sample)
-        self.hands += hands
+        self._running.add(sample, hands)
         n = len(self.samples)
-        delta = sample - self._mean
-        self._mean += delta / n
-        self._m2 += delta * (sample - self._mean)
         if self.decided:
             return self.verdict
         p = self.params
-        self.llr = llr(n, self._mean, self.variance, p.mbb0, p.mbb1)
+        self.llr = llr(n, self._running.mean, self.variance, p.mbb0, p.mbb1)
         if n >= p.min_sessions:
             if self.llr >= p.upper:
                 self.verdict = Verdict.H1
@@ -243,14 +242,12 @@ class Sprt:
     def running_estimate(self) -> WinRate:
         """The estimate of ``state`` from the running mean and spread: constant time, for a live line (``state``
         sums every sample exactly, for the report)."""
-        n = len(self.samples)
-        sd = math.sqrt(max(self._m2, 0.0) / (n - 1)) if n > 1 else 0.0
-        return t_interval(self._mean, sd, n, self.hands)
+        return self._running.rate()
 
     def state(self) -> SprtState:
         """Where the test stands."""
         return SprtState(
-            self.sessions, self.hands, self._mean, self.variance, self.llr, self.params.lower, self.params.upper,
+            self.sessions, self.hands, self._running.mean, self.variance, self.llr, self.params.lower, self.params.upper,
             self.verdict, win_rate(self.samples, self.hands),
         )
 

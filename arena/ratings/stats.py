@@ -62,13 +62,13 @@ class RunningRate:
     lines redrawn as a long match goes (``win_rate`` reads every sample, for results that must not depend on the
     order of the samples)."""
 
-    __slots__ = ("_m2", "hands", "mean", "n")
+    __slots__ = ("hands", "m2", "mean", "n")
 
     def __init__(self) -> None:
         self.n = 0
         self.hands = 0
         self.mean = 0.0
-        self._m2 = 0.0
+        self.m2 = 0.0  # the sum of squared deviations from the mean
 
     def add(self, sample: float, hands: int = 0) -> None:
         """Count one session's sample, which took ``hands`` hands."""
@@ -76,11 +76,11 @@ class RunningRate:
         self.hands += hands
         delta = sample - self.mean
         self.mean += delta / self.n
-        self._m2 += delta * (sample - self.mean)
+        self.m2 += delta * (sample - self.mean)
 
     def rate(self) -> WinRate:
         """The mean and 95% t-interval so far."""
-        sd = math.sqrt(max(self._m2, 0.0) / (self.n - 1)) if self.n > 1 else 0.0
+        sd = math.sqrt(max(self.m2, 0.0) / (self.n - 1)) if self.n > 1 else 0.0
         return t_interval(self.mean, sd, self.n, self.hands)
 
 
