@@ -247,7 +247,7 @@ class Sprt:
     def state(self) -> SprtState:
         """Where the test stands."""
         return SprtState(
-            self.sessions, self.hands, self._running.mean, self.variance, self.llr, self.params.lower, self.params.upper,
+            self.sessions, self.hands, self.mean, self.variance, self.llr, self.params.lower, self.params.upper,
             self.verdict, win_rate(self.samples, self.hands),
         )
 
