@@ -166,7 +166,8 @@ def compare(make_attack: Any, limits: ServerLimits, label: str, tcp_bots: bool =
                 for run, before, after in zip(attacked, plain[:-1], plain[1:], strict=True)]
 
     async def runs() -> tuple[list[Run], list[Run]]:
-        plain, attacked = [await measured(None, limits, tcp_bots=tcp_bots)], []
+        plain: list[Run] = [await measured(None, limits, tcp_bots=tcp_bots)]
+        attacked: list[Run] = []
         while len(attacked) < PAIRS or (statistics.median(shares(plain, attacked)) < KEEP
                                         and len(attacked) < PAIRS + MORE_PAIRS):
             attacked.append(await measured(make_attack(), limits, tcp_bots=tcp_bots, hold_s=hold_s))
