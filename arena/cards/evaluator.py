@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
 from itertools import combinations
 
 from arena.cards._eval import CATEGORY_SHIFT, category_counts, category_counts_7, evaluate, evaluate_many
@@ -34,6 +35,7 @@ __all__ = [
     "describe",
     "evaluate",
     "evaluate_many",
+    "hand_name",
     "tiebreak_ranks",
 ]
 
@@ -137,6 +139,16 @@ def _order(five: tuple[int, ...], category: Category) -> tuple[int, ...]:
         )
     counts = Counter(card_rank(c) for c in five)
     return tuple(sorted(five, key=lambda c: (counts[card_rank(c)], card_rank(c)), reverse=True))
+
+
+def hand_name(cards: list[int] | tuple[int, ...]) -> str:
+    """``describe(cards).text`` without finding the best five: the name follows from the hand's value alone."""
+    return _name_of(evaluate(cards))  # validates the cards as describe does
+
+
+@lru_cache(maxsize=8192)  # 7,462 distinct values
+def _name_of(value: int) -> str:
+    return _text(category_of(value), tiebreak_ranks(value))
 
 
 def describe(cards: list[int] | tuple[int, ...]) -> HandRank:

@@ -34,11 +34,6 @@ class ClockPolicy:
                 raise ValueError(f"{name} must not be negative")
 
 
-def _expire(answer: asyncio.Future[Any]) -> None:
-    if not answer.done():
-        answer.set_exception(TimeoutError())
-
-
 class BotClock:
     """One bot's clock for a match: the per-action allowance plus what is left in its bank."""
 
@@ -87,10 +82,27 @@ class TurnTimer:
         self._reschedule()
 
     def arm(self, answer: asyncio.Future[Any]) -> None:
-        """Fail ``answer`` with TimeoutError when the time is up (``sent`` moves the deadline): a seat that waits on
-        a future of its own is timed by one timer handle, with none of a timeout block's task cancellation."""
+        """Fail ``answer`` with TimeoutError when the time is up: a seat that waits on a future of its own is timed
+        by one timer handle, with none of a timeout block's task cancellation. ``sent`` moves the deadline on
+        without touching the handle: when it fires early, it sets itself again for the time left (one handle per
+        request, where cancelling and setting one for every request sent cost as much again)."""
         self._future = answer
-        self._reschedule()
+        if self._handle is not None:
+            self._handle.cancel()
+        loop = asyncio.get_running_loop()
+        self._handle = loop.call_at(loop.time() + self.remaining(), self._expire)
+
+    def _expire(self) -> None:
+        self._handle = None
+        future = self._future
+        if future is None or future.done():
+            return
+        left = self.remaining()
+        if left > 0:  # ``sent`` moved the deadline on since the handle was set
+            loop = asyncio.get_running_loop()
+            self._handle = loop.call_at(loop.time() + left, self._expire)
+            return
+        future.set_exception(TimeoutError())
 
     def disarm(self) -> None:
         """The answer came (or the wait ended otherwise): no time-out for it."""
@@ -108,15 +120,10 @@ class TurnTimer:
         self._reschedule()
 
     def _reschedule(self) -> None:
+        """Move a ``watch``ed timeout block's deadline to the time left (an ``arm``ed handle follows by itself)."""
         if self._deadline is not None and not self._deadline.expired():
             loop = asyncio.get_running_loop()
             self._deadline.reschedule(loop.time() + self.remaining())
-        future = self._future
-        if future is not None and not future.done():
-            if self._handle is not None:
-                self._handle.cancel()
-            loop = asyncio.get_running_loop()
-            self._handle = loop.call_at(loop.time() + self.remaining(), _expire, future)
 
     def elapsed(self) -> float:
         """Seconds the bot has had so far."""

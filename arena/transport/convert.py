@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from arena.cards import format_card
-from arena.cards.evaluator import describe
+from arena.cards.evaluator import hand_name
 from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
 from arena.engine.view import SeatView
 from arena.referee.records import Decision, MixedAction
@@ -74,22 +74,26 @@ def table_config(config: TableConfig, num_seats: int, starting_stack: int) -> po
     )
 
 
-def public_event(event: Event, by_timeout: bool, bets: dict[int, int]) -> poker_pb2.PublicEvent:
-    """One event of a sequence as a protocol message; ``bets`` holds each seat's bet on the street so far, as
-    the events before it left it (updated here). Events that are no wager (deals, shows, wins) do not use it.
-    """
+def wire_amount(event: Event, bets: dict[int, int]) -> int:
+    """The amount ``event`` states on the wire: a wager that puts a seat all-in states the seat's raise-to total,
+    every other event its own amount. ``bets`` holds each seat's bet on the street so far, as the events before it
+    left it (updated here); events that are no wager (deals, shows, wins) do not use it."""
     kind = event.kind
-    amount = event.amount
     if kind is EventKind.DEAL_BOARD:
         bets.clear()
     elif kind in _ADDS_TO_BET:
-        bets[event.seat] = bets.get(event.seat, 0) + amount
+        bets[event.seat] = bets.get(event.seat, 0) + event.amount
     elif kind in _SETS_BET:
-        bets[event.seat] = amount
-    pb_kind = _EVENT[kind]
+        bets[event.seat] = event.amount
     if event.all_in and kind in _WAGERS:
-        pb_kind = poker_pb2.EVENT_KIND_ALL_IN
-        amount = bets[event.seat]
+        return bets[event.seat]
+    return event.amount
+
+
+def event_message(event: Event, amount: int, by_timeout: bool) -> poker_pb2.PublicEvent:
+    """One event as a protocol message, stating ``amount`` (``wire_amount``)."""
+    kind = event.kind
+    pb_kind = poker_pb2.EVENT_KIND_ALL_IN if event.all_in and kind in _WAGERS else _EVENT[kind]
     # Only the fields that usually have a value are passed: each keyword costs about as much as a field set later
     message = poker_pb2.PublicEvent(kind=pb_kind, seat=event.seat, street=_STREETS[event.street], amount=amount)
     if event.cards:
@@ -99,6 +103,29 @@ def public_event(event: Event, by_timeout: bool, bets: dict[int, int]) -> poker_
     if event.pot > 0:
         message.pot_index = event.pot
     return message
+
+
+def public_event(event: Event, by_timeout: bool, bets: dict[int, int]) -> poker_pb2.PublicEvent:
+    """One event of a sequence as a protocol message; ``bets`` as ``wire_amount`` takes it (updated here)."""
+    return event_message(event, wire_amount(event, bets), by_timeout)
+
+
+_EVENT_FIELDS: dict[tuple[int, Event, int, bool], bytes] = {}
+_EVENT_FIELDS_KEPT = 1 << 15  # about 3 MB; a heads-up match repeats far fewer distinct events than this
+
+
+def event_field(tag: int, event: Event, amount: int, by_timeout: bool) -> bytes:
+    """``event_message(event, amount, by_timeout)`` serialized as the length-delimited field ``tag`` (a history),
+    remembered: the same event is sent to every seat of its hand and again in the hand's end, and most events
+    (a call of the big blind, a check on the flop, the flop itself) recur from hand to hand and table to table."""
+    key = (tag, event, amount, by_timeout)
+    data = _EVENT_FIELDS.get(key)
+    if data is None:
+        data = field_bytes(tag, event_message(event, amount, by_timeout).SerializeToString())
+        if len(_EVENT_FIELDS) >= _EVENT_FIELDS_KEPT:
+            _EVENT_FIELDS.clear()
+        _EVENT_FIELDS[key] = data
+    return data
 
 
 def public_events(events: Sequence[Event], timeouts: frozenset[int] = frozenset()) -> list[poker_pb2.PublicEvent]:
@@ -143,13 +170,14 @@ class PublicEvents:
     events added since the last one (and fixes ``by_timeout`` of earlier ones if ``timeouts`` changed). Events
     that do not extend the last ones (a new hand) start it afresh, so the result always equals ``public_events``.
     The returned list is this object's own: copy it into a message, do not keep or change it. ``wire`` gives the
-    same events already encoded as ActionRequest's ``history`` field, each event serialized once.
+    same events already encoded as ActionRequest's ``history`` field, from ``event_field``'s shared encodings.
     """
 
-    __slots__ = ("_bets", "_out", "_source", "_timeouts", "_wire")
+    __slots__ = ("_amounts", "_bets", "_out", "_source", "_timeouts", "_wire")
 
     def __init__(self) -> None:
         self._source: tuple[Event, ...] = ()
+        self._amounts: list[int] = []  # each event's wire_amount
         self._out: list[poker_pb2.PublicEvent] = []
         self._wire: list[bytes] = []
         self._bets: dict[int, int] = {}
@@ -157,36 +185,44 @@ class PublicEvents:
 
     def wire(self, events: Sequence[Event], timeouts: frozenset[int] = frozenset()) -> bytes:
         """``public_events(events, timeouts)`` as the bytes of ActionRequest's repeated ``history`` field."""
-        out = self.convert(events, timeouts)
-        wire = self._wire
-        for index in range(len(wire), len(out)):
-            wire.append(field_bytes(_HISTORY_TAG, out[index].SerializeToString()))
+        self._follow(events, timeouts)
+        source, amounts, wire = self._source, self._amounts, self._wire
+        for index in range(len(wire), len(source)):
+            wire.append(event_field(_HISTORY_TAG, source[index], amounts[index], index in timeouts))
         return b"".join(wire)
 
     def convert(self, events: Sequence[Event], timeouts: frozenset[int] = frozenset()) -> list[poker_pb2.PublicEvent]:
         """``public_events(events, timeouts)``."""
+        self._follow(events, timeouts)
+        source, amounts, out = self._source, self._amounts, self._out
+        for index in range(len(out), len(source)):
+            out.append(event_message(source[index], amounts[index], index in timeouts))
+        return out
+
+    def _follow(self, events: Sequence[Event], timeouts: frozenset[int]) -> None:
+        """Take in the events added since the last call (or start afresh), and time-out flags that changed."""
         events = tuple(events)
         done = len(self._source)
         if done > len(events) or events[:done] != self._source:
+            self._amounts = []
             self._out = []
             self._wire = []
             self._bets = {}
             self._timeouts = frozenset()
             done = 0
-        out = self._out
         if timeouts != self._timeouts:
-            wire = self._wire
+            out, wire = self._out, self._wire
             for index in timeouts ^ self._timeouts:
-                if index < done:
-                    out[index].by_timeout = index in timeouts
-                    if index < len(wire):
-                        wire[index] = field_bytes(_HISTORY_TAG, out[index].SerializeToString())
+                flag = index in timeouts
+                if index < len(out):
+                    out[index].by_timeout = flag
+                if index < len(wire):
+                    wire[index] = event_field(_HISTORY_TAG, events[index], self._amounts[index], flag)
             self._timeouts = timeouts
-        bets = self._bets
+        bets, amounts = self._bets, self._amounts
         for index in range(done, len(events)):
-            out.append(public_event(events[index], index in timeouts, bets))
+            amounts.append(wire_amount(events[index], bets))
         self._source = events
-        return out
 
 
 def seat_status(view: SeatView, seat: int) -> poker_pb2.SeatStatus.ValueType:
@@ -302,7 +338,7 @@ def shown_hands(shown: dict[int, tuple[int, ...]], board: Sequence[int]) -> list
     """Hands revealed at showdown (R8.4) with the name of their category."""
     out = []
     for seat, hole in shown.items():
-        name = describe([*hole, *board]).text if len(board) >= 3 else ""
+        name = hand_name([*hole, *board]) if len(board) >= 3 else ""
         out.append(poker_pb2.ShownHand(seat=seat, cards=cards(hole), category=name))
     return out
 

@@ -14,7 +14,6 @@ import asyncio
 import enum
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from arena.engine import Action, EventKind, IllegalActionError
 from arena.engine.view import public_history
@@ -296,19 +295,61 @@ def shown_at_showdown(record: HandRecord) -> dict[int, tuple[int, ...]]:
     return {e.seat: e.cards for e in record.events if e.kind is EventKind.SHOW}
 
 
-@dataclass(frozen=True, slots=True)
 class HandEndParts:
     """What the HandEnd of every seat and the spectators' summary of one hand have in common, converted once:
-    all but the seat's own hole cards, which only its DEAL_HOLE events (``own_deals``) show.
+    all but the seat's own hole cards, which only its DEAL_HOLE events show. The bytes the bots get are made at
+    once (from ``convert.event_field``'s shared encodings); the messages only when asked for (spectators, tests).
     """
 
-    board: list[str]
-    shown: list[poker_pb2.ShownHand]
-    payoffs: list[poker_pb2.SeatPayoff]
-    history: list[poker_pb2.PublicEvent]  # as a spectator sees it: no hole cards but those shown (R8.4)
-    own_deals: dict[int, list[tuple[int, poker_pb2.PublicEvent]]]  # seat: (index in history, event with cards)
-    wire: list[bytes]  # a seat's HandEnd serialized: [everything but the history, each history field's bytes]
-    own_wire: dict[int, list[tuple[int, bytes]]]  # seat: its own DEAL_HOLE fields' bytes (index in ``wire``)
+    __slots__ = ("_amounts", "_history", "_own_deals", "_record", "_timeouts", "board", "own_wire", "payoffs",
+                 "shown", "wire")
+
+    def __init__(self, record: HandRecord) -> None:
+        self._record = record
+        self._timeouts = timeouts = frozenset(d.event_index for d in record.decisions if d.how != "ok")
+        self.board = convert.cards(record.board)
+        self.shown = convert.shown_hands(shown_at_showdown(record), record.board)
+        self.payoffs = [poker_pb2.SeatPayoff(seat=s, net=record.payoffs[s], final_stack=record.final_stacks[s])
+                        for s in range(len(record.payoffs))]
+        bets: dict[int, int] = {}
+        self._amounts = amounts = [convert.wire_amount(event, bets) for event in record.events]
+        head = bot_pb2.HandEnd(table_id=record.table_id, hand_id=record.hand_id, board=self.board, shown=self.shown,
+                               payoffs=self.payoffs).SerializeToString()
+        field = convert.event_field
+        wire = [head]  # a seat's HandEnd serialized: [everything but the history, each history field's bytes]
+        own_wire: dict[int, list[tuple[int, bytes]]] = {}  # seat: its own DEAL_HOLE fields' bytes (index in wire)
+        for index, event in enumerate(record.events):
+            flag = index in timeouts
+            if event.kind is EventKind.DEAL_HOLE and event.cards:
+                own_wire.setdefault(event.seat, []).append(
+                    (index + 1, field(_END_HISTORY_TAG, event, amounts[index], flag)))
+                event = event._replace(cards=())
+            wire.append(field(_END_HISTORY_TAG, event, amounts[index], flag))
+        self.wire = wire
+        self.own_wire = own_wire
+        self._history: list[poker_pb2.PublicEvent] | None = None
+        self._own_deals: dict[int, list[tuple[int, poker_pb2.PublicEvent]]] | None = None
+
+    @property
+    def history(self) -> list[poker_pb2.PublicEvent]:
+        """The history as a spectator sees it: no hole cards but those shown (R8.4)."""
+        if self._history is None:
+            events = public_history(list(self._record.events), -1)
+            self._history = [convert.event_message(e, self._amounts[i], i in self._timeouts)
+                             for i, e in enumerate(events)]
+        return self._history
+
+    @property
+    def own_deals(self) -> dict[int, list[tuple[int, poker_pb2.PublicEvent]]]:
+        """Seat: (index in ``history``, its DEAL_HOLE event with its cards)."""
+        if self._own_deals is None:
+            own: dict[int, list[tuple[int, poker_pb2.PublicEvent]]] = {}
+            for index, event in enumerate(self._record.events):
+                if event.kind is EventKind.DEAL_HOLE and event.cards:
+                    own.setdefault(event.seat, []).append(
+                        (index, convert.event_message(event, self._amounts[index], index in self._timeouts)))
+            self._own_deals = own
+        return self._own_deals
 
 
 _HAND_END_TAG = (5 << 3) | 2  # RefereeMessage.hand_end
@@ -327,22 +368,7 @@ def hand_end_parts(record: HandRecord) -> HandEndParts:
     cached = _PARTS.get(id(record))
     if cached is not None and cached[0] is record:
         return cached[1]
-    timeouts = frozenset(d.event_index for d in record.decisions if d.how != "ok")
-    own_deals: dict[int, list[tuple[int, poker_pb2.PublicEvent]]] = {}
-    for index, event in enumerate(record.events):
-        if event.kind is EventKind.DEAL_HOLE and event.cards:
-            own_deals.setdefault(event.seat, []).append((index, convert.public_event(event, index in timeouts, {})))
-    board = convert.cards(record.board)
-    shown = convert.shown_hands(shown_at_showdown(record), record.board)
-    payoffs = [poker_pb2.SeatPayoff(seat=s, net=record.payoffs[s], final_stack=record.final_stacks[s])
-               for s in range(len(record.payoffs))]
-    history = convert.public_events(public_history(list(record.events), -1), timeouts)
-    head = bot_pb2.HandEnd(table_id=record.table_id, hand_id=record.hand_id, board=board, shown=shown,
-                           payoffs=payoffs).SerializeToString()
-    wire = [head, *(convert.field_bytes(_END_HISTORY_TAG, e.SerializeToString()) for e in history)]
-    own_wire = {seat: [(index + 1, convert.field_bytes(_END_HISTORY_TAG, e.SerializeToString())) for index, e in deals]
-                for seat, deals in own_deals.items()}
-    parts = HandEndParts(board, shown, payoffs, history, own_deals, wire, own_wire)
+    parts = HandEndParts(record)
     _PARTS[id(record)] = (record, parts)
     while len(_PARTS) > _PARTS_KEPT:
         del _PARTS[next(iter(_PARTS))]

@@ -23,6 +23,7 @@ from arena.cards.evaluator import (
     describe,
     evaluate,
     evaluate_many,
+    hand_name,
     tiebreak_ranks,
 )
 
@@ -308,6 +309,17 @@ def test_describe(hand: str, text: str, best_five: str) -> None:
     assert format_cards(rank.best_five) == best_five
     assert rank.value == evaluate(cards) == evaluate(rank.best_five)
     assert rank.category is category_of(rank.value)
+
+
+def test_hand_name_is_describes_text_for_5_6_and_7_cards_and_refuses_what_describe_refuses() -> None:
+    for size, seed in ((5, 11), (6, 12), (7, 13)):
+        for hand in random_hands(2_000, size, seed):
+            assert hand_name(hand) == describe(hand).text
+    for bad in ([0, 1, 2, 3], [0, 0, 1, 2, 3]):
+        with pytest.raises(ValueError):
+            describe(bad)
+        with pytest.raises(ValueError):
+            hand_name(bad)
 
 
 def test_describe_accepts_tuples_and_is_frozen() -> None:
