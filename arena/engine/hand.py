@@ -14,7 +14,7 @@ from arena.cards.evaluator import evaluate
 from arena.engine.actions import Action, ActionKind, Event, EventKind, LegalActions, Street
 from arena.engine.config import MAX_SEATS, MIN_SEATS, AnteMode, Structure, TableConfig
 from arena.engine.errors import ConfigError, DeckError, IllegalActionError, RuleError
-from arena.engine.pots import Pot, build_pots, split_pot
+from arena.engine.pots import Pot, pots_of, split_pot
 
 _NOT_ACTED = -1
 _E = EventKind
@@ -119,8 +119,8 @@ class Hand:
     def pots(self) -> list[Pot]:
         """Main and side pots as they stand (R10.1), current bets included; antes are dead money (R3.2)."""
         dead = self.dead
-        live = [c - d for c, d in zip(self.committed, dead, strict=True)] if any(dead) else self.committed
-        return build_pots(live, self.folded, sum(dead))
+        live = tuple(c - d for c, d in zip(self.committed, dead, strict=True)) if any(dead) else tuple(self.committed)
+        return list(pots_of(live, tuple(self.folded), sum(dead)))
 
     def legal_actions(self) -> LegalActions:
         """The exact choices of the seat to act (R6, R7). Raises ``RuleError`` when the hand is over."""

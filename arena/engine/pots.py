@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,13 @@ def build_pots(contributions: Sequence[int], folded: Sequence[bool], dead: int =
             carry = amount
         previous = level
     return pots
+
+
+@lru_cache(maxsize=4096)
+def pots_of(contributions: tuple[int, ...], folded: tuple[bool, ...], dead: int = 0) -> tuple[Pot, ...]:
+    """``build_pots`` remembered (it is pure): the table asks for the pots at every decision, and the same few
+    patterns of contributions (the blinds, a call, a raise to three big blinds) recur from hand to hand."""
+    return tuple(build_pots(contributions, folded, dead))
 
 
 def split_pot(amount: int, winners: Sequence[int], button: int, num_seats: int, chip: int = 1) -> dict[int, int]:
