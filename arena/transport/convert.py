@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
+from typing import TypeVar
 
 from arena.cards import format_card
 from arena.cards.evaluator import hand_name
-from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
-from arena.engine.view import SeatView
+from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, LegalActions, Pot, Structure, TableConfig
 from arena.referee.records import Decision, MixedAction
 from arena.transport.pb import bot_pb2, poker_pb2
 
@@ -110,8 +110,20 @@ def public_event(event: Event, by_timeout: bool, bets: dict[int, int]) -> poker_
     return event_message(event, wire_amount(event, bets), by_timeout)
 
 
+K = TypeVar("K", bound=Hashable)
+
+_KEPT = 1 << 15  # entries of each memo of encodings below (a few MB at most); a match repeats far fewer values
+
+
+def _keep(memo: dict[K, bytes], key: K, data: bytes) -> bytes:
+    """Remember ``data`` under ``key`` in one of the bounded memos of encodings (emptied when full) and return it."""
+    if len(memo) >= _KEPT:
+        memo.clear()
+    memo[key] = data
+    return data
+
+
 _EVENT_FIELDS: dict[tuple[int, Event, int, bool], bytes] = {}
-_EVENT_FIELDS_KEPT = 1 << 15  # about 3 MB; a heads-up match repeats far fewer distinct events than this
 
 
 def event_field(tag: int, event: Event, amount: int, by_timeout: bool) -> bytes:
@@ -121,10 +133,8 @@ def event_field(tag: int, event: Event, amount: int, by_timeout: bool) -> bytes:
     key = (tag, event, amount, by_timeout)
     data = _EVENT_FIELDS.get(key)
     if data is None:
-        data = field_bytes(tag, event_message(event, amount, by_timeout).SerializeToString())
-        if len(_EVENT_FIELDS) >= _EVENT_FIELDS_KEPT:
-            _EVENT_FIELDS.clear()
-        _EVENT_FIELDS[key] = data
+        data = _keep(_EVENT_FIELDS, key,
+                     field_bytes(tag, event_message(event, amount, by_timeout).SerializeToString()))
     return data
 
 
@@ -151,11 +161,114 @@ def field_bytes(tag: int, data: bytes) -> bytes:
     return bytes((tag,)) + varint(len(data)) + data
 
 
+def text_field(tag: int, text: str) -> bytes:
+    """A string field (``tag`` as in ``field_bytes``) as protobuf encodes it: nothing when the string is empty."""
+    return field_bytes(tag, text.encode()) if text else b""
+
+
+def int_field(tag: int, value: int) -> bytes:
+    """A non-negative integer or enum field (``tag``: its number shifted left by 3, wire type 0) as protobuf encodes
+    it: nothing when the value is 0."""
+    return bytes((tag,)) + varint(value) if value else b""
+
+
+_CARD_FIELDS: dict[tuple[int, tuple[int, ...]], bytes] = {}
+
+
+def cards_field(tag: int, values: tuple[int, ...]) -> bytes:
+    """Cards as a repeated string field ``tag`` (their text, R1.2), remembered by the cards."""
+    key = (tag, values)
+    data = _CARD_FIELDS.get(key)
+    if data is None:
+        data = _keep(_CARD_FIELDS, key, b"".join([text_field(tag, format_card(c)) for c in values]))
+    return data
+
+
+_SEAT_FIELDS: dict[tuple[int, tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...],
+                         tuple[bool, ...]], bytes] = {}
+
+
+def seats_field(tag: int, names: tuple[str, ...], stacks: tuple[int, ...], bets: tuple[int, ...],
+                committed: tuple[int, ...], folded: tuple[bool, ...]) -> bytes:
+    """Every seat's SeatState (folded, else all-in with an empty stack, else active) as the repeated field ``tag``,
+    remembered: in the reset game most decisions see stacks and bets seen before."""
+    key = (tag, names, stacks, bets, committed, folded)
+    data = _SEAT_FIELDS.get(key)
+    if data is None:
+        states = []
+        for seat, name in enumerate(names):
+            status = (poker_pb2.SEAT_STATUS_FOLDED if folded[seat] else
+                      poker_pb2.SEAT_STATUS_ALL_IN if stacks[seat] == 0 else poker_pb2.SEAT_STATUS_ACTIVE)
+            state = poker_pb2.SeatState(seat=seat, name=name, stack=stacks[seat], bet=bets[seat],
+                                        committed=committed[seat], status=status)
+            states.append(field_bytes(tag, state.SerializeToString()))
+        data = _keep(_SEAT_FIELDS, key, b"".join(states))
+    return data
+
+
+_PAYOFF_FIELDS: dict[tuple[int, tuple[int, ...], tuple[int, ...]], bytes] = {}
+
+
+def payoffs_field(tag: int, payoffs: tuple[int, ...], final_stacks: tuple[int, ...]) -> bytes:
+    """Every seat's SeatPayoff as the repeated field ``tag``, remembered: in the reset game a few results recur."""
+    key = (tag, payoffs, final_stacks)
+    data = _PAYOFF_FIELDS.get(key)
+    if data is None:
+        data = _keep(_PAYOFF_FIELDS, key, b"".join([
+            field_bytes(tag, poker_pb2.SeatPayoff(seat=seat, net=net, final_stack=final_stacks[seat])
+                        .SerializeToString())
+            for seat, net in enumerate(payoffs)]))
+    return data
+
+
 _HISTORY_TAG = (13 << 3) | 2  # ActionRequest.history
 _CONFIG_TAG = (14 << 3) | 2  # ActionRequest.config
 _REQUEST_TAG = (3 << 3) | 2  # RefereeMessage.action_request
 _BATCH_TAG = (8 << 3) | 2  # RefereeMessage.batch
 _BATCH_MESSAGES_TAG = (1 << 3) | 2  # RefereeBatch.messages
+# ActionRequest's other fields, in field-number order (an encoding in that order is the one protobuf writes)
+_TABLE_ID, _HAND_ID, _REQUEST_ID, _SEAT = (1 << 3) | 2, (2 << 3) | 2, 3 << 3, 4 << 3
+_HOLE_CARDS, _BOARD, _BUTTON, _STREET, _SEATS = (5 << 3) | 2, (6 << 3) | 2, 7 << 3, 8 << 3, (9 << 3) | 2
+
+_POT_FIELDS: dict[tuple[Pot, ...], bytes] = {}
+_LEGAL_FIELDS: dict[tuple[bool, bool, int, int, int, int, int], bytes] = {}
+
+
+def pots_field(pots: tuple[Pot, ...]) -> bytes:
+    """ActionRequest's ``pots`` (field 10), remembered by the pots."""
+    data = _POT_FIELDS.get(pots)
+    if data is None:
+        request = bot_pb2.ActionRequest()
+        add_pot = request.pots.add
+        for pot in pots:
+            add_pot(amount=pot.amount, eligible_seats=pot.eligible)
+        data = _keep(_POT_FIELDS, pots, request.SerializeToString())
+    return data
+
+
+def legal_clock_fields(legal: LegalActions, action_ms_left: int, bank_ms_left: int) -> bytes:
+    """ActionRequest's ``legal`` and ``clock`` (fields 11 and 12), remembered: both are always present, even with
+    every value 0."""
+    key = (legal.can_fold, legal.can_check, legal.call_amount, legal.min_raise_to, legal.max_raise_to,
+           action_ms_left, bank_ms_left)
+    data = _LEGAL_FIELDS.get(key)
+    if data is None:
+        request = bot_pb2.ActionRequest()
+        pb_legal = request.legal
+        pb_legal.SetInParent()
+        pb_legal.can_fold = legal.can_fold
+        pb_legal.can_check = legal.can_check
+        pb_legal.can_call = legal.can_call
+        pb_legal.call_amount = legal.call_amount
+        pb_legal.can_raise = legal.can_raise
+        pb_legal.min_raise_to = legal.min_raise_to
+        pb_legal.max_raise_to = legal.max_raise_to
+        clock = request.clock
+        clock.SetInParent()
+        clock.action_ms_left = action_ms_left
+        clock.bank_ms_left = bank_ms_left
+        data = _keep(_LEGAL_FIELDS, key, request.SerializeToString())
+    return data
 
 
 def batch_bytes(messages: Iterable[bytes]) -> bytes:
@@ -225,15 +338,6 @@ class PublicEvents:
         self._source = events
 
 
-def seat_status(view: SeatView, seat: int) -> poker_pb2.SeatStatus.ValueType:
-    """A seat's status as the protocol states it: folded, all-in or active."""
-    if view.folded[seat]:
-        return poker_pb2.SEAT_STATUS_FOLDED
-    if view.stacks[seat] == 0:
-        return poker_pb2.SEAT_STATUS_ALL_IN
-    return poker_pb2.SEAT_STATUS_ACTIVE
-
-
 def action_request(decision: Decision, timeouts: frozenset[int] = frozenset()) -> bot_pb2.ActionRequest:
     """The self-contained request a bot answers (see proto ActionRequest), built from scratch."""
     return RequestBuilder().message(decision, timeouts).action_request
@@ -242,8 +346,8 @@ def action_request(decision: Decision, timeouts: frozenset[int] = frozenset()) -
 class RequestBuilder:
     """Builds one seat's requests, the one place an ActionRequest is made. Kept per seat, it is cheap: the hand's
     history is converted only as far as it grew since the seat's last request (see ``PublicEvents``), the table's
-    config message is kept while the config stays the same, and the request is filled in place inside its
-    RefereeMessage rather than built and then copied into it.
+    config is kept encoded while it stays the same, and the rest is joined from encodings remembered across
+    requests, seats and tables (``serialized``).
     """
 
     __slots__ = ("_config", "_config_key", "_config_wire", "_history")
@@ -265,58 +369,32 @@ class RequestBuilder:
 
     def message(self, decision: Decision, timeouts: frozenset[int] = frozenset()) -> bot_pb2.RefereeMessage:
         """The RefereeMessage that asks for ``decision``."""
-        message = bot_pb2.RefereeMessage()
-        request = message.action_request
-        self._fill(request, decision)
-        request.history.extend(self._history.convert(decision.view.history, timeouts))
-        request.config.CopyFrom(self.config(decision.view.config, decision.view.num_seats, decision.starting_stack))
-        return message
+        return bot_pb2.RefereeMessage.FromString(self.serialized(decision, timeouts))
 
     def serialized(self, decision: Decision, timeouts: frozenset[int] = frozenset()) -> bytes:
-        """``message(decision, timeouts)`` serialized, built faster: the history's events and the config are kept
-        serialized and appended as bytes (a message's encoding is the concatenation of its fields'), so only the
-        fields that change from request to request are encoded."""
-        request = bot_pb2.ActionRequest()
-        self._fill(request, decision)
-        view = decision.view
-        self.config(view.config, view.num_seats, decision.starting_stack)
-        body = request.SerializeToString() + self._history.wire(view.history, timeouts) + self._config_wire
-        return field_bytes(_REQUEST_TAG, body)
-
-    def _fill(self, request: bot_pb2.ActionRequest, decision: Decision) -> None:
-        """Every field of the request but its history and config."""
+        """The serialized RefereeMessage that asks for ``decision``, joined from its fields' encodings in field
+        order (a message's encoding is the concatenation of its fields'): the history's events, the config, the
+        seats, pots, legal actions and clock are kept encoded and reused; only ids and cards are encoded anew."""
         view = decision.view
         legal = view.legal
         assert legal is not None, "a request is only built for the seat to act"
-        request.table_id = decision.table_id
-        request.hand_id = decision.hand_id
-        request.request_id = decision.request_id
-        request.seat = view.seat
-        request.hole_cards.extend(cards(view.hole_cards))
-        request.board.extend(cards(view.board))
-        request.button = view.button
-        request.street = street(view.street)
-        add_seat = request.seats.add
-        names = decision.names
-        for seat in range(view.num_seats):
-            add_seat(seat=seat, name=names[seat], stack=view.stacks[seat], bet=view.bets[seat],
-                     committed=view.committed[seat], status=seat_status(view, seat))
-        add_pot = request.pots.add
-        for pot in view.pots:
-            add_pot(amount=pot.amount, eligible_seats=pot.eligible)
-        pb_legal = request.legal
-        pb_legal.SetInParent()
-        pb_legal.can_fold = legal.can_fold
-        pb_legal.can_check = legal.can_check
-        pb_legal.can_call = legal.can_call
-        pb_legal.call_amount = legal.call_amount
-        pb_legal.can_raise = legal.can_raise
-        pb_legal.min_raise_to = legal.min_raise_to
-        pb_legal.max_raise_to = legal.max_raise_to
-        clock = request.clock
-        clock.SetInParent()
-        clock.action_ms_left = decision.action_ms_left
-        clock.bank_ms_left = decision.bank_ms_left
+        self.config(view.config, view.num_seats, decision.starting_stack)
+        body = b"".join((
+            text_field(_TABLE_ID, decision.table_id),
+            text_field(_HAND_ID, decision.hand_id),
+            int_field(_REQUEST_ID, decision.request_id),
+            int_field(_SEAT, view.seat),
+            cards_field(_HOLE_CARDS, view.hole_cards),
+            cards_field(_BOARD, view.board),
+            int_field(_BUTTON, view.button),
+            int_field(_STREET, _STREETS[view.street]),
+            seats_field(_SEATS, decision.names, view.stacks, view.bets, view.committed, view.folded),
+            pots_field(view.pots),
+            legal_clock_fields(legal, decision.action_ms_left, decision.bank_ms_left),
+            self._history.wire(view.history, timeouts),
+            self._config_wire,
+        ))
+        return field_bytes(_REQUEST_TAG, body)
 
 
 def action_from_pb(message: poker_pb2.Action) -> Action | MixedAction:

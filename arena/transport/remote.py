@@ -261,18 +261,7 @@ class RemoteSeat(Seat):
         self._in_hand.add(start.table_id)
         self._stale.discard(start.table_id)
         self._seat = start.seat
-        self._send(bot_pb2.RefereeMessage(hand_start=bot_pb2.HandStart(
-            table_id=start.table_id, hand_id=start.hand_id, hand_number=convert.wire_hand_number(start.hand_number),
-            button=start.button, seat=start.seat, hole_cards=convert.cards(start.hole_cards),
-            seats=[
-                poker_pb2.SeatState(
-                    seat=s, name=start.names[s], stack=start.stacks[s], bet=start.bets[s],
-                    committed=start.committed[s],
-                    status=poker_pb2.SEAT_STATUS_ALL_IN if start.stacks[s] == 0 else poker_pb2.SEAT_STATUS_ACTIVE,
-                )
-                for s in range(len(start.names))
-            ],
-        )))
+        self._send(hand_start_bytes(start))
 
     async def hand_finished(self, record: HandRecord, seat: int) -> None:
         self._in_hand.discard(record.table_id)
@@ -295,26 +284,49 @@ def shown_at_showdown(record: HandRecord) -> dict[int, tuple[int, ...]]:
     return {e.seat: e.cards for e in record.events if e.kind is EventKind.SHOW}
 
 
+_HAND_START_TAG = (2 << 3) | 2  # RefereeMessage.hand_start
+# HandStart's fields, in field-number order (an encoding in that order is the one protobuf writes)
+_START_TABLE_ID, _START_HAND_ID, _START_NUMBER, _START_BUTTON = (1 << 3) | 2, (2 << 3) | 2, 3 << 3, 4 << 3
+_START_SEAT, _START_HOLE, _START_SEATS = 5 << 3, (6 << 3) | 2, (7 << 3) | 2
+
+
+def hand_start_bytes(start: HandStart) -> bytes:
+    """The serialized RefereeMessage holding the HandStart of ``start``: every seat active, or all-in when the
+    posts took its whole stack; joined from remembered encodings (``convert.seats_field``, ``cards_field``)."""
+    body = b"".join((
+        convert.text_field(_START_TABLE_ID, start.table_id),
+        convert.text_field(_START_HAND_ID, start.hand_id),
+        convert.int_field(_START_NUMBER, convert.wire_hand_number(start.hand_number)),
+        convert.int_field(_START_BUTTON, start.button),
+        convert.int_field(_START_SEAT, start.seat),
+        convert.cards_field(_START_HOLE, start.hole_cards),
+        convert.seats_field(_START_SEATS, start.names, start.stacks, start.bets, start.committed,
+                            (False,) * len(start.names)),
+    ))
+    return convert.field_bytes(_HAND_START_TAG, body)
+
+
 class HandEndParts:
     """What the HandEnd of every seat and the spectators' summary of one hand have in common, converted once:
     all but the seat's own hole cards, which only its DEAL_HOLE events show. The bytes the bots get are made at
     once (from ``convert.event_field``'s shared encodings); the messages only when asked for (spectators, tests).
     """
 
-    __slots__ = ("_amounts", "_history", "_own_deals", "_record", "_timeouts", "board", "own_wire", "payoffs",
-                 "shown", "wire")
+    __slots__ = ("_amounts", "_history", "_own_deals", "_record", "_timeouts", "own_wire", "shown", "wire")
 
     def __init__(self, record: HandRecord) -> None:
         self._record = record
         self._timeouts = timeouts = frozenset(d.event_index for d in record.decisions if d.how != "ok")
-        self.board = convert.cards(record.board)
         self.shown = convert.shown_hands(shown_at_showdown(record), record.board)
-        self.payoffs = [poker_pb2.SeatPayoff(seat=s, net=record.payoffs[s], final_stack=record.final_stacks[s])
-                        for s in range(len(record.payoffs))]
         bets: dict[int, int] = {}
         self._amounts = amounts = [convert.wire_amount(event, bets) for event in record.events]
-        head = bot_pb2.HandEnd(table_id=record.table_id, hand_id=record.hand_id, board=self.board, shown=self.shown,
-                               payoffs=self.payoffs).SerializeToString()
+        head = b"".join((  # HandEnd's fields before the history, in field order
+            convert.text_field(_END_TABLE_ID, record.table_id),
+            convert.text_field(_END_HAND_ID, record.hand_id),
+            convert.cards_field(_END_BOARD, record.board),
+            bot_pb2.HandEnd(shown=self.shown).SerializeToString() if self.shown else b"",
+            convert.payoffs_field(_END_PAYOFFS, record.payoffs, record.final_stacks),
+        ))
         field = convert.event_field
         wire = [head]  # a seat's HandEnd serialized: [everything but the history, each history field's bytes]
         own_wire: dict[int, list[tuple[int, bytes]]] = {}  # seat: its own DEAL_HOLE fields' bytes (index in wire)
@@ -329,6 +341,18 @@ class HandEndParts:
         self.own_wire = own_wire
         self._history: list[poker_pb2.PublicEvent] | None = None
         self._own_deals: dict[int, list[tuple[int, poker_pb2.PublicEvent]]] | None = None
+
+    @property
+    def board(self) -> list[str]:
+        """The board's cards (R1.2)."""
+        return convert.cards(self._record.board)
+
+    @property
+    def payoffs(self) -> list[poker_pb2.SeatPayoff]:
+        """Every seat's net and final stack."""
+        record = self._record
+        return [poker_pb2.SeatPayoff(seat=s, net=record.payoffs[s], final_stack=record.final_stacks[s])
+                for s in range(len(record.payoffs))]
 
     @property
     def history(self) -> list[poker_pb2.PublicEvent]:
@@ -353,6 +377,7 @@ class HandEndParts:
 
 
 _HAND_END_TAG = (5 << 3) | 2  # RefereeMessage.hand_end
+_END_TABLE_ID, _END_HAND_ID, _END_BOARD, _END_PAYOFFS = (1 << 3) | 2, (2 << 3) | 2, (3 << 3) | 2, (5 << 3) | 2
 _END_HISTORY_TAG = (6 << 3) | 2  # HandEnd.history
 
 

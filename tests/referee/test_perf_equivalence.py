@@ -17,7 +17,7 @@ import pytest
 from arena.cards import format_card
 from arena.cards.evaluator import describe
 from arena.engine import AnteMode, Event, EventKind, Structure, TableConfig, public_history
-from arena.referee import ClockPolicy, Decision, HandRecord, Match, MatchSpec
+from arena.referee import ClockPolicy, Decision, HandRecord, HandStart, Match, MatchSpec
 from arena.transport import convert
 from arena.transport.pb import arena_pb2, bot_pb2, poker_pb2
 from arena.transport.remote import RemoteSeat, hand_end
@@ -132,6 +132,20 @@ def plain_summary(record: HandRecord) -> arena_pb2.HandSummary:
     )
 
 
+def plain_hand_start(start: HandStart) -> bot_pb2.HandStart:
+    return bot_pb2.HandStart(
+        table_id=start.table_id, hand_id=start.hand_id, hand_number=start.hand_number + 1, button=start.button,
+        seat=start.seat, hole_cards=plain_cards(start.hole_cards),
+        seats=[
+            poker_pb2.SeatState(
+                seat=s, name=start.names[s], stack=start.stacks[s], bet=start.bets[s], committed=start.committed[s],
+                status=poker_pb2.SEAT_STATUS_ALL_IN if start.stacks[s] == 0 else poker_pb2.SEAT_STATUS_ACTIVE,
+            )
+            for s in range(len(start.names))
+        ],
+    )
+
+
 def same(a: object, b: object) -> bool:
     """Equal messages with the same bytes (deterministic serialization)."""
     assert isinstance(a, type(b))
@@ -154,7 +168,9 @@ class FakeBot(Connection):
         if on_sent is not None:
             on_sent()  # as the stream's writer does, just before it hands the message to gRPC
         if isinstance(message, bytes):  # requests are built serialized: what the bot gets is what it parses
-            message = bot_pb2.RefereeMessage.FromString(message)
+            data = message
+            message = bot_pb2.RefereeMessage.FromString(data)
+            assert message.SerializeToString() == data  # joined in field order: the bytes protobuf itself writes
         message.SerializeToString()  # as the stream's writer would
         self.sent.append(message)
         if message.WhichOneof("msg") == "action_request":
@@ -194,11 +210,16 @@ class FakeBot(Connection):
 
 
 class CapturingSeat(RemoteSeat):
-    """A remote seat that keeps every Decision it was asked."""
+    """A remote seat that keeps every Decision it was asked and every HandStart it was told."""
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args)  # type: ignore[arg-type]
         self.decisions: list[Decision] = []
+        self.starts: list[HandStart] = []
+
+    async def hand_started(self, start: HandStart) -> None:
+        self.starts.append(start)
+        await super().hand_started(start)
 
     async def decide(self, decision: Decision, retry: bool) -> object:  # type: ignore[override]
         if not retry:
@@ -259,6 +280,10 @@ def test_cached_messages_equal_plain_construction(num_seats: int, hands: int, co
             assert same(request, plain_action_request(decision, expected))
             assert same(request, convert.action_request(decision, decision.timeouts))
             requests += 1
+        starts = [m.hand_start for m in bot.sent if m.WhichOneof("msg") == "hand_start"]
+        assert len(starts) == len(seat.starts) == len(records)
+        for start, message in zip(seat.starts, starts, strict=True):
+            assert same(message, plain_hand_start(start))
         ends = [m.hand_end for m in bot.sent if m.WhichOneof("msg") == "hand_end"]
         assert len(ends) == len(records)
         for end in ends:
@@ -327,3 +352,21 @@ def test_public_events_memo_equals_plain_conversion() -> None:
             checked += 1
             length += rng.randrange(1, 4)
     assert checked > 1000
+
+
+def test_hand_start_bytes_equal_plain_construction_for_any_seat_and_an_all_in_post() -> None:
+    from arena.transport.remote import hand_start_bytes
+
+    starts = [
+        HandStart("m", "t-1", "m-0", 0, 0, 0, (12, 25), (2950, 0), ("a", "b"), (50, 100), (50, 100)),
+        HandStart("m", "t-2.3", "m-41", 41, 1, 0, (0, 51), (0, 2900, 3000), ("a", "é", ""), (50, 100, 0),
+                  (60, 110, 10)),
+        HandStart("m", "t-1", "m-7", 7, 2, 2, (3, 4), (1, 2, 3), ("x", "y", "z"), (0, 0, 0), (0, 0, 0)),
+    ]
+    for start in starts:
+        data = hand_start_bytes(start)
+        message = bot_pb2.RefereeMessage.FromString(data)
+        assert message.SerializeToString() == data
+        assert same(message.hand_start, plain_hand_start(start))
+        assert message.hand_start.seats[0].status == (poker_pb2.SEAT_STATUS_ALL_IN if start.stacks[0] == 0 else
+                                                      poker_pb2.SEAT_STATUS_ACTIVE)
