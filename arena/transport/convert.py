@@ -158,7 +158,10 @@ def varint(value: int) -> bytes:
 
 def field_bytes(tag: int, data: bytes) -> bytes:
     """A length-delimited field (``tag``: its number shifted left by 3, or-ed with wire type 2) holding ``data``."""
-    return bytes((tag,)) + varint(len(data)) + data
+    size = len(data)
+    if size < 0x80:  # most fields: the length is one byte
+        return bytes((tag, size)) + data
+    return bytes((tag,)) + varint(size) + data
 
 
 def text_field(tag: int, text: str) -> bytes:
@@ -172,16 +175,20 @@ def int_field(tag: int, value: int) -> bytes:
     return bytes((tag,)) + varint(value) if value else b""
 
 
-_CARD_FIELDS: dict[tuple[int, tuple[int, ...]], bytes] = {}
+_CARD_FIELDS: dict[int, dict[int, bytes]] = {}  # tag: each card's field, by card
 
 
-def cards_field(tag: int, values: tuple[int, ...]) -> bytes:
-    """Cards as a repeated string field ``tag`` (their text, R1.2), remembered by the cards."""
-    key = (tag, values)
-    data = _CARD_FIELDS.get(key)
-    if data is None:
-        data = _keep(_CARD_FIELDS, key, b"".join([text_field(tag, format_card(c)) for c in values]))
-    return data
+def cards_field(tag: int, values: Sequence[int]) -> bytes:
+    """Cards as a repeated string field ``tag`` (their text, R1.2), from each card's field made once per tag."""
+    fields = _CARD_FIELDS.get(tag)
+    if fields is None:
+        fields = _CARD_FIELDS[tag] = {c: text_field(tag, format_card(c)) for c in range(52)}
+    try:
+        return b"".join([fields[c] for c in values])
+    except KeyError:
+        for c in values:
+            format_card(c)  # names the value that is no card (R1.1)
+        raise
 
 
 _SEAT_FIELDS: dict[tuple[int, tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...],
