@@ -15,6 +15,9 @@ CHEATS = REPO / "tests" / "integrity" / "cheats"
 SAMPLES = REPO / "sample_bots" / "python"
 CALLER = f"python {SAMPLES / 'calling_station.py'}"
 EQUITY = f"python {SAMPLES / 'equity_bot.py'}"
+# Cheat bots search (processes, files) before they join: on a loaded machine (seen: a CI run under heavy steal, whose
+# token thief joined after the default 10 s) they are waited for longer
+SLOW_JOIN = ("--connect-timeout-ms", "30000")
 
 
 def cheat(name: str, args: str = "", env: str = "") -> str:

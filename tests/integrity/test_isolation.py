@@ -18,7 +18,7 @@ from arena.referee import ClockPolicy, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import run_local_match
 from arena.runner.sandbox import SandboxPolicy
-from tests.integrity.harness import CALLER, REPO, arena, by_name, cheat, match_json, reports
+from tests.integrity.harness import CALLER, REPO, SLOW_JOIN, arena, by_name, cheat, match_json, reports
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -26,7 +26,8 @@ REFUSED = {"refused: ERROR_CODE_BAD_TOKEN", "refused: StatusCode.UNAUTHENTICATED
 
 
 def test_the_token_thief_finds_no_token_and_steals_no_seat(tmp_path: Path) -> None:
-    result = match_json(arena("match", "--hands", "20", "--json", "--log-dir", str(tmp_path), "--match-id", "thief",
+    result = match_json(arena("match", *SLOW_JOIN, "--hands", "20", "--json", "--log-dir", str(tmp_path),
+                              "--match-id", "thief",
                               "--bot", f"victim={CALLER}", "--bot", f"thief={cheat('token_thief')}", cwd=tmp_path))
     assert result["status"] == "completed"
     bots = by_name(result)
@@ -113,7 +114,7 @@ def test_the_escape_reaches_no_network_and_no_limit_lets_it_out(tmp_path: Path) 
                               f"--processes {processes} --memory-mb {memory_mb}")
     try:
         result = match_json(arena(
-            "match", "--hands", "20", "--json", "--log-dir", str(tmp_path), "--match-id", "escape",
+            "match", *SLOW_JOIN, "--hands", "20", "--json", "--log-dir", str(tmp_path), "--match-id", "escape",
             "--bot-processes", str(processes), "--bot-memory-mb", str(memory_mb),
             "--bot", f"honest={CALLER}", "--bot", f"escape={command}", cwd=tmp_path))
         for server in (listener, abstract):

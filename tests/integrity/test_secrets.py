@@ -21,7 +21,7 @@ import arena.runner.sandbox as sandbox
 from arena.records.db import Database
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.sandbox import SandboxPolicy
-from tests.integrity.harness import CALLER, arena, cheat, copy_cheat, match_json, reports, seed_marker
+from tests.integrity.harness import CALLER, SLOW_JOIN, arena, cheat, copy_cheat, match_json, reports, seed_marker
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -65,8 +65,9 @@ def test_the_seed_hunter_finds_nothing_in_arena_match(tmp_path: Path, inside: bo
     seed_file.write_text(seed + "\n")
     seed_file.chmod(0o644)  # readable to anyone: only the sandbox keeps it from the bots
     env = {**os.environ, "ARENA_SEED": seed_marker()}  # the referee's environment holds another one
-    proc = arena("match", "--hands", "20", "--seed-file", str(seed_file), "--db", str(db), "--log-dir", str(logs),
-                 "--match-id", "hunt", "--json", "--bot", f"hunter={command}", "--bot", f"caller={CALLER}",
+    proc = arena("match", *SLOW_JOIN, "--hands", "20", "--seed-file", str(seed_file), "--db", str(db),
+                 "--log-dir", str(logs), "--match-id", "hunt", "--json", "--bot", f"hunter={command}",
+                 "--bot", f"caller={CALLER}",
                  cwd=tmp_path, env=env)
     result = match_json(proc)
     assert result["status"] == "completed" and result["seed"] == seed
@@ -85,6 +86,7 @@ def test_the_seed_hunter_finds_nothing_in_a_tournament(tmp_path: Path) -> None:
     (folder / "cup.seed").chmod(0o644)
     toml = folder / "cup.toml"
     toml.write_text(f'name = "cup"\nseed_file = "cup.seed"\nhands = 20\nworkers = 1\n'
+                    f'[clock]\nconnect_timeout_ms = 30000\n'
                     f'[[bots]]\nname = "hunter"\ncommand = "python seed_hunter.py"\n'
                     f'[[bots]]\nname = "caller"\ncommand = "{CALLER}"\n')
     toml.chmod(0o644)
@@ -101,7 +103,7 @@ def test_without_the_sandbox_the_seed_hunter_does_find_the_seed(tmp_path: Path) 
     seed = seed_marker()
     (tmp_path / "match.seed").write_text(seed + "\n")
     logs = tmp_path / "logs"
-    arena("match", "--hands", "4", "--seed-file", "match.seed", "--log-dir", str(logs), "--no-sandbox",
+    arena("match", *SLOW_JOIN, "--hands", "4", "--seed-file", "match.seed", "--log-dir", str(logs), "--no-sandbox",
           "--bot", f"hunter={cheat('seed_hunter', env='HUNT_BUDGET_S=2')}", "--bot", f"caller={CALLER}",
           cwd=tmp_path)
     hits = [hit for hunt in reports(logs, "HUNT", "hunter") for hit in hunt["seed_hits"]]
