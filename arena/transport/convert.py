@@ -112,7 +112,7 @@ def public_event(event: Event, by_timeout: bool, bets: dict[int, int]) -> poker_
 
 K = TypeVar("K", bound=Hashable)
 
-_KEPT = 1 << 15  # entries of each memo of encodings below (a few MB at most); a match repeats far fewer values
+_KEPT = 1 << 15  # entries of each memo of encodings below: full, the seats of 6-max tables take ~40 MB, the rest less
 
 
 def _keep(memo: dict[K, bytes], key: K, data: bytes) -> bytes:
