@@ -286,19 +286,17 @@ def batch_bytes(messages: Iterable[bytes]) -> bytes:
 
 
 class PublicEvents:
-    """``public_events`` for one viewer, remembered: a hand's events only grow, so each call converts just the
-    events added since the last one (and fixes ``by_timeout`` of earlier ones if ``timeouts`` changed). Events
-    that do not extend the last ones (a new hand) start it afresh, so the result always equals ``public_events``.
-    The returned list is this object's own: copy it into a message, do not keep or change it. ``wire`` gives the
-    same events already encoded as ActionRequest's ``history`` field, from ``event_field``'s shared encodings.
+    """``public_events`` for one viewer, encoded as ActionRequest's ``history`` field and remembered: a hand's
+    events only grow, so each call encodes just the events added since the last one (from ``event_field``'s shared
+    encodings) and fixes ``by_timeout`` of earlier ones if ``timeouts`` changed. Events that do not extend the last
+    ones (a new hand) start it afresh, so the result always equals the encoding of ``public_events``.
     """
 
-    __slots__ = ("_amounts", "_bets", "_out", "_source", "_timeouts", "_wire")
+    __slots__ = ("_amounts", "_bets", "_source", "_timeouts", "_wire")
 
     def __init__(self) -> None:
         self._source: tuple[Event, ...] = ()
         self._amounts: list[int] = []  # each event's wire_amount
-        self._out: list[poker_pb2.PublicEvent] = []
         self._wire: list[bytes] = []
         self._bets: dict[int, int] = {}
         self._timeouts: frozenset[int] = frozenset()
@@ -311,33 +309,21 @@ class PublicEvents:
             wire.append(event_field(_HISTORY_TAG, source[index], amounts[index], index in timeouts))
         return b"".join(wire)
 
-    def convert(self, events: Sequence[Event], timeouts: frozenset[int] = frozenset()) -> list[poker_pb2.PublicEvent]:
-        """``public_events(events, timeouts)``."""
-        self._follow(events, timeouts)
-        source, amounts, out = self._source, self._amounts, self._out
-        for index in range(len(out), len(source)):
-            out.append(event_message(source[index], amounts[index], index in timeouts))
-        return out
-
     def _follow(self, events: Sequence[Event], timeouts: frozenset[int]) -> None:
         """Take in the events added since the last call (or start afresh), and time-out flags that changed."""
         events = tuple(events)
         done = len(self._source)
         if done > len(events) or events[:done] != self._source:
             self._amounts = []
-            self._out = []
             self._wire = []
             self._bets = {}
             self._timeouts = frozenset()
             done = 0
         if timeouts != self._timeouts:
-            out, wire = self._out, self._wire
+            wire = self._wire
             for index in timeouts ^ self._timeouts:
-                flag = index in timeouts
-                if index < len(out):
-                    out[index].by_timeout = flag
                 if index < len(wire):
-                    wire[index] = event_field(_HISTORY_TAG, events[index], self._amounts[index], flag)
+                    wire[index] = event_field(_HISTORY_TAG, events[index], self._amounts[index], index in timeouts)
             self._timeouts = timeouts
         bets, amounts = self._bets, self._amounts
         for index in range(done, len(events)):
@@ -357,22 +343,22 @@ class RequestBuilder:
     requests, seats and tables (``serialized``).
     """
 
-    __slots__ = ("_config", "_config_key", "_config_wire", "_history")
+    __slots__ = ("_config_key", "_config_wire", "_history")
 
     def __init__(self) -> None:
         self._history = PublicEvents()
         self._config_key: tuple[TableConfig, int, int] | None = None
-        self._config = poker_pb2.TableConfig()
         self._config_wire = b""
 
-    def config(self, config: TableConfig, num_seats: int, starting_stack: int) -> poker_pb2.TableConfig:
-        """``table_config(config, num_seats, starting_stack)``, built again only when one of them changes."""
+    def _config_field(self, config: TableConfig, num_seats: int, starting_stack: int) -> bytes:
+        """``table_config(config, num_seats, starting_stack)`` as ActionRequest's ``config`` field, encoded again
+        only when one of them changes."""
         key = (config, num_seats, starting_stack)
         if key != self._config_key:
-            self._config = table_config(config, num_seats, starting_stack)
-            self._config_wire = field_bytes(_CONFIG_TAG, self._config.SerializeToString())
+            self._config_wire = field_bytes(_CONFIG_TAG, table_config(config, num_seats, starting_stack)
+                                            .SerializeToString())
             self._config_key = key
-        return self._config
+        return self._config_wire
 
     def message(self, decision: Decision, timeouts: frozenset[int] = frozenset()) -> bot_pb2.RefereeMessage:
         """The RefereeMessage that asks for ``decision``."""
@@ -385,7 +371,6 @@ class RequestBuilder:
         view = decision.view
         legal = view.legal
         assert legal is not None, "a request is only built for the seat to act"
-        self.config(view.config, view.num_seats, decision.starting_stack)
         body = b"".join((
             text_field(_TABLE_ID, decision.table_id),
             text_field(_HAND_ID, decision.hand_id),
@@ -399,7 +384,7 @@ class RequestBuilder:
             pots_field(view.pots),
             legal_clock_fields(legal, decision.action_ms_left, decision.bank_ms_left),
             self._history.wire(view.history, timeouts),
-            self._config_wire,
+            self._config_field(view.config, view.num_seats, decision.starting_stack),
         ))
         return field_bytes(_REQUEST_TAG, body)
 

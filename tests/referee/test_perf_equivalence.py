@@ -345,8 +345,10 @@ def test_public_events_memo_equals_plain_conversion() -> None:
         while length <= len(events):
             if rng.random() < 0.2:  # a flag for an event seen already, or one not yet seen
                 timeouts = timeouts | {rng.randrange(len(events))}
-            got = memo.convert(events[:length], timeouts)
+            wire = memo.wire(events[:length], timeouts)
             want = plain_public_events(events[:length], timeouts)
+            assert wire == bot_pb2.ActionRequest(history=want).SerializeToString()
+            got = bot_pb2.ActionRequest.FromString(wire).history
             assert len(got) == len(want)
             assert all(same(a, b) for a, b in zip(got, want, strict=True))
             checked += 1
