@@ -16,7 +16,15 @@ import click
 
 from arena.cli.exits import EXIT_ERROR
 from arena.cli.leaderboard import console, open_db, print_leaderboard
-from arena.cli.options import sandbox_options, sandbox_policy, seed_options, settings_from_flags, settings_options
+from arena.cli.options import (
+    rating_options,
+    rules_from_flags,
+    sandbox_options,
+    sandbox_policy,
+    seed_options,
+    settings_from_flags,
+    settings_options,
+)
 from arena.cli.tournament import play_tournament, report_failures
 from arena.deals import commitment
 from arena.publish.site import publish
@@ -72,9 +80,11 @@ def demo_config(hands: int, seed_file: Path | None = None) -> TournamentConfig:
                    "nothing else is touched).")
 @settings_options(SANDBOX_SETTINGS)
 @sandbox_options
+@rating_options
 def demo(hands: int, seed_file: Path | None, out_dir: str, **kw: Any) -> None:
     """Run a duplicate round-robin of the sample bots, then print and publish the leaderboard."""
     logging.basicConfig(level=logging.ERROR)
+    rules = rules_from_flags(kw)
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings_from_flags(kw))
     out = Path(out_dir)
     clear_demo(out)
@@ -92,7 +102,7 @@ def demo(hands: int, seed_file: Path | None, out_dir: str, **kw: Any) -> None:
     bad = [v for v in (verify_match(db, m) for m in ids) if not v.ok]
     click.echo(f"played {total} hands in {elapsed:.1f} s ({total / elapsed:.0f} hands/s); "
                f"{len(ids) - len(bad)}/{len(ids)} matches re-dealt from their seeds and verified")
-    board = build_leaderboard(db, ids)
+    board = build_leaderboard(db, ids, rules=rules)
     print_leaderboard(board, "demo leaderboard")
     result = publish(db, out / "site", board=board)
     arena = command_hint()

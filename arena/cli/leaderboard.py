@@ -6,18 +6,21 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from arena.cli.options import rating_options, rules_from_flags
 from arena.ratings.games import Standing
 from arena.ratings.leaderboard import Leaderboard, build_leaderboard, flag_text, leaderboard_json
 from arena.ratings.stats import WinRate
 from arena.records.db import Database, DatabaseError
 
 DEFAULT_DB = "arena.db"
-HISTORY_POINTS = 30  # in the JSON: the rating after the first n sessions, for this many values of n
+HISTORY_POINTS = 30  # in the JSON: the rating after the first n rating games, for this many values of n
 
 
 def console() -> Console:
@@ -40,8 +43,9 @@ def _ci(low: float, high: float) -> str:
 
 
 def sorted_by_text(board: Leaderboard) -> str:
-    """The table's caption: what it is sorted by, and what the win rate is."""
-    return (f"sorted by {board.system.sorted_by()} · mbb/hand: mean over sessions, with its 95% CI · all-in EV: "
+    """The table's caption: what it is sorted by, what a rating game is, and what the win rate is."""
+    return (f"sorted by {board.system.sorted_by()} · games: {board.rules.describe()} ({board.games} games) · "
+            "mbb/hand: mean over duplicate sessions (a deal in all its rotations), with its 95% CI · all-in EV: "
             "the same with every all-in before the river scored by its expectation over the rest of the board · "
             "AIVAT: the same with the luck of the cards and of the referee's draws taken out (README, Ratings)")
 
@@ -60,12 +64,13 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
     table.add_column("bot", justify="left")
     for column in system.columns:
         table.add_column(f"{column.label} ▼" if column.key == system.sort_key else column.label, justify="right")
+    table.add_column("games", justify="right")
     for header in ("mbb/hand", "95% CI", "all-in EV", "EV 95% CI", "AIVAT", "AIVAT 95% CI", "sessions", "hands",
                    "VPIP", "PFR", "AF", "viol."):
         table.add_column(header, justify="right")
     played = any(row.games for row in board.rows)
     if played:  # cash games and freezeouts: games, wins, in the money, mean place (arena.ratings.games)
-        for header in ("games", "wins", "ITM", "mean place"):
+        for header in ("played", "wins", "ITM", "mean place"):
             table.add_column(header, justify="right")
     flagged = any(row.flags for row in board.rows)
     if flagged:
@@ -74,6 +79,7 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
         stats = row.stats
         table.add_row(
             str(row.rank), row.bot, *(column.format(row.rating[column.key]) for column in system.columns),
+            f"{row.rating_games} provisional" if row.provisional else str(row.rating_games),
             f"{row.win_rate.mean:+.1f}", _ci(row.win_rate.low, row.win_rate.high),
             *_rate_cells(row.allin), *_rate_cells(row.aivat),
             str(row.win_rate.sessions),
@@ -87,6 +93,17 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
     console().print(table)
     for bot, flags in board.unrated.items():
         console().print(f"[red]{bot}: not rated: {flag_text(flags)}[/red]")
+    print_consistency(board)
+
+
+def print_consistency(board: Leaderboard) -> None:
+    """What the leaderboard's check of its order against the head-to-head results found."""
+    out = console()
+    if board.consistency.ok:
+        out.print("order checked: no pair is ranked against a significant head-to-head result", highlight=False)
+        return
+    for line in board.consistency.lines():
+        out.print(f"[yellow]CHECK: {escape(line)}[/yellow]", highlight=False)
 
 
 def _games(standing: Standing | None) -> list[str]:
@@ -100,14 +117,17 @@ def _games(standing: Standing | None) -> list[str]:
 @click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, type=click.Path(dir_okay=False))
 @click.option("--match", "match_ids", multiple=True, help="Only these matches (repeat); default: all.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def leaderboard(db_path: str, match_ids: tuple[str, ...], as_json: bool) -> None:
-    """Rank the bots of a database: TrueSkill fitted to all sessions at once (sorted by mu - 3 sigma) beside
-    mbb/hand with 95% CIs."""
+@rating_options
+def leaderboard(db_path: str, match_ids: tuple[str, ...], as_json: bool, **kw: Any) -> None:
+    """Rank the bots of a database: TrueSkill over blocks of duplicate deals, all fitted at once (sorted by
+    mu - 3 sigma), beside mbb/hand with 95% CIs; then check the order against every head-to-head result."""
+    rules = rules_from_flags(kw)
     db = open_db(db_path)
     unknown = [m for m in match_ids if db.match_row(m) is None]
     if unknown:
         raise click.ClickException(f"no match {', '.join(unknown)} in {db_path}")
-    board = build_leaderboard(db, list(match_ids) or None, history_points=HISTORY_POINTS if as_json else 0)
+    board = build_leaderboard(db, list(match_ids) or None, history_points=HISTORY_POINTS if as_json else 0,
+                              rules=rules)
     if as_json:
         click.echo(json.dumps(leaderboard_json(board), indent=2))
     else:

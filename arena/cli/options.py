@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from arena.ratings.blocks import RatingRules
+from arena.ratings.settings import RATING_SETTINGS, rules_with
 from arena.runner.sandbox import UNSANDBOXED_WARNING, SandboxError, SandboxPolicy, check_sandbox
 from arena.runner.seed_source import SEED_ON_COMMAND_LINE, SeedError, choose_seed
 from arena.runner.settings import SETTINGS, MatchSettings, Setting, SettingsError
@@ -135,3 +137,23 @@ def sandbox_policy(no_sandbox: bool, settings: MatchSettings) -> SandboxPolicy:
     else:
         click.secho(UNSANDBOXED_WARNING, fg="yellow", err=True)
     return SandboxPolicy(enabled=not no_sandbox, limits=settings.sandbox_limits(), binds=binds)
+
+
+def rating_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Click options for the rating settings (what a rating game is: arena.ratings.settings), generated from the
+    same rows as the ``[ratings]`` table of a tournament or league file; a flag not given is None."""
+    defaults = RatingRules()
+    for setting in reversed(RATING_SETTINGS):
+        default = getattr(defaults, setting.attr)
+        func = click.option(setting.flag, "rating_" + setting.attr, type=_SettingType(setting), default=None,
+                            help=f"{setting.help} [{setting.key}; default: {default:g}]")(func)
+    return func
+
+
+def rules_from_flags(kw: dict[str, Any], base: RatingRules | None = None) -> RatingRules:
+    """The rating rules the flags give (popping them from ``kw``) over ``base``."""
+    values = {key.removeprefix("rating_"): kw.pop(key) for key in [k for k in kw if k.startswith("rating_")]}
+    try:
+        return rules_with(base or RatingRules(), values)
+    except SettingsError as exc:
+        raise click.UsageError(str(exc)) from None

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import click
 
 from arena.cli.leaderboard import open_db
+from arena.cli.options import rating_options, rules_from_flags
 from arena.publish import publish as publish_site
 from arena.publish.site import DEFAULT_TITLE
 from arena.records.db import Database
@@ -24,16 +26,19 @@ from arena.records.db import Database
 @click.option("--tournament", "event", default=None, metavar="NAME",
               help="Publish one event only: the matches of this tournament, comparison or league.")
 @click.option("--match", "match_ids", multiple=True, metavar="ID", help="Publish this match only (repeat for more).")
-def publish(db_path: str, out_dir: str, title: str | None, event: str | None, match_ids: tuple[str, ...]) -> None:
+@rating_options
+def publish(db_path: str, out_dir: str, title: str | None, event: str | None, match_ids: tuple[str, ...],
+            **kw: Any) -> None:
     """Publish the leaderboard, every bot and every match as a static site (or one event's, or some matches');
     print where index.html is."""
+    rules = rules_from_flags(kw)
     db = open_db(db_path)
     try:
         selected = _selection(db, db_path, event, match_ids)
         if title is None:
             title = f"{event}: leaderboard" if event else (f"match {match_ids[0]}" if len(match_ids) == 1
                                                            else DEFAULT_TITLE)
-        result = publish_site(db, Path(out_dir), title, match_ids=selected)
+        result = publish_site(db, Path(out_dir), title, match_ids=selected, rules=rules)
     except sqlite3.DatabaseError as exc:
         raise click.ClickException(f"cannot read {db_path}: {exc}") from None
     except OSError as exc:

@@ -17,6 +17,8 @@ from arena.cli.exits import EXIT_BOT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_
 from arena.cli.leaderboard import DEFAULT_DB, console, open_db, print_leaderboard
 from arena.cli.options import (
     ConfigurationError,
+    rating_options,
+    rules_from_flags,
     sandbox_options,
     sandbox_policy,
     settings_from_flags,
@@ -24,10 +26,11 @@ from arena.cli.options import (
 )
 from arena.deals import commitment
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
+from arena.ratings.settings import rules_from_mapping
 from arena.records.db import Database
 from arena.referee import HandRecord, MatchResult
 from arena.runner.executor import ExecutorError, ExecutorKind, MatchExecutor, make_executor
-from arena.runner.settings import SANDBOX_SETTINGS, MatchSettings
+from arena.runner.settings import SANDBOX_SETTINGS, MatchSettings, SettingsError, read_toml
 from arena.runner.tournament import (
     MatchesLost,
     ScheduledMatch,
@@ -82,6 +85,7 @@ def play_tournament(
                    "default: RAY_ADDRESS, else a new one here for the run.")
 @settings_options(SANDBOX_SETTINGS)
 @sandbox_options
+@rating_options
 def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool | None, log_dir: str | None,
                json_out: bool, executor_name: str | None, ray_address: str | None, **kw: Any) -> None:
     """Play a round-robin of duplicate matches between the bots of CONFIG.toml and print the leaderboard.
@@ -91,8 +95,10 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     logging.basicConfig(level=logging.ERROR)
     try:
         config = TournamentConfig.from_toml(config_path)
-    except TournamentError as exc:
+        rules = rules_from_mapping(read_toml(Path(config_path), TournamentError).get("ratings", {}), config_path)
+    except (TournamentError, SettingsError) as exc:
         raise ConfigurationError(str(exc)) from None
+    rules = rules_from_flags(kw, rules)
     limits = config.sandbox.limits
     from_file = MatchSettings(memory_mb=limits.memory_mb, cpu_seconds=limits.cpu_seconds, processes=limits.processes,
                               open_files=limits.open_files, binds=tuple(str(b) for b in config.sandbox.binds))
@@ -132,7 +138,7 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     finally:
         if executor is not None:
             executor.close()
-    board = build_leaderboard(db, list(matches_of(config)))
+    board = build_leaderboard(db, list(matches_of(config)), rules=rules)
     if json_out:
         failures = [failure for result in results for failure in result.failures()]
         code = EXIT_BOT_FAILED if failures else EXIT_OK

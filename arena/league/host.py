@@ -26,6 +26,7 @@ from typing import IO
 
 from arena.league.matchmaker import Candidate, Rules, pick
 from arena.league.settings import LeagueConfig
+from arena.ratings.blocks import rating_games
 from arena.ratings.league_ratings import LeagueRatings
 from arena.ratings.sessions import bot_key, load_sessions
 from arena.records.db import Database
@@ -184,7 +185,8 @@ class LeagueHost:
         self._count = len(self.db.matches_of(self.config.name, MatchKind.LEAGUE))
         finished = self.db.finished_matches_of(self.config.name, MatchKind.LEAGUE)
         sessions = load_sessions(self.db, finished) if finished else []
-        self.ratings = LeagueRatings.replay(sessions, version_sigma=self.config.version_sigma)
+        self.ratings = LeagueRatings.replay(rating_games(sessions, self.config.rating_rules),
+                                            version_sigma=self.config.version_sigma)
         self.rated = len(finished)
         self.played = self.db.bots_played(self.config.name, MatchKind.LEAGUE)
         await self.server.start()
@@ -387,8 +389,8 @@ class LeagueHost:
         directory.set_status(match_id, arena_pb2.MATCH_STATUS_FINISHED if result.reason.over
                              else arena_pb2.MATCH_STATUS_ABORTED)
         if result.reason.over:
-            for session in load_sessions(self.db, [match_id]):
-                self.ratings.update(session)
+            for game in rating_games(load_sessions(self.db, [match_id]), self.config.rating_rules):
+                self.ratings.update(game)
             self.rated += 1
         log.info("match %s ended (%s): %s", match_id, result.reason.value,
                  ", ".join(f"{r.name} {r.net:+d}" for r in result.results))

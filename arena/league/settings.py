@@ -19,6 +19,7 @@ rest_s = 0.0                # a bot's pause between matches
 
 [ratings]
 version_sigma = 2.0         # a new version starts at its previous version's mu with sigma widened by this
+block_deals = 30            # a rating game: a block of this many consecutive deals of a match (arena.ratings.blocks)
 
 [tls]                       # optional: serve gRPC over TLS
 cert = "server.crt"
@@ -34,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.ratings.blocks import RatingRules
+from arena.ratings.settings import RATING_KEYS, rules_from_mapping
 from arena.referee import GameKind
 from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping, read_toml
 
@@ -69,6 +72,7 @@ class LeagueConfig:
     match: MatchSettings = field(default_factory=lambda: LEAGUE_DEFAULTS)
     matchmaking: Matchmaking = field(default_factory=Matchmaking)
     version_sigma: float = 2.0
+    rating_rules: RatingRules = field(default_factory=RatingRules)
     tls_cert: Path | None = None
     tls_key: Path | None = None
     admin_token_file: Path | None = None
@@ -109,7 +113,12 @@ class LeagueConfig:
         making = _section(data, "matchmaking", where, {
             "window": _number(0.0), "widen_per_minute": _number(0.0), "same_owner": _bool, "rest_s": _number(0.0),
         })
-        ratings = _section(data, "ratings", where, {"version_sigma": _number(0.0)})
+        ratings = _section(data, "ratings", where, {"version_sigma": _number(0.0),
+                                                    **dict.fromkeys(RATING_KEYS, _any)})
+        try:
+            rules = rules_from_mapping(data.get("ratings", {}), where, other_keys=("version_sigma",))
+        except SettingsError as exc:
+            raise LeagueConfigError(str(exc)) from None
         tls = _section(data, "tls", where, {"cert": _text, "key": _text})
         if bool(tls.get("cert")) != bool(tls.get("key")):
             raise LeagueConfigError(f"{where}: [tls] needs both cert and key (PEM files)")
@@ -127,6 +136,7 @@ class LeagueConfig:
             match=match,
             matchmaking=Matchmaking(**making),
             version_sigma=ratings.get("version_sigma", 2.0),
+            rating_rules=rules,
             tls_cert=folder / tls["cert"] if tls.get("cert") else None,
             tls_key=folder / tls["key"] if tls.get("key") else None,
             admin_token_file=folder / admin if admin else None,
@@ -156,6 +166,10 @@ def _number(low: float) -> Callable[[Any], float]:
         return float(value)
 
     return parse
+
+
+def _any(value: Any) -> Any:
+    return value
 
 
 def _bool(value: Any) -> bool:

@@ -62,7 +62,7 @@ class LeagueSite:
         db = Database(self.host.db.path, read_only=True)
         try:
             ids = db.matches_of(self.host.config.name, MatchKind.LEAGUE)
-            board = build_leaderboard(db, ids)
+            board = build_leaderboard(db, ids, rules=self.host.config.rating_rules)
             data = leaderboard_json(board)
             staging = Path(tempfile.mkdtemp(prefix="arena-league-build-"))
             publish(db, staging, self.title, board, live_site=True, reuse=self.folder)  # only new hands rendered

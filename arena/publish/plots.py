@@ -1,5 +1,5 @@
 """The site's plots, drawn with matplotlib into SVG files: the rating system's history (its estimate after the first
-n sessions, with its uncertainty band), win rates with 95% confidence intervals, and the head-to-head table as a
+n rating games, with its uncertainty band), win rates with 95% confidence intervals, and the head-to-head table as a
 heat map. Every axis is fitted to what it shows.
 
 Only the object-oriented API is used (a ``Figure`` per plot, never ``pyplot``): no global state, no GUI backend,
@@ -67,7 +67,7 @@ def rating_plot(
     palette: Mapping[str, tuple[float, float, float, float]] | None = None,
     ylabel: str = RATING_LABEL,
 ) -> bool:
-    """Each bot's rating estimate after the first n sessions, with its band; False if nothing to draw."""
+    """Each bot's rating estimate after the first n rating games, with its band; False if nothing to draw."""
     with matplotlib.rc_context(_STYLE):
         fig = rating_figure(history, bots, palette, ylabel)
         if fig is None:
@@ -77,7 +77,7 @@ def rating_plot(
 
 
 def rating_limits(history: Mapping[str, Sequence[RatingPoint]], bots: Sequence[str]) -> tuple[float, float]:
-    """The y range of a rating plot: every estimate and each bot's last band, padded. Earlier bands (few sessions,
+    """The y range of a rating plot: every estimate and each bot's last band, padded. Earlier bands (few games,
     wide) may run off it: a range that held the prior's band would squeeze every line into a sliver.
     """
     values: list[float] = []
@@ -107,7 +107,7 @@ def rating_figure(
         handles: list[Line2D] = []
         for bot in drawn:
             points = history[bot]
-            x = np.array([p.sessions for p in points], dtype=float)
+            x = np.array([p.games for p in points], dtype=float)
             estimate = np.array([p.estimate for p in points])
             color = palette[bot]
             ax.fill_between(x, [p.low for p in points], [p.high for p in points], color=color,
@@ -116,8 +116,8 @@ def rating_figure(
                               markersize=3)
             handles.append(line)
         ax.set_ylim(*rating_limits(history, drawn))
-        ax.set_xlim(0, max(history[bot][-1].sessions for bot in drawn) * 1.02 or 1)
-        ax.set_xlabel("duplicate sessions fitted (the first n, in the order played; all matches)")
+        ax.set_xlim(0, max(history[bot][-1].games for bot in drawn) * 1.02 or 1)
+        ax.set_xlabel("rating games fitted (blocks of duplicate deals; the first n, in the order played)")
         ax.set_ylabel(ylabel)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if len(drawn) > 1:

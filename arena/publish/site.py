@@ -25,6 +25,7 @@ from arena.publish import formatting
 from arena.publish.comparisons import comparison_page
 from arena.publish.hands import HandView, hand_view
 from arena.publish.slugs import unique_slugs
+from arena.ratings.blocks import DEFAULT_RULES, RatingRules
 from arena.ratings.estimators import Estimator, adjusted_payoffs
 from arena.ratings.leaderboard import (
     FLAG_WORDS,
@@ -416,6 +417,7 @@ def write_hands(db: Database, page: MatchPage, writer: _Writer, env: jinja2.Envi
 def publish(
     db: Database, out: str | Path, title: str = DEFAULT_TITLE, board: Leaderboard | None = None,
     live_site: bool = False, match_ids: list[str] | None = None, reuse: str | Path | None = None,
+    rules: RatingRules = DEFAULT_RULES,
 ) -> PublishResult:
     """Write the site for every match of ``db`` (or of ``match_ids``: one event) into ``out`` (created if needed)
     and return what was written; ``live_site``: the pages are served by a league host, next to its live page
@@ -423,7 +425,7 @@ def publish(
     database (by default ``out`` itself), when nothing they show has changed: republishing renders only new hands."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    board = board if board is not None else build_leaderboard(db, match_ids)
+    board = board if board is not None else build_leaderboard(db, match_ids, rules=rules)
     writer = _Writer(out)
     env = environment()
 
@@ -481,7 +483,7 @@ def publish(
     hands = sum(m.hands for m in board.matches)
     writer.text("index.html", env.get_template("index.html").render(
         root="", rows=board.rows, sessions=board.sessions, matches=matches, figures=figures, hands=hands,
-        comparisons=comparisons,
+        comparisons=comparisons, games=board.games, rules=board.rules, consistency=board.consistency,
         bots=bots, unrated={bot: flag_text(f) for bot, f in board.unrated.items()}, **common,
     ))
 

@@ -1,6 +1,8 @@
-"""The leaderboard: the bots in the order of a rating system (by default TrueSkill fitted to all sessions at once,
-sorted by mu - 3 sigma) beside mbb/hand with 95% CIs, a crosstable, play statistics and rating histories, all
-computed from the database; also its JSON form for machines and the published site.
+"""The leaderboard: the bots in the order of a rating system (by default TrueSkill fitted to all rating games at
+once, a game being a block of duplicate deals ranked by chips, arena.ratings.blocks; sorted by mu - 3 sigma) beside
+mbb/hand with 95% CIs, a crosstable, play statistics and rating histories, all computed from the database; then the
+order checked against every head-to-head result (arena.ratings.consistency); also its JSON form for machines and
+the published site.
 
 Nothing here knows TrueSkill's field names: the sort key and the columns come from the ``RatingSystem``.
 """
@@ -12,6 +14,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from arena.ratings.blocks import DEFAULT_RULES, RatingRules, games_played, rating_games
+from arena.ratings.consistency import Consistency, check_order, head_to_head
 from arena.ratings.estimators import Estimator
 from arena.ratings.games import Standing, standings
 from arena.ratings.play_stats import PlayStats, play_stats
@@ -36,6 +40,8 @@ class Row:
     allin: WinRate | None = None  # the win rate with all-in hands scored by their EV (arena.ratings.allin)
     aivat: WinRate | None = None  # the win rate with the luck of the cards taken out (arena.ratings.aivat)
     games: Standing | None = None  # cash games and freezeouts: games, wins, in the money, mean place
+    rating_games: int = 0  # the rating games (blocks of deals, arena.ratings.blocks) it was rated on
+    provisional: bool = False  # fewer rating games than the rules ask for
 
     @property
     def flag_text(self) -> str:
@@ -69,11 +75,15 @@ class Leaderboard:
     generated_at: float
     system: RatingSystem
     unrated: dict[str, dict[str, int]] = field(default_factory=dict)  # flagged bots with no complete session
+    rules: RatingRules = DEFAULT_RULES  # what a rating game is
+    games: int = 0  # rating games
+    consistency: Consistency = field(default_factory=Consistency)  # the order against the head-to-head results
+    head_to_head: dict[str, dict[str, WinRate]] = field(default_factory=dict)  # what the check compared it with
 
 
-def default_system() -> RatingSystem:
-    """The leaderboard's rating system unless one is given: TrueSkill, all sessions fitted at once."""
-    return TrueSkill()
+def default_system(rules: RatingRules = DEFAULT_RULES) -> RatingSystem:
+    """The leaderboard's rating system unless one is given: TrueSkill over blocks of deals, all fitted at once."""
+    return TrueSkill(rules=rules)
 
 
 def matches_summary(db: Database, match_ids: list[str]) -> tuple[MatchSummary, ...]:
@@ -90,18 +100,21 @@ def matches_summary(db: Database, match_ids: list[str]) -> tuple[MatchSummary, .
 
 
 def build_leaderboard(
-    db: Database, match_ids: list[str] | None = None, system: RatingSystem | None = None, history_points: int = 30
+    db: Database, match_ids: list[str] | None = None, system: RatingSystem | None = None, history_points: int = 30,
+    rules: RatingRules = DEFAULT_RULES,
 ) -> Leaderboard:
     """The leaderboard of the given matches (default: every match in the database), ordered by ``system``'s sort
-    key, highest first; ties go to the higher mbb/hand, then to the name.
+    key, highest first; ties go to the higher mbb/hand, then to the name. ``rules`` say what a rating game is.
     """
-    system = system if system is not None else default_system()
+    system = system if system is not None else default_system(rules)
     system.check()
     ids = match_ids if match_ids is not None else db.match_ids()
     sessions: list[Session] = load_sessions(db, ids)
-    ratings = system.rate(sessions)
-    history = system.history(sessions, history_points) if history_points > 0 else {}
+    games = rating_games(sessions, rules)
     rates = win_rates(sessions)
+    ratings = system.rate(games, sorted(rates))
+    history = system.history(games, history_points) if history_points > 0 else {}
+    played_games = games_played(games)
     allin = win_rates(load_sessions(db, ids, estimator=Estimator.ALLIN))
     aivat = win_rates(load_sessions(db, ids, estimator=Estimator.AIVAT))
     stats = play_stats(db, ids)
@@ -109,11 +122,13 @@ def build_leaderboard(
     flags = bot_flags(db, ids)
     played = game_standings(db, ids)
     rows = tuple(Row(i + 1, bot, ratings[bot], rates[bot], stats.get(bot), flags.get(bot, {}), allin.get(bot),
-                     aivat.get(bot), played.get(bot))
+                     aivat.get(bot), played.get(bot), played_games.get(bot, 0),
+                     played_games.get(bot, 0) < rules.min_games)
                  for i, bot in enumerate(ordered))
     unrated = {bot: f for bot, f in flags.items() if bot not in ratings}
+    pairs = head_to_head(sessions)
     return Leaderboard(rows, crosstable(sessions), history, matches_summary(db, ids), len(sessions), time.time(),
-                       system, unrated)
+                       system, unrated, rules, len(games), check_order(ordered, pairs), pairs)
 
 
 def game_standings(db: Database, match_ids: list[str]) -> dict[str, Standing]:
@@ -183,6 +198,8 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
         "ranking": system.sorted_by(),
         "sorted_by": sorted_by(system),
         "rating_system": system.describe(),
+        "rating_game": {**board.rules.as_json(), "games": board.games},
+        "consistency": board.consistency.as_json(),
         "rows": [
             {
                 "rank": r.rank,
@@ -192,6 +209,8 @@ def leaderboard_json(board: Leaderboard) -> dict[str, Any]:
                 "allin_ev": rate(r.allin) if r.allin is not None else None,
                 "aivat": rate(r.aivat) if r.aivat is not None else None,
                 "games": r.games.as_json() if r.games is not None else None,
+                "rating_games": r.rating_games,
+                "provisional": r.provisional,
                 "stats": asdict(r.stats) if r.stats else None,
                 "flags": r.flags,
             }

@@ -1,10 +1,11 @@
-"""A league's live ratings: TrueSkill updated one session at a time as its matches end, for matchmaking and the
-live site (the published leaderboard is the order-independent fit, arena.ratings.trueskill_ratings.TrueSkill).
+"""A league's live ratings: TrueSkill updated one rating game at a time (a block of deals, arena.ratings.blocks) as
+its matches end, for matchmaking and the live site (the published leaderboard is the order-independent fit of the
+same games, arena.ratings.trueskill_ratings.TrueSkill).
 
 Each version of a bot (``name@version``) is rated on its own. A new version starts from its previous version's
 rating with the mean kept and the deviation widened (``version_sigma`` added in quadrature, at most the prior's),
 as Halite seeded new submissions: it is probably about as strong, but nobody knows yet. Replaying the league's
-sessions in the order its matches ended gives exactly the ratings the host had (``replay``).
+games in the order its matches ended gives exactly the ratings the host had (``replay``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 import trueskill
 
 from arena.ratings.batch_fit import DEFAULT_MODEL, Model
-from arena.ratings.sessions import Session
+from arena.ratings.blocks import RatingGame
 from arena.ratings.trueskill_ratings import OnlineTrueSkill
 
 
@@ -33,7 +34,7 @@ class LeagueRatings:
         self.version_sigma = version_sigma
         self.online = OnlineTrueSkill(model)
         self.latest: dict[str, str] = {}  # bot name -> its newest version's key that has a rating
-        self.sessions: dict[str, int] = {}  # key -> sessions rated
+        self.games: dict[str, int] = {}  # key -> rating games rated
 
     def prior(self, key: str) -> trueskill.Rating:
         """The rating ``key`` starts from: its previous version's, widened; the league's prior for a new bot."""
@@ -49,23 +50,23 @@ class LeagueRatings:
         """``key``'s current rating (its prior if it has played no session yet)."""
         return self.online.current.get(key) or self.prior(key)
 
-    def update(self, session: Session) -> None:
-        """Rate one more session."""
-        if len(session.chips) < 2:
+    def update(self, game: RatingGame) -> None:
+        """Rate one more game."""
+        if len(game.chips) < 2:
             return
-        for key in session.chips:
+        for key in game.chips:
             if key not in self.online.current:
                 self.online.current[key] = self.prior(key)
                 self.latest[split_key(key)[0]] = key
-        self.online.update(session)
-        for key in session.chips:
-            self.sessions[key] = self.sessions.get(key, 0) + 1
+        self.online.update(game)
+        for key in game.chips:
+            self.games[key] = self.games.get(key, 0) + 1
 
     @classmethod
-    def replay(cls, sessions: Iterable[Session], model: Model = DEFAULT_MODEL,
+    def replay(cls, games: Iterable[RatingGame], model: Model = DEFAULT_MODEL,
                version_sigma: float = 2.0) -> LeagueRatings:
-        """The ratings after ``sessions``, in that order."""
+        """The ratings after ``games``, in that order."""
         ratings = cls(model, version_sigma)
-        for session in sessions:
-            ratings.update(session)
+        for game in games:
+            ratings.update(game)
         return ratings

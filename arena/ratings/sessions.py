@@ -37,6 +37,7 @@ class Session:
     hands: dict[str, int] = field(default_factory=dict)
     complete: bool = True
     finish: dict[str, int] | None = None  # a freezeout's finishing places (0 first, equal places drawn)
+    whole_game: bool = False  # a freezeout or a cash game's duplicate set: one rating game on its own
 
     def mbb_per_hand(self, bot: str) -> float:
         """The bot's win rate in this session, in thousandths of a big blind per hand."""
@@ -110,7 +111,8 @@ def game_sessions(db: Database, match_id: str, names: list[str], big_blind: int)
     if results[0].kind is GameKind.FREEZEOUT:
         rotations = 1 + max(g.rotation for g in results)
         for g in results:  # a session's "deal" numbers the game: game by game, rotation by rotation
-            session = Session(match_id, g.game * rotations + g.rotation, 0, big_blind, finish=game_places(g, names))
+            session = Session(match_id, g.game * rotations + g.rotation, 0, big_blind, finish=game_places(g, names),
+                              whole_game=True)
             for p, bot in enumerate(names):
                 if g.hands[p]:
                     session.chips[bot] = g.net(p)
@@ -121,7 +123,7 @@ def game_sessions(db: Database, match_id: str, names: list[str], big_blind: int)
     for g in results:
         by_game[g.game].append(g)
     for game, played in sorted(by_game.items()):
-        session = Session(match_id, game, 0, big_blind)
+        session = Session(match_id, game, 0, big_blind, whole_game=True)
         for g in played:
             for p, bot in enumerate(names):
                 if g.hands[p]:

@@ -1,20 +1,27 @@
-"""A rating system is a plug-in: it turns duplicate sessions into each bot's rating, says which of its numbers the
-leaderboard is sorted by, and which columns it shows. The leaderboard, its JSON, the terminal table, the site's
-templates and plots read all of that from here, never from one system's field names.
+"""A rating system is a plug-in: it turns rating games (arena.ratings.blocks: blocks of duplicate deals, or whole
+freezeouts) into each bot's rating, says which of its numbers the leaderboard is sorted by, and which columns it
+shows. The leaderboard, its JSON, the terminal table, the site's templates and plots read all of that from here,
+never from one system's field names.
 
-A system's ``rate`` must depend only on the set of sessions, not on the order they were played or recorded in:
-the order of a leaderboard follows from the results. ``history`` is allowed to follow the order of play (it is a
+A system's ``rate`` must depend only on the set of games, not on the order they were played or recorded in: the
+order of a leaderboard follows from the results. ``history`` is allowed to follow the order of play (it is a
 history), but its last point is the rating ``rate`` gives.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from arena.ratings.sessions import Session
+
+class Ranked(Protocol):
+    """A game as a rating system sees it: who took part and the places they finished in (0 first, equal places
+    drawn). ``arena.ratings.blocks.RatingGame`` is one."""
+
+    def places(self) -> Mapping[str, int]: ...
+
 
 RESERVED_KEYS = frozenset({"rank", "bot", "mbb_per_hand", "ci95", "sessions", "hands", "stats"})
 """Fields of a leaderboard row that are not the rating system's: its column keys must differ from them."""
@@ -51,9 +58,9 @@ class Rating:
 
 @dataclass(frozen=True, slots=True)
 class RatingPoint:
-    """A bot's rating as it stood after ``sessions`` sessions (in play order): estimate and band."""
+    """A bot's rating as it stood after ``games`` rating games (in play order): estimate and band."""
 
-    sessions: int
+    games: int
     estimate: float
     low: float
     high: float
@@ -78,12 +85,13 @@ class RatingSystem(ABC):
     """What the plots' estimate and band are (an axis label)."""
 
     @abstractmethod
-    def rate(self, sessions: Sequence[Session]) -> dict[str, Rating]:
-        """Each bot's rating from these sessions; the same whatever order they come in."""
+    def rate(self, games: Sequence[Ranked], players: Iterable[str] = ()) -> dict[str, Rating]:
+        """Each bot's rating from these games, the same whatever order they come in; ``players`` with no game get
+        the prior rating."""
 
-    def history(self, sessions: Sequence[Session], points: int = 30) -> dict[str, list[RatingPoint]]:
-        """Each bot's rating after growing prefixes of ``sessions`` (in play order), at most ``points`` of them;
-        the last point of each bot is its rating from ``rate``. The default: no history.
+    def history(self, games: Sequence[Ranked], points: int = 30) -> dict[str, list[RatingPoint]]:
+        """Each bot's rating after growing prefixes of ``games`` (in play order), at most ``points`` of them; the
+        last point of each bot is its rating from ``rate``. The default: no history.
         """
         return {}
 

@@ -71,6 +71,24 @@ def _integer(low: int | None = None, high: int | None = None) -> Callable[[Any],
     return parse
 
 
+integer = _integer  # the parsers other schemas share (arena.ratings.settings)
+
+
+def number(low: float) -> Callable[[Any], float]:
+    """A parser of a real number of at least ``low``."""
+    def parse(value: Any) -> float:
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                raise ValueError("expected a number") from None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value < float("inf"):
+            raise ValueError(f"expected a number of at least {low:g}")
+        return float(value)
+
+    return parse
+
+
 def _boolean(value: Any) -> bool:
     if isinstance(value, bool):
         return value

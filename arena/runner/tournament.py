@@ -149,7 +149,8 @@ class TournamentConfig:
         )
 
 
-TOURNAMENT_KEYS = ("name", "seed_file", "seats", "workers", "executor", "bots")
+TOURNAMENT_KEYS = ("name", "seed_file", "seats", "workers", "executor", "bots",
+                   "ratings")  # [ratings]: what a rating game is, read by the results side (arena.ratings.settings)
 MAX_WORKERS = 4096  # matches at once: a cluster's worth
 TOURNAMENT_DEFAULTS = MatchSettings(hands=200)
 BOT_KEYS = ("name", "command", "version")

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from arena.ratings.blocks import RatingRules, rating_games
 from arena.ratings.league_ratings import LeagueRatings
 from arena.ratings.sessions import load_sessions
 from arena.records.db import Database
@@ -127,6 +128,8 @@ per_action_ms = 3000
 reconnect_grace_ms = 500
 [matchmaking]
 window = 50
+[ratings]
+block_deals = 5       # two rating games a match of these short matches (the default block is 30 deals)
 """)
 
 
@@ -229,7 +232,8 @@ def test_a_league_plays_rates_publishes_and_survives_sigkill(league: League, chr
 
     ids, live_mu = wait_for("a quiet moment to compare ratings", consistent, timeout=60)
     db = Database(league.db, read_only=True)
-    replayed = LeagueRatings.replay(load_sessions(db, ids))  # those matches only: more may have ended since
+    blocks = RatingRules(block_deals=5)
+    replayed = LeagueRatings.replay(rating_games(load_sessions(db, ids), blocks))  # those matches only
     db.close()
     for key, mu in live_mu.items():
         assert mu == pytest.approx(replayed.rating(key).mu, abs=1e-9), key

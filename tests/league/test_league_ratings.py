@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 
+from arena.ratings.blocks import RatingGame
 from arena.ratings.league_ratings import LeagueRatings
-from arena.ratings.sessions import Session
 
 
-def session(i: int, winner: str, loser: str) -> Session:
-    return Session("m", i, i, 100, chips={winner: 100.0, loser: -100.0}, hands={winner: 1, loser: 1})
+def session(i: int, winner: str, loser: str) -> RatingGame:
+    """One rating game (a block of deals, arena.ratings.blocks) won by ``winner``."""
+    return RatingGame("m", i, 30, i, 100, chips={winner: 100.0, loser: -100.0}, hands={winner: 60, loser: 60},
+                      finish={winner: 0, loser: 1})
 
 
 def test_a_new_version_starts_at_its_predecessors_mu_with_a_wider_sigma() -> None:
@@ -23,7 +25,7 @@ def test_a_new_version_starts_at_its_predecessors_mu_with_a_wider_sigma() -> Non
     ratings.update(session(30, "beta@1", "alpha@2"))
     assert ratings.rating("alpha@2").mu < old.mu  # rated on its own from its seeded prior
     assert ratings.rating("alpha@1") == old  # the old version's rating stays
-    assert ratings.sessions["alpha@2"] == 1 and ratings.sessions["alpha@1"] == 30
+    assert ratings.games["alpha@2"] == 1 and ratings.games["alpha@1"] == 30
 
 
 def test_replay_gives_the_same_ratings() -> None:

@@ -10,7 +10,7 @@ import pytest
 from arena.publish import PublishResult, publish
 from arena.ratings.sprt import Sprt, SprtParams
 from arena.records.db import Database
-from tests.publish.helpers import compare, folder, raiser, sample_database
+from tests.publish.helpers import SAMPLE_RULES, compare, folder, raiser, sample_database
 
 TITLE = "Test arena <&> leaderboard"
 
@@ -29,7 +29,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     root = tmp_path_factory.mktemp("publish")
     db = sample_database(root / "arena.db")
     out = root / "site"
-    return Site(db, out, publish(db, out, TITLE))
+    return Site(db, out, publish(db, out, TITLE, rules=SAMPLE_RULES))
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena.engine import Action, ActionKind, TableConfig
+from arena.ratings.blocks import RatingRules
 from arena.ratings.sprt import Sprt, SprtParams
 from arena.records.db import Database
 from arena.referee import ClockPolicy, Decision, FunctionSeat, Match, MatchKind, MatchSpec, MatchStatus
@@ -114,6 +115,11 @@ def compare(db: Database, comparison_id: str, candidate: tuple[str, Strategy], b
         "params": dataclasses.asdict(params), "bots": bots, "max_hands": plan.max_hands, "estimator": "raw",
         "verdict": verdict, "test_verdict": test.verdict.value, "sessions": test.sessions, "llr": test.llr})
     return test
+
+
+SAMPLE_RULES = RatingRules(block_deals=3, min_games=2)
+"""Rating games of three deals: the sample database's matches are a few deals long (the default block of 30 deals
+would rate nobody here; tests/ratings/test_blocks.py holds the default to its purpose)."""
 
 
 def sample_database(path: Path) -> Database:

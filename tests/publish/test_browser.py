@@ -122,6 +122,7 @@ def expected_row(row: Row) -> list[str]:
     assert stats is not None
     return [
         str(row.rank), row.bot, *(formatting.fixed(row.rating[c.key], c.digits) for c in TrueSkill.columns),
+        formatting.count(row.rating_games) + (" prov." if row.provisional else ""),
         formatting.signed(row.win_rate.mean), formatting.ci(row.win_rate),
         *((formatting.signed(row.allin.mean), formatting.ci(row.allin)) if row.allin else (formatting.DASH,) * 2),
         *((formatting.signed(row.aivat.mean), formatting.ci(row.aivat)) if row.aivat else (formatting.DASH,) * 2),
@@ -142,7 +143,7 @@ def test_index_as_a_person_sees_it(site: Site, chromium: Path, tmp_path: Path) -
     assert page.rows == [expected_row(row) for row in board.rows]
     for cells in page.rows:  # numbers as a person reads them: minus signs, fixed decimals, intervals
         assert all(cell and "nan" not in cell.lower() and "inf" not in cell.lower() for cell in cells)
-        assert cells[5][0] in "+−" and (cells[6] == formatting.DASH or cells[6].startswith("["))
+        assert cells[6][0] in "+−" and (cells[7] == formatting.DASH or cells[7].startswith("["))
     sources = {str(image.get("src")) for image in page.images}
     assert {"plots/rating.svg", "plots/winrate.svg", "plots/crosstable.svg"} <= sources
     assert all(image.get("alt") for image in page.images)

@@ -32,7 +32,7 @@ from arena.records.phh import load
 from arena.records.replay import replay_result
 from arena.referee import ClockPolicy, HandRecord
 from tests.publish.conftest import TITLE, Compared, Site
-from tests.publish.helpers import EVIL, caller, cheat, play, raiser
+from tests.publish.helpers import EVIL, SAMPLE_RULES, caller, cheat, play, raiser
 
 ESCAPED_EVIL = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
@@ -146,8 +146,11 @@ def test_index_content(site: Site) -> None:
         assert formatting.signed(row.win_rate.mean) in index
         assert formatting.ci(row.win_rate) in index
     assert "mu − 3σ ▼" in index and "95% CI" in index and "duplicate" in index
-    assert "Sorted by <strong>mu − 3σ</strong> (TrueSkill, all sessions fitted at once), highest first" in index
-    assert "all the sessions at once" in index and "order in which sessions were played" in index
+    assert ("Sorted by <strong>mu − 3σ</strong> (TrueSkill over blocks of duplicate deals, all fitted at once), "
+            "highest first") in index
+    assert "all the games at once" in index and "order in which games were played" in index
+    assert "a rating game is a block of 3 consecutive duplicate deals of one match" in index
+    assert 'id="order-check"' in index
     for svg in ("plots/rating.svg", "plots/winrate.svg", "plots/crosstable.svg"):
         assert f'src="{svg}"' in index
     for slug in ("heads-up-1", "three-way", "evil-vs-caller", "still-running"):
@@ -455,13 +458,13 @@ def test_republishing_reuses_finished_hand_pages(site: Site, tmp_path: Path) -> 
     running = first / "matches" / "still-running" / "hand-0.html"
     for page in (finished, running):
         page.write_text(page.read_text(encoding="utf-8") + "<!-- kept -->", encoding="utf-8")
-    publish(site.db, first, TITLE)  # the same site again: a finished match's pages stay as they were
+    publish(site.db, first, TITLE, rules=SAMPLE_RULES)  # the same site again: a finished match's pages stay
     assert finished.read_text(encoding="utf-8").endswith("<!-- kept -->")
     assert not running.read_text(encoding="utf-8").endswith("<!-- kept -->")  # a running match's are made again
     second = tmp_path / "second"
-    result = publish(site.db, second, TITLE, reuse=first)  # a league's host: a fresh folder beside the last one
+    result = publish(site.db, second, TITLE, reuse=first, rules=SAMPLE_RULES)  # a league's host: a fresh folder
     assert (second / "matches" / "three-way" / "hand-4.html").read_text(encoding="utf-8").endswith("<!-- kept -->")
     assert "matches/three-way/hand-4.html" in result.files
     check_links(second)
-    publish(site.db, first, "Another title")  # anything a page shows changed: made again
+    publish(site.db, first, "Another title", rules=SAMPLE_RULES)  # anything a page shows changed: made again
     assert "<title>Hand 4 · three-way · Another title</title>" in finished.read_text(encoding="utf-8")

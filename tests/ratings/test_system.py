@@ -4,7 +4,7 @@ the columns from it. A toy system (share of sessions won) stands in for another 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
@@ -13,8 +13,7 @@ from click.testing import CliRunner
 import arena.cli.leaderboard as cli
 from arena.publish import publish
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
-from arena.ratings.sessions import Session
-from arena.ratings.system import Column, Rating, RatingSystem
+from arena.ratings.system import Column, Ranked, Rating, RatingSystem
 from arena.ratings.trueskill_ratings import TrueSkill
 from arena.records.db import Database
 from tests.publish.helpers import caller, folder, play, raiser
@@ -31,11 +30,11 @@ class WinShare(RatingSystem):
     sort_key = "share"
     estimate_label = "share of sessions won"
 
-    def rate(self, sessions: Sequence[Session]) -> dict[str, Rating]:
-        points: dict[str, float] = {}
-        won: dict[str, float] = {}
-        played: dict[str, int] = {}
-        for s in sessions:
+    def rate(self, games: Sequence[Ranked], players: Iterable[str] = ()) -> dict[str, Rating]:
+        points: dict[str, float] = dict.fromkeys(players, 0.0)
+        won: dict[str, float] = dict.fromkeys(players, 0.0)
+        played: dict[str, int] = dict.fromkeys(players, 0)
+        for s in games:
             places = s.places()
             if len(places) < 2:
                 continue
@@ -46,8 +45,8 @@ class WinShare(RatingSystem):
                 points[bot] = points.get(bot, 0.0) + share
                 won[bot] = won.get(bot, 0.0) + (share == 1.0)
                 played[bot] = played.get(bot, 0) + 1
-        return {bot: Rating({"share": points[bot] / played[bot], "won": won[bot]}, points[bot] / played[bot], 0.0,
-                            1.0) for bot in points}
+        share = {bot: points[bot] / played[bot] if played[bot] else 0.0 for bot in points}
+        return {bot: Rating({"share": share[bot], "won": won[bot]}, share[bot], 0.0, 1.0) for bot in points}
 
 
 @pytest.fixture(scope="module")
@@ -82,14 +81,14 @@ def test_the_default_is_trueskill_and_its_json_keeps_the_old_fields(db: Database
         assert row["conservative"] == pytest.approx(row["mu"] - 3 * row["sigma"])
     conservative = [row["conservative"] for row in data["rows"]]
     assert conservative == sorted(conservative, reverse=True)
-    assert all(point.keys() == {"sessions", "estimate", "low", "high"} for points in data["history"].values()
+    assert all(point.keys() == {"games", "estimate", "low", "high"} for points in data["history"].values()
                for point in points)
 
 
 def test_the_terminal_table_shows_the_systems_columns_and_its_sort(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def with_win_share(d: Database, ids: list[str] | None, history_points: int = 0) -> object:
+    def with_win_share(d: Database, ids: list[str] | None, history_points: int = 0, **kw: object) -> object:
         return build_leaderboard(d, ids, system=WinShare(), history_points=history_points)
 
     monkeypatch.setattr(cli, "build_leaderboard", with_win_share)
@@ -98,11 +97,13 @@ def test_the_terminal_table_shows_the_systems_columns_and_its_sort(
     assert "won % ▼" in out.output and "mu" not in out.output
     assert "sorted by won % (share of sessions won), highest first" in " ".join(out.output.split())
     monkeypatch.undo()
-    default = CliRunner().invoke(cli.leaderboard, ["--db", str(db.path)])
+    default = CliRunner().invoke(cli.leaderboard, ["--db", str(db.path), "--block-deals", "2"])
     text = " ".join(default.output.split())
     assert "mu − 3σ ▼" in text and "mbb/hand" in text and "95% CI" in text
-    assert "sorted by mu − 3σ (TrueSkill, all sessions fitted at once), highest first" in text
-    as_json = json.loads(CliRunner().invoke(cli.leaderboard, ["--db", str(db.path), "--json"]).output)
+    assert "sorted by mu − 3σ (TrueSkill over blocks of duplicate deals, all fitted at once), highest first" in text
+    assert "a rating game is a block of 2 consecutive duplicate deals" in text
+    as_json = json.loads(CliRunner().invoke(cli.leaderboard, ["--db", str(db.path), "--json",
+                                                              "--block-deals", "2"]).output)
     assert as_json["sorted_by"]["key"] == "conservative" and as_json["history"]
 
 

@@ -235,13 +235,13 @@ def test_history_is_the_fit_of_growing_prefixes_ending_at_the_rating() -> None:
     ratings = system.rate(sessions)
     assert history.keys() == ratings.keys()
     for bot, points in history.items():
-        xs = [p.sessions for p in points]
+        xs = [p.games for p in points]
         assert xs == sorted(set(xs)) and xs[-1] == 90 and len(xs) <= 7
         last = points[-1]
         assert (last.estimate, last.low) == (ratings[bot]["mu"], ratings[bot]["conservative"])
     # a point is the fit of the sessions up to it (the first ones played)
     point = history["a"][2]
-    prefix = system.rate(sessions[: point.sessions])
+    prefix = system.rate(sessions[: point.games])
     assert point.estimate == pytest.approx(prefix["a"]["mu"], abs=1e-4)  # fitted to a plot's precision
     assert point.low == pytest.approx(prefix["a"]["conservative"], abs=1e-4)
     assert system.history([], 10) == {}

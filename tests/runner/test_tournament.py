@@ -17,6 +17,7 @@ import pytest
 from pokerkit import HandHistory
 
 from arena.ratings.leaderboard import build_leaderboard
+from arena.ratings.blocks import RatingRules
 from arena.ratings.sessions import load_sessions
 from arena.records.db import Database
 from arena.records.phh import load
@@ -54,10 +55,9 @@ def test_heads_up_duplicate_hands_mirror_the_cards_with_seats_exchanged(tmp_path
 
 
 def test_a_better_bot_beats_a_worse_one_with_a_ci_that_excludes_zero(tmp_path: Path) -> None:
-    """mbb/hand finds the better bot. TrueSkill counts sessions won, not by how much: the random bot wins more of
-    them (74 to 65, 11 drawn), by a big blind or so, and loses the others by tens of big blinds, so TrueSkill puts
-    it first. (The old one-session-at-a-time update put the equity bot first only in the order the sessions were
-    played; in the reverse order it put the random bot first.)"""
+    """mbb/hand finds the better bot, and so does TrueSkill over blocks of deals (issue 23). The random bot wins more
+    single deals (74 to 65, 11 drawn), by a big blind or so, and loses the others by tens of big blinds: with a
+    game a deal, as before, TrueSkill put it first; a game of 30 deals follows the chips."""
     db = Database(tmp_path / "a.db")
     play_in_process(db, "better", [("equity", EquityBot()), ("random", RandomBot(seed=3))], 300, "better-seed")
     board = build_leaderboard(db)
@@ -71,8 +71,11 @@ def test_a_better_bot_beats_a_worse_one_with_a_ci_that_excludes_zero(tmp_path: P
     won = sum(s.chips["equity@1"] > s.chips["random@1"] for s in sessions)
     lost = sum(s.chips["equity@1"] < s.chips["random@1"] for s in sessions)
     assert (won, lost) == (65, 74)
-    assert [r.bot for r in board.rows] == ["random@1", "equity@1"]
-    assert random_bot.rating["mu"] > equity.rating["mu"]
+    assert [r.bot for r in board.rows] == ["equity@1", "random@1"] and board.consistency.ok
+    assert equity.rating["mu"] > random_bot.rating["mu"] and board.games == 5
+    one_deal = build_leaderboard(db, rules=RatingRules(block_deals=1), history_points=0)
+    assert [r.bot for r in one_deal.rows] == ["random@1", "equity@1"]  # the definition of before
+    assert [(c.above, c.below) for c in one_deal.consistency.contradictions] == [("random@1", "equity@1")]
 
 
 def test_records_use_wal_and_export_to_phh_that_pokerkit_replays(tmp_path: Path) -> None:
