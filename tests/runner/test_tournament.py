@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from pokerkit import HandHistory
 
-from arena.ratings.leaderboard import build_leaderboard
 from arena.ratings.blocks import RatingRules
+from arena.ratings.leaderboard import build_leaderboard
 from arena.ratings.sessions import load_sessions
 from arena.records.db import Database
 from arena.records.phh import load
