@@ -6,7 +6,9 @@ need nothing more: each request names its table, and each answer echoes it. A bo
 for batches and gets every request of a ``RefereeBatch`` in one call, answered in one ``ActionBatch``.
 
 Network and protocol failures never raise: they are logged and end up in ``MatchResult.error``. Only a missing
-address or token stops the program (exit status 2).
+address or token stops the program (exit status 2). A match's stream that breaks before its MatchEnd (a pause longer
+than the referee's keepalive, a cut connection) is joined again with the same token (arena.sdk.reconnect), and play
+goes on; a fatal Error from the referee (a bad token, a newer stream with the token) ends the match at once.
 
 The path from a request to its answer is kept short, since it sets how fast a quick bot can play: the request is
 read lazily (``Request``), the answer built in place and handed over through a ``SimpleQueue``.
@@ -15,8 +17,10 @@ read lazily (``Request``), the answer built in place and handed over through a `
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import logging
+import math
 import os
 import queue
 import random
@@ -25,7 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TypeVar
 
@@ -33,6 +37,7 @@ import grpc
 
 from arena.sdk.actions import Action, Mixed, safe_action
 from arena.sdk.bot import Bot
+from arena.sdk.reconnect import Reconnect, worth_a_new_stream
 from arena.sdk.request import Request
 from arena.sdk.types import ActionKind
 from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
@@ -78,13 +83,15 @@ class BotResult:
 
 @dataclass(frozen=True, slots=True)
 class MatchResult:
-    """How the match ended for this bot: the referee's MatchEnd, or ``error`` if it never came."""
+    """How the match ended for this bot: the referee's MatchEnd, or ``error`` if it never came; ``reconnects``:
+    how many times the SDK took the seat back on a new stream after one broke."""
 
     reason: MatchEndReason
     message: str
     results: tuple[BotResult, ...] = ()
     match_id: str = ""
     error: str | None = None
+    reconnects: int = 0
 
     @property
     def ok(self) -> bool:
@@ -93,7 +100,8 @@ class MatchResult:
 
     @property
     def exit_code(self) -> int:
-        """Process exit status for a bot script: 0 after MatchEnd, 1 otherwise (``raise SystemExit(r.exit_code)``)."""
+        """Process exit status for a bot script: 0 after MatchEnd (reconnects or not), 1 otherwise
+        (``raise SystemExit(r.exit_code)``)."""
         return 0 if self.ok else 1
 
     @property
@@ -137,6 +145,7 @@ class _Settings:
     batches: bool
     league: bool = False  # the token is a league's API key: play match after match on one stream
     version: str = ""
+    reconnect: Reconnect = field(default_factory=Reconnect)  # a broken match stream is joined again
 
 
 def _batches_itself(bot: Bot) -> bool:
@@ -165,6 +174,8 @@ def _settings(
     max_tables: int | None = None,
     key: str | None = None,
     version: str = "",
+    reconnect: bool | None = None,
+    reconnect_s: float | None = None,
 ) -> _Settings:
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--address")
@@ -175,6 +186,8 @@ def _settings(
     parser.add_argument("--tls-ca")
     parser.add_argument("--max-tables")
     parser.add_argument("--batches", action="store_true")
+    parser.add_argument("--no-reconnect", action="store_true")
+    parser.add_argument("--reconnect-s")
     args, _unknown = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
     env = os.environ
     address = address or args.address or env.get("ARENA_ADDRESS")
@@ -199,7 +212,33 @@ def _settings(
     batches = (args.batches or env.get("ARENA_BATCHES", "") in ("1", "true", "yes") or tables > 1
                or _batches_itself(bot))
     return _Settings(address, token or key or "", name, tls_ca, max(1, int(tables)), batches, league=not token,
-                     version=version)
+                     version=version, reconnect=_reconnect_policy(args, reconnect, reconnect_s))
+
+
+_YES = ("1", "true", "yes", "on")
+_NO = ("0", "false", "no", "off")
+
+
+def _reconnect_policy(args: argparse.Namespace, reconnect: bool | None, reconnect_s: float | None) -> Reconnect:
+    """Whether and how long a broken match stream is joined again: ``--no-reconnect``, else ``ARENA_RECONNECT``,
+    else ``reconnect``, else on; for ``--reconnect-s``, else ``ARENA_RECONNECT_S``, else ``reconnect_s``, else 60 s
+    (whoever launches the bot may change what its code says)."""
+    env = os.environ
+    switch = (env.get("ARENA_RECONNECT") or "").strip().lower()
+    if switch and switch not in _YES + _NO:
+        raise _usage_error(f"ARENA_RECONNECT {switch!r}: expected 1 (reconnect after a broken stream) or 0 (do not)")
+    enabled = not args.no_reconnect and (switch in _YES if switch else reconnect is not False)
+    seconds_text = args.reconnect_s or env.get("ARENA_RECONNECT_S") or None
+    seconds = Reconnect().for_s if reconnect_s is None else reconnect_s
+    if seconds_text is not None:
+        try:
+            seconds = float(seconds_text)
+        except ValueError:
+            seconds = -1.0
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise _usage_error(f"--reconnect-s / ARENA_RECONNECT_S {seconds_text or seconds!r}: expected seconds, more "
+                           "than 0 (how long to keep trying to join again after a broken stream)")
+    return Reconnect(enabled=enabled, for_s=seconds)
 
 
 def _setup_logging() -> None:
@@ -231,19 +270,23 @@ def _channel(settings: _Settings) -> grpc.Channel:
 
 class _Session:
     """One stream: the referee's messages in, the bot's hooks called, Actions out. A match's stream ends with its
-    MatchEnd; a league's (``league``) plays match after match until the host ends it."""
+    MatchEnd; a league's (``league``) plays match after match until the host ends it. ``broke_at``: for a stream
+    that takes the seat back after another broke, when that one broke (``time.monotonic``)."""
 
-    def __init__(self, bot: Bot, join: bot_pb2.Join, league: bool = False) -> None:
+    def __init__(self, bot: Bot, join: bot_pb2.Join, league: bool = False, match_id: str = "",
+                 broke_at: float | None = None) -> None:
         self.bot = bot
         self.join = join
         self.league = league
+        self.broke_at = broke_at
         self.matches = 0  # MatchEnds heard
         self.welcomed = False
         self.fatal: str | None = None  # a fatal Error the referee sent: do not reconnect
+        self.broken: str | None = None  # why a match's stream broke before its MatchEnd, if a new one may help
         self.outbox: queue.SimpleQueue[bot_pb2.BotMessage | None] = queue.SimpleQueue()
         self.open: dict[str, Request] = {}  # table_id -> the latest request (kept for rejections)
         self.result: MatchResult | None = None
-        self.match_id = ""
+        self.match_id = match_id
         self._answers: list[bot_pb2.BotMessage] | None = None  # while a batch is handled: its answers, sent as one
         self._custom_batch = _batches_itself(bot)
 
@@ -268,14 +311,15 @@ class _Session:
                     timer.daemon = True
                     timer.start()
         except grpc.RpcError as e:
+            why = f"{e.code().name}: {e.details() or ''}".rstrip(": ")
             if self.league and self.fatal is None:
-                self.result = MatchResult.failed(
-                    f"the league's stream broke: {e.code().name}: {e.details() or ''}".rstrip(": "), self.match_id)
+                self.result = MatchResult.failed(f"the league's stream broke: {why}", self.match_id)
+            elif not self.league and not self.matches and self.fatal is None and worth_a_new_stream(e.code()):
+                self.broken = why  # no MatchEnd, no fatal Error (a rate limit's is not): a new stream may play on
+                if self.result is None:
+                    self.result = MatchResult.failed(f"the stream broke before MatchEnd: {why}", self.match_id)
             elif self.result is None:
-                self.result = MatchResult.failed(
-                    f"the stream broke before MatchEnd: {e.code().name}: {e.details() or ''}".rstrip(": "),
-                    self.match_id,
-                )
+                self.result = MatchResult.failed(f"the stream broke before MatchEnd: {why}", self.match_id)
         finally:
             self.outbox.put(None)
             if timer is not None:
@@ -286,12 +330,6 @@ class _Session:
             return self.result
         if self.result is None:
             self.result = MatchResult.failed("the referee ended the stream before MatchEnd", self.match_id)
-        if self.result.ok:
-            me = self.result.me
-            summary = f"; you: {me.net_chips:+d} chips in {me.hands_played} hands" if me else ""
-            log.info("match %s over: %s%s", self.result.match_id, self.result.reason.name, summary)
-        else:
-            log.error("%s", self.result.error)
         return self.result
 
     # ------------------------------------------------------------------ dispatch
@@ -313,15 +351,14 @@ class _Session:
             w = msg.welcome
             self.match_id = w.match_id
             self.welcomed = True
-            log.info(
-                "joined match %s as %r: table %s, seat %d, %d hands%s",
-                w.match_id,
-                self.join.bot_name,
-                w.table_id,
-                w.seat,
-                w.hands_total,
-                f"; {w.tables} tables at once" + (", in batches" if w.batches else "") if w.tables > 1 else "",
-            )
+            tables = f"; {w.tables} tables at once" + (", in batches" if w.batches else "") if w.tables > 1 else ""
+            if self.broke_at is None:
+                log.info("joined match %s as %r: table %s, seat %d, %d hands%s", w.match_id, self.join.bot_name,
+                         w.table_id, w.seat, w.hands_total, tables)
+            else:
+                log.warning("reconnected: rejoined match %s as %r %.1f s after the stream broke: table %s, seat %d%s",
+                            w.match_id, self.join.bot_name, time.monotonic() - self.broke_at, w.table_id, w.seat,
+                            tables)
             self._hook("on_welcome", self.bot.on_welcome, w)
         elif which == "match_end":
             self._hook("on_match_end", self.bot.on_match_end, msg.match_end)
@@ -497,6 +534,8 @@ def run(
     connect_timeout: float = CONNECT_TIMEOUT_S,
     max_tables: int | None = None,
     key: str | None = None,
+    reconnect: bool | None = None,
+    reconnect_s: float | None = None,
 ) -> MatchResult:
     """Play one match with ``bot`` and return its result; with a league's API key, play its matches until the
     league ends the stream.
@@ -511,13 +550,22 @@ def run(
     ``bot.max_tables``; batches are asked for with more than one table, when the bot overrides ``act_batch``, or with
     ``--batches`` (``ARENA_BATCHES=1``).
 
+    When the match's stream breaks before its MatchEnd (the referee's keepalive closed it while the process was
+    stopped, the connection was cut), the SDK opens a new one with the same Join (token, name, version, tables,
+    batches) and plays on: it waits 0.25 s, then twice as long after each failed try up to 5 s, and gives up
+    ``reconnect_s`` (default 60) seconds after the break. Requests that were open meanwhile are played by the
+    referee's time-out policy; ``on_welcome`` is called again with the new Welcome. ``--no-reconnect``,
+    ``ARENA_RECONNECT=0`` or ``reconnect=False`` switch this off; ``--reconnect-s`` or ``ARENA_RECONNECT_S``
+    override ``reconnect_s``. The referee's MatchEnd and its fatal Errors (a bad token, a newer stream with the same
+    token, an unsupported protocol version) are never retried.
+
     With a key (``key``, ``--key`` or ``ARENA_KEY``, and no token) the bot joins a league (``arena host``): one
     stream plays match after match (each begins with a Welcome and ends with a MatchEnd); when the host goes away
     the bot reconnects, waiting 0.5 s, then twice as long each time up to 30 s; it stops only when the host ends
     its stream with a fatal Error (revoked or replaced key, kicked; a rate limit only makes it wait), returning
     that as the result's error.
     """
-    settings = _settings(bot, address, token, name, tls_ca, argv, max_tables, key, version)
+    settings = _settings(bot, address, token, name, tls_ca, argv, max_tables, key, version, reconnect, reconnect_s)
     _setup_logging()
     join = bot_pb2.Join(
         token=settings.token,
@@ -530,15 +578,78 @@ def run(
     )
     if settings.league:
         return _play_league(bot, join, settings, connect_timeout)
+    result = _play_match(bot, join, settings, connect_timeout)
+    if result.ok:
+        me = result.me
+        summary = f"; you: {me.net_chips:+d} chips in {me.hands_played} hands" if me else ""
+        again = f"; {result.reconnects} reconnect(s)" if result.reconnects else ""
+        log.info("match %s over: %s%s%s", result.match_id, result.reason.name, summary, again)
+    else:
+        log.error("%s", result.error)
+    return result
+
+
+def _ready(channel: grpc.Channel, timeout: float) -> bool:
+    """Whether the channel connects within ``timeout`` seconds."""
+    future = grpc.channel_ready_future(channel)
+    try:
+        future.result(timeout=max(0.0, timeout))
+    except grpc.FutureTimeoutError:
+        future.cancel()
+        return False
+    return True
+
+
+def _play_match(bot: Bot, join: bot_pb2.Join, settings: _Settings, connect_timeout: float) -> MatchResult:
+    """Play a match's stream; after each break (no MatchEnd, no fatal Error) take the seat back on a new stream,
+    with the same Join, while ``settings.reconnect`` allows."""
     log.info("connecting to the referee at %s as %r", settings.address, settings.name)
     with _channel(settings) as channel:
-        try:
-            grpc.channel_ready_future(channel).result(timeout=connect_timeout)
-        except grpc.FutureTimeoutError:
-            error = f"cannot reach the referee at {settings.address} within {connect_timeout:g} s"
-            log.error("%s", error)
-            return MatchResult.failed(error)
-        return _Session(bot, join).play(channel)
+        if not _ready(channel, connect_timeout):
+            return MatchResult.failed(f"cannot reach the referee at {settings.address} within {connect_timeout:g} s")
+        session = _Session(bot, join)
+        result = session.play(channel)
+        reconnects = 0
+        while session.broken is not None and settings.reconnect.enabled:
+            rejoined = _rejoin(bot, join, channel, settings.reconnect, session)
+            if isinstance(rejoined, str):
+                result = MatchResult.failed(rejoined, session.match_id)
+                break
+            session = rejoined
+            result = session.result or result  # ``_rejoin`` played it to its end
+            reconnects += session.welcomed
+        if session.broken is not None and not settings.reconnect.enabled:
+            result = MatchResult.failed(f"{result.error}; not joining again: reconnecting is off (--no-reconnect, "
+                                        "ARENA_RECONNECT=0 or reconnect=False)", session.match_id)
+        return dataclasses.replace(result, reconnects=reconnects)
+
+
+def _rejoin(bot: Bot, join: bot_pb2.Join, channel: grpc.Channel, policy: Reconnect,
+            broken: _Session) -> _Session | str:
+    """New streams with ``join`` after ``broken`` broke, waiting as ``policy`` says between tries: the first that
+    was welcomed (played to its end) or that ended for good (a fatal Error), or why it gave up."""
+    broke_at = time.monotonic()
+    why = broken.broken
+    log.warning("the stream broke before MatchEnd (%s); reconnecting with the same token: %s", why,
+                policy.describe())
+    tries = 0
+    for wait in policy.waits():
+        left = policy.for_s - (time.monotonic() - broke_at)
+        if left <= 0:
+            break
+        time.sleep(min(wait, left))
+        tries += 1
+        if not _ready(channel, policy.for_s - (time.monotonic() - broke_at)):
+            why = "the referee cannot be reached"
+            continue
+        session = _Session(bot, join, match_id=broken.match_id, broke_at=broke_at)
+        session.play(channel)
+        if session.welcomed or session.broken is None:
+            return session
+        why = session.broken
+        log.warning("reconnect try %d failed (%s)", tries, why)
+    return (f"the stream broke before MatchEnd and {tries} tries to join again in {policy.for_s:g} s failed "
+            f"(last: {why})")
 
 
 def _play_league(bot: Bot, join: bot_pb2.Join, settings: _Settings, connect_timeout: float) -> MatchResult:

@@ -12,7 +12,8 @@ from tests.sdk.fake_referee import FakeReferee
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests set the ARENA_* variables they need themselves."""
-    for name in ("ARENA_ADDRESS", "ARENA_TOKEN", "ARENA_BOT_NAME", "ARENA_TLS_CA", "ARENA_BOT_SEED"):
+    for name in ("ARENA_ADDRESS", "ARENA_TOKEN", "ARENA_BOT_NAME", "ARENA_TLS_CA", "ARENA_BOT_SEED", "ARENA_RECONNECT",
+                 "ARENA_RECONNECT_S"):
         monkeypatch.delenv(name, raising=False)
 
 

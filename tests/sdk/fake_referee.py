@@ -3,6 +3,8 @@
 The script: Join -> Welcome, HandStart, then each ActionRequest of ``requests`` in turn (the first action of the
 first request is always rejected once with R7.2, to exercise retries), HandEnd, MatchEnd. Everything the bot sends
 is recorded, and so is every protocol problem the referee notices (``problems``), so tests can assert on both.
+With ``breaks``, the first streams break after their Welcome and first request, as a connection the referee's
+keepalive closed looks to a bot (``UNAVAILABLE``); the bot's Join on each stream is kept in ``joins``.
 """
 
 from __future__ import annotations
@@ -75,11 +77,15 @@ class FakeReferee(bot_pb2_grpc.BotServiceServicer):
         token: str = TOKEN,
         reject_first: bool = True,
         send_timeout_error: bool = False,
+        breaks: int = 0,
     ) -> None:
         self.requests = list(default_requests() if requests is None else requests)
         self.token = token
         self.reject_first = reject_first
         self.send_timeout_error = send_timeout_error
+        self.breaks = breaks
+        self.joins: list[bot_pb2.Join] = []  # every stream's first message, if it was a Join
+        self.streams = 0
         self.received: list[bot_pb2.BotMessage] = []
         self.exchanges: list[Exchange] = []
         self.problems: list[str] = []
@@ -134,16 +140,35 @@ class FakeReferee(bot_pb2_grpc.BotServiceServicer):
     def Play(
         self, request_iterator: Iterator[bot_pb2.BotMessage], context: grpc.ServicerContext
     ) -> Iterator[bot_pb2.RefereeMessage]:
-        """The scripted match."""
+        """The scripted match (or, while ``breaks`` lasts, its beginning and a broken stream)."""
+        self.streams += 1
+        if self.breaks > 0:
+            self.breaks -= 1
+            yield from self._broken(request_iterator, context)
+            return
         try:
             yield from self._play(request_iterator, context)
         finally:
             self.finished.set()
 
+    def _broken(
+        self, incoming: Iterator[bot_pb2.BotMessage], context: grpc.ServicerContext
+    ) -> Iterator[bot_pb2.RefereeMessage]:
+        first = next(incoming, None)
+        if first is not None and first.HasField("join"):
+            self.joins.append(first.join)
+        yield bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(match_id="m1", seat=0, table_id="t0", config=config_pb(),
+                                                             protocol_version=1, hands_total=1))
+        yield bot_pb2.RefereeMessage(action_request=self.requests[0] if self.requests else make_request())
+        next(incoming, None)  # the bot's answer, lost with the stream
+        context.abort(grpc.StatusCode.UNAVAILABLE, "keepalive watchdog timeout")
+
     def _play(
         self, incoming: Iterator[bot_pb2.BotMessage], context: grpc.ServicerContext
     ) -> Iterator[bot_pb2.RefereeMessage]:
         first = self._next(incoming)
+        if first is not None and first.HasField("join"):
+            self.joins.append(first.join)
         if first is None or not first.HasField("join") or first.join.token != self.token:
             yield bot_pb2.RefereeMessage(
                 error=bot_pb2.Error(code=bot_pb2.ERROR_CODE_BAD_TOKEN, message="unknown token", fatal=True)
