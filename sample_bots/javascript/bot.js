@@ -7,12 +7,18 @@
 // carries match after match (Welcome ... MatchEnd, again and again), and when the host goes away the bot joins again.
 // The .proto files are loaded at run time from ../../proto; nothing is generated.
 //
+// A match's stream that breaks before its MatchEnd (the referee's keepalive closed it while the process was stopped,
+// the connection was cut) is joined again with the same token and the same Join, and play goes on: after 0.25 s,
+// then twice as long after each failed try up to 5 s, for at most 60 s after the break (--reconnect-s). The referee's
+// MatchEnd and its fatal Errors (a bad token, a newer stream with the token) are never retried.
+//
 // Usage: node bot.js [--address HOST:PORT] [--token TOKEN | --key KEY] [--name NAME] [--bot-version V]
-//                    [--max-tables N] [--batches]
-//        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_KEY / ARENA_BOT_VERSION / ARENA_MAX_TABLES / ARENA_BATCHES=1 in the
-//        environment; arguments win, and a token wins over a key)
-// Logs go to stderr. Exit status: 0 after MatchEnd or when the referee ends the stream, 1 on errors; a league bot
-// plays until the host ends its stream with a fatal Error (a revoked or replaced key, a kick): then 1.
+//                    [--max-tables N] [--batches] [--no-reconnect] [--reconnect-s S]
+//        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_KEY / ARENA_BOT_VERSION / ARENA_MAX_TABLES / ARENA_BATCHES=1 /
+//        ARENA_RECONNECT=0 / ARENA_RECONNECT_S in the environment; arguments win, and a token wins over a key)
+// Logs go to stderr. Exit status: 0 after MatchEnd (reconnects or not) or when the referee ends the stream, 1 on
+// errors (a fatal Error, a broken stream that could not be joined again); a league bot plays until the host ends its
+// stream with a fatal Error (a revoked or replaced key, a kick): then 1.
 
 const path = require('node:path');
 const { parseArgs } = require('node:util');
@@ -33,6 +39,22 @@ const DEFAULT_MAX_TABLES = 64;
 // back to the first wait after a stream on which it was welcomed to a match.
 const RECONNECT_FIRST_MS = 500;
 const RECONNECT_MAX_MS = 30000;
+// A match's stream that broke is joined again after MATCH_RETRY_FIRST_MS, twice as long after each failed try up to
+// MATCH_RETRY_MAX_MS (+-20%), until DEFAULT_RECONNECT_S seconds after the break (--reconnect-s, ARENA_RECONNECT_S).
+const MATCH_RETRY_FIRST_MS = 250;
+const MATCH_RETRY_MAX_MS = 5000;
+const DEFAULT_RECONNECT_S = 60;
+// Statuses a new stream cannot change: the referee refused this bot, its Join or what it sent (it sends a fatal Error
+// first, which ends the match by itself; these cover an Error that was lost). Any other failure is a broken stream.
+const FINAL_STATUSES = new Set([
+  grpc.status.UNAUTHENTICATED, // an unknown token
+  grpc.status.ALREADY_EXISTS, // a newer stream joined with the token: that one plays
+  grpc.status.PERMISSION_DENIED,
+  grpc.status.FAILED_PRECONDITION, // an unsupported protocol version, or no Join first
+  grpc.status.INVALID_ARGUMENT, // a message the referee could not read
+  grpc.status.UNIMPLEMENTED,
+  grpc.status.NOT_FOUND,
+]);
 // A league bot's channel: try to connect again quickly while the host is down, and ping a stream that may stay
 // open for hours so that a dead connection is noticed (the host accepts pings 5 s apart or more).
 const LEAGUE_CHANNEL_OPTIONS = Object.freeze({
@@ -81,6 +103,8 @@ function parseConfig(argv, env) {
       'bot-version': { type: 'string' },
       'max-tables': { type: 'string' },
       batches: { type: 'boolean' },
+      'no-reconnect': { type: 'boolean' },
+      'reconnect-s': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -103,7 +127,21 @@ function parseConfig(argv, env) {
   if (!/^\d+$/.test(tablesText.trim()) || maxTables < 1 || maxTables > 0xffffffff) {
     throw new Error(`--max-tables / ARENA_MAX_TABLES must be a whole number from 1, not ${JSON.stringify(tablesText)}`);
   }
-  const config = { address, token: token || key, name, maxTables, batches };
+  const reconnectText = (env.ARENA_RECONNECT || '').trim();
+  if (reconnectText && !/^(1|true|yes|on|0|false|no|off)$/i.test(reconnectText)) {
+    throw new Error(
+      `ARENA_RECONNECT must be 1 (join again after a broken stream) or 0, not ${JSON.stringify(reconnectText)}`,
+    );
+  }
+  const reconnect = !values['no-reconnect'] && !/^(0|false|no|off)$/i.test(reconnectText);
+  const secondsText = values['reconnect-s'] ?? (env.ARENA_RECONNECT_S || String(DEFAULT_RECONNECT_S));
+  const reconnectS = Number(secondsText);
+  if (!/^\s*\d*\.?\d+\s*$/.test(secondsText) || !(reconnectS > 0)) {
+    throw new Error(
+      `--reconnect-s / ARENA_RECONNECT_S must be seconds, more than 0, not ${JSON.stringify(secondsText)}`,
+    );
+  }
+  const config = { address, token: token || key, name, maxTables, batches, reconnect, reconnectS };
   if (key) config.league = true;
   if (version) config.version = version;
   return config;
@@ -195,10 +233,11 @@ function pack(actions) {
  * match's tables and counts are dropped), and each match's end is one line of the log.
  */
 class Session {
-  constructor({ decide = decideSafely, logger = log, league = false } = {}) {
+  constructor({ decide = decideSafely, logger = log, league = false, brokeAt = null } = {}) {
     this.decide = decide;
     this.log = logger;
     this.league = league;
+    this.brokeAt = brokeAt; // a stream that takes the seat back: when the last one broke (Date.now())
     this.tables = new Map(); // table_id -> { handId, seat, open: { view, tries } | null }
     this.seat = null; // Welcome.seat, for tables we have no HandStart from
     this.ended = false; // MatchEnd came (in a league: and no Welcome since)
@@ -287,6 +326,12 @@ class Session {
     }
     this.welcomed = true;
     this.seat = w.seat;
+    if (this.brokeAt !== null) {
+      const after = ((Date.now() - this.brokeAt) / 1000).toFixed(1);
+      this.log(`reconnected: rejoined match ${w.match_id} table ${w.table_id} as seat ${w.seat} ${after} s after the ` +
+        'stream broke');
+      return;
+    }
     const c = w.config || {};
     this.log(
       `joined match ${w.match_id} table ${w.table_id} as seat ${w.seat}: ` +
@@ -405,75 +450,138 @@ function joinMessage({ token, name, maxTables, batches, version }) {
   };
 }
 
-/**
- * Plays one match, or with `league` a league's matches (see playLeague). Resolves with the process exit status:
- * 0 after MatchEnd or a clean end of the stream, 1 after a fatal Error or a broken connection.
- */
-function play({ address, token, name, maxTables = DEFAULT_MAX_TABLES, batches = false, version = '', league = false }) {
-  if (league) return playLeague({ address, token, name, maxTables, batches, version });
-  const pkg = loadArenaPackage();
-  const client = new pkg.arena.v1.BotService(address, grpc.credentials.createInsecure());
-
-  return new Promise((resolve) => {
-    let finished = false;
-    const finish = (code) => {
-      if (finished) return;
-      finished = true;
-      client.close();
-      resolve(code);
-    };
-
-    const deadline = new Date(Date.now() + CONNECT_TIMEOUT_MS);
-    client.waitForReady(deadline, (err) => {
-      if (err) {
-        log(`cannot reach the referee at ${address}: ${err.message}`);
-        finish(1);
-        return;
-      }
-      runStream(client, { token, name, maxTables, batches, version }, finish);
-    });
-  });
+/** Whether a stream that ended with `code` (and without MatchEnd or a fatal Error) may be replaced by a new one. */
+function worthANewStream(code) {
+  return code !== grpc.status.OK && !FINAL_STATUSES.has(code);
 }
 
-function runStream(client, { token, name, maxTables, batches, version }, finish) {
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves with whether the client's channel connects within `ms` milliseconds. */
+function ready(client, ms) {
+  return new Promise((resolve) => client.waitForReady(new Date(Date.now() + Math.max(0, ms)), (err) => resolve(!err)));
+}
+
+/**
+ * Plays one match, or with `league` a league's matches (see playLeague). Resolves with the process exit status:
+ * 0 after MatchEnd or a clean end of the stream, 1 after a fatal Error or a broken stream that could not be joined
+ * again. A stream that breaks before MatchEnd is followed by new ones with the same Join (see rejoin), unless
+ * `reconnect` is false.
+ */
+async function play({ address, token, name, maxTables = DEFAULT_MAX_TABLES, batches = false, version = '',
+  league = false, reconnect = true, reconnectS = DEFAULT_RECONNECT_S }) {
+  const join = { token, name, maxTables, batches, version };
+  if (league) return playLeague({ address, ...join });
+  const pkg = loadArenaPackage();
+  const client = new pkg.arena.v1.BotService(address, grpc.credentials.createInsecure());
+  try {
+    if (!(await ready(client, CONNECT_TIMEOUT_MS))) {
+      log(`cannot reach the referee at ${address} within ${CONNECT_TIMEOUT_MS / 1000} s`);
+      return 1;
+    }
+    let end = await matchStream(client, join, null);
+    while (end.broken) {
+      if (!reconnect) {
+        log(`the stream broke before MatchEnd (${end.broken}); not joining again: reconnecting is off ` +
+          '(--no-reconnect, ARENA_RECONNECT=0)');
+        return 1;
+      }
+      end = await rejoin(client, join, end.broken, reconnectS);
+    }
+    return end.code;
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * After a match's stream broke: new streams with the same Join, MATCH_RETRY_FIRST_MS after the break, then twice as
+ * long after each failed try up to MATCH_RETRY_MAX_MS (+-20%), for at most `reconnectS` seconds. Resolves with the
+ * end of the first stream that was welcomed (played to its end) or that ended for good, or { code: 1 } after giving up.
+ */
+async function rejoin(client, join, why, reconnectS) {
+  const brokeAt = Date.now();
+  const budgetMs = reconnectS * 1000;
+  log(`the stream broke before MatchEnd (${why}); reconnecting with the same token: first after ` +
+    `${MATCH_RETRY_FIRST_MS / 1000} s, then twice as long each time up to ${MATCH_RETRY_MAX_MS / 1000} s, ` +
+    `for at most ${reconnectS} s`);
+  let wait = MATCH_RETRY_FIRST_MS;
+  let tries = 0;
+  let last = why;
+  for (;;) {
+    const left = budgetMs - (Date.now() - brokeAt);
+    if (left <= 0) break;
+    await sleep(Math.min(left, wait * (0.8 + 0.4 * Math.random())));
+    wait = Math.min(MATCH_RETRY_MAX_MS, wait * 2);
+    tries += 1;
+    if (!(await ready(client, budgetMs - (Date.now() - brokeAt)))) {
+      last = 'the referee cannot be reached';
+      continue;
+    }
+    const end = await matchStream(client, join, brokeAt);
+    if (end.welcomed || !end.broken) return end;
+    last = end.broken;
+    log(`reconnect try ${tries} failed (${last})`);
+  }
+  log(`the stream broke before MatchEnd and ${tries} tries to join again in ${reconnectS} s failed (last: ${last}); ` +
+    'exiting');
+  return { code: 1, broken: '', welcomed: false };
+}
+
+/**
+ * One stream of a match. Resolves when it is over with { code, broken, welcomed }: the exit status it calls for,
+ * why it broke if a new stream may take the seat back ('' otherwise: MatchEnd, a fatal Error, a clean end), and
+ * whether a Welcome came. `brokeAt`: when the stream it replaces broke (null for the first).
+ */
+function matchStream(client, join, brokeAt) {
   const call = client.Play();
-  const session = new Session();
+  const session = new Session({ brokeAt });
   let closing = false;
+  return new Promise((resolve) => {
+    let finished = false;
+    const finish = (code, broken = '') => {
+      if (finished) return;
+      finished = true;
+      resolve({ code, broken, welcomed: session.welcomed });
+    };
 
-  call.on('data', (message) => {
-    for (const reply of session.handle(message)) call.write(reply);
-    if (session.ended && !closing) {
-      // MatchEnd came (alone or at the end of a batch): close our side.
-      closing = true;
-      call.end();
-      // If the referee does not close its side promptly, stop waiting.
-      setTimeout(() => {
-        call.cancel();
+    call.on('data', (message) => {
+      for (const reply of session.handle(message)) call.write(reply);
+      if (session.ended && !closing) {
+        // MatchEnd came (alone or at the end of a batch): close our side.
+        closing = true;
+        call.end();
+        // If the referee does not close its side promptly, stop waiting.
+        setTimeout(() => {
+          call.cancel();
+          finish(0);
+        }, LINGER_MS).unref();
+      }
+    });
+
+    // The call's final status decides the exit code ('status' comes once, after 'end' or 'error').
+    call.on('status', (status) => {
+      if (session.ended) {
+        log('stream closed after match end');
         finish(0);
-      }, LINGER_MS).unref();
-    }
-  });
+      } else if (status.code === grpc.status.OK) {
+        log('the referee ended the stream');
+        finish(session.fatal ? 1 : 0);
+      } else if (!session.fatalError && worthANewStream(status.code)) {
+        finish(1, `${grpc.status[status.code]}: ${status.details}`.replace(/: $/, ''));
+      } else {
+        log(`stream failed: ${grpc.status[status.code]} ${status.details}`);
+        finish(1);
+      }
+    });
 
-  // The call's final status decides the exit code ('status' comes once, after 'end' or 'error').
-  call.on('status', (status) => {
-    if (session.ended) {
-      log('stream closed after match end');
-      finish(0);
-    } else if (status.code === grpc.status.OK) {
-      log('the referee ended the stream');
-      finish(session.fatal ? 1 : 0);
-    } else {
-      log(`stream failed: ${grpc.status[status.code]} ${status.details}`);
-      finish(1);
-    }
-  });
+    // Errors also arrive as a non-OK 'status'; listening here keeps them from being thrown.
+    call.on('error', (err) => {
+      if (!session.ended) log(`stream error: ${err.details || err.message}`);
+    });
 
-  // Errors also arrive as a non-OK 'status'; listening here keeps them from being thrown.
-  call.on('error', (err) => {
-    if (!session.ended) log(`stream error: ${err.details || err.message}`);
+    call.write(joinMessage(join));
   });
-
-  call.write(joinMessage({ token, name, maxTables, batches, version }));
 }
 
 /**
@@ -574,4 +682,6 @@ if (require.main === module) {
   });
 }
 
-module.exports = { loadArenaPackage, parseConfig, toView, Session, play, playLeague, PROTO_ROOT, LOADER_OPTIONS };
+module.exports = {
+  loadArenaPackage, parseConfig, toView, Session, play, playLeague, worthANewStream, PROTO_ROOT, LOADER_OPTIONS,
+};

@@ -9,7 +9,7 @@ const { spawn } = require('node:child_process');
 const grpc = require('@grpc/grpc-js');
 
 const strategy = require('../strategy');
-const { loadArenaPackage, parseConfig, toView } = require('../bot');
+const { loadArenaPackage, parseConfig, toView, worthANewStream } = require('../bot');
 
 const { ActionKind } = strategy;
 const BOT_JS = path.resolve(__dirname, '..', 'bot.js');
@@ -227,11 +227,11 @@ test('safe fallback after a rejection: check, else call, else fold', () => {
 
 test('address and token come from arguments or the environment; arguments win', () => {
   assert.deepEqual(parseConfig([], { ARENA_ADDRESS: 'h:1', ARENA_TOKEN: 't' }), {
-    address: 'h:1', token: 't', name: 'js-caller', maxTables: 64, batches: false,
+    address: 'h:1', token: 't', name: 'js-caller', maxTables: 64, batches: false, reconnect: true, reconnectS: 60,
   });
   assert.deepEqual(
     parseConfig(['--address', 'x:2', '--token', 'u', '--name', 'me'], { ARENA_ADDRESS: 'h:1', ARENA_TOKEN: 't' }),
-    { address: 'x:2', token: 'u', name: 'me', maxTables: 64, batches: false },
+    { address: 'x:2', token: 'u', name: 'me', maxTables: 64, batches: false, reconnect: true, reconnectS: 60 },
   );
   assert.throws(() => parseConfig([], {}), /address/);
   assert.throws(() => parseConfig(['--address', 'h:1'], {}), /token/);
@@ -251,6 +251,30 @@ test('--max-tables / ARENA_MAX_TABLES and --batches / ARENA_BATCHES; arguments w
     assert.throws(() => parseConfig(['--max-tables', bad], env), /max-tables/, bad);
   }
   assert.throws(() => parseConfig([], { ...env, ARENA_MAX_TABLES: 'x' }), /ARENA_MAX_TABLES/);
+});
+
+test('--no-reconnect / ARENA_RECONNECT=0 and --reconnect-s / ARENA_RECONNECT_S; arguments win', () => {
+  const env = { ARENA_ADDRESS: 'h:1', ARENA_TOKEN: 't' };
+  const pick = ({ reconnect, reconnectS }) => ({ reconnect, reconnectS });
+  assert.deepEqual(pick(parseConfig(['--no-reconnect'], env)), { reconnect: false, reconnectS: 60 });
+  assert.deepEqual(pick(parseConfig([], { ...env, ARENA_RECONNECT: '0', ARENA_RECONNECT_S: '2.5' })), {
+    reconnect: false, reconnectS: 2.5,
+  });
+  const both = { ...env, ARENA_RECONNECT: '1', ARENA_RECONNECT_S: '3' };
+  assert.deepEqual(pick(parseConfig(['--reconnect-s', '9'], both)), { reconnect: true, reconnectS: 9 });
+  assert.throws(() => parseConfig([], { ...env, ARENA_RECONNECT: 'maybe' }), /ARENA_RECONNECT/);
+  for (const bad of ['0', '-1', 'soon', '']) {
+    assert.throws(() => parseConfig(['--reconnect-s', bad], env), /reconnect-s/, bad);
+  }
+});
+
+test('a broken stream is worth a new one; a refusal is not', () => {
+  for (const code of ['UNAVAILABLE', 'CANCELLED', 'INTERNAL', 'RESOURCE_EXHAUSTED']) {
+    assert.equal(worthANewStream(grpc.status[code]), true, code);
+  }
+  for (const code of ['OK', 'UNAUTHENTICATED', 'ALREADY_EXISTS', 'FAILED_PRECONDITION', 'INVALID_ARGUMENT']) {
+    assert.equal(worthANewStream(grpc.status[code]), false, code);
+  }
 });
 
 test('toView turns 64-bit strings into numbers and keeps request_id exact', () => {
@@ -521,4 +545,92 @@ test('bot.js exits non-zero when it has no address or token', async () => {
   const { code, stderr } = await runBot([], {});
   assert.notEqual(code, 0);
   assert.match(stderr, /ARENA_ADDRESS/);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// After a broken stream
+
+const WELCOME = {
+  match_id: 'm1', seat: 0, table_id: 't0', config: TABLE_CONFIG, protocol_version: 1, hands_total: 1,
+  clock_policy: { per_action_ms: 1000, time_bank_ms: 0, max_retries: 2, max_violations: 0 },
+};
+
+/**
+ * A fake referee whose first `breaks` streams break after the Welcome and one answered request (UNAVAILABLE: what a
+ * connection closed by the referee's keepalive looks like); the next plays a request and MatchEnd. `joins` gets every
+ * stream's first message.
+ */
+function breakingReferee(breaks, joins) {
+  let streams = 0;
+  return startFakeReferee(async (call, next) => {
+    streams += 1;
+    joins.push(await next());
+    call.write({ welcome: WELCOME });
+    call.write({ action_request: PREFLOP_REQUEST });
+    await next();
+    if (streams <= breaks) {
+      call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'keepalive watchdog timeout' });
+      return;
+    }
+    call.write({ match_end: MATCH_END });
+    call.end();
+  });
+}
+
+test('bot.js joins again with the same Join after a broken stream and plays on to MatchEnd: exit 0', async () => {
+  const joins = [];
+  const ref = await breakingReferee(2, joins);
+  try {
+    const args = ['--address', `127.0.0.1:${ref.port}`, '--token', 'tok-9', '--max-tables', '2', '--batches'];
+    const { code, stderr } = await runBot(args, {});
+    assert.equal(code, 0, stderr);
+    assert.equal(joins.length, 3);
+    assert.equal(joins[0].join.token, 'tok-9');
+    assert.equal(joins[0].join.max_tables, 2);
+    assert.equal(joins[0].join.batches, true);
+    assert.deepEqual(joins[1], joins[0]);
+    assert.deepEqual(joins[2], joins[0]);
+    const broke = stderr.match(/broke before MatchEnd \(UNAVAILABLE: keepalive watchdog timeout\); reconnecting/g);
+    assert.equal(broke && broke.length, 2, stderr);
+    const rejoined = stderr.match(/reconnected: rejoined match m1 table t0 as seat 0 [\d.]+ s after the stream broke/g);
+    assert.equal(rejoined && rejoined.length, 2, stderr);
+    assert.match(stderr, /match m1 over/);
+  } finally {
+    ref.server.forceShutdown();
+  }
+});
+
+test('bot.js with reconnecting off (ARENA_RECONNECT=0, --no-reconnect) leaves at a broken stream: exit 1', async () => {
+  const joins = [];
+  const ref = await breakingReferee(2, joins);
+  try {
+    const address = `127.0.0.1:${ref.port}`;
+    const byEnv = await runBot(['--address', address, '--token', 't'], { ARENA_RECONNECT: '0' });
+    const byArg = await runBot(['--address', address, '--token', 't', '--no-reconnect'], {});
+    for (const { code, stderr } of [byEnv, byArg]) {
+      assert.equal(code, 1, stderr);
+      assert.match(stderr, /broke before MatchEnd \(UNAVAILABLE: keepalive watchdog timeout\); not joining again/);
+    }
+    assert.equal(joins.length, 2); // one stream each
+  } finally {
+    ref.server.forceShutdown();
+  }
+});
+
+test('bot.js with a bad token exits with 1 at once, with the reason, and never joins again', async () => {
+  const joins = [];
+  const ref = await startFakeReferee(async (call, next) => {
+    joins.push(await next());
+    call.write({ error: { code: 'ERROR_CODE_BAD_TOKEN', message: 'unknown token: no seat has it', fatal: true } });
+    call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: 'unknown token' });
+  });
+  try {
+    const { code, stderr } = await runBot(['--address', `127.0.0.1:${ref.port}`, '--token', 'bad'], {});
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /referee error ERROR_CODE_BAD_TOKEN: unknown token: no seat has it \[fatal\]/);
+    assert.doesNotMatch(stderr, /reconnect/);
+    assert.equal(joins.length, 1);
+  } finally {
+    ref.server.forceShutdown();
+  }
 });
