@@ -281,6 +281,7 @@ class _Session:
         self.broke_at = broke_at
         self.matches = 0  # MatchEnds heard
         self.welcomed = False
+        self.asked = 0  # ActionRequests received
         self.fatal: str | None = None  # a fatal Error the referee sent: do not reconnect
         self.broken: str | None = None  # why a match's stream broke before its MatchEnd, if a new one may help
         self.outbox: queue.SimpleQueue[bot_pb2.BotMessage | None] = queue.SimpleQueue()
@@ -382,6 +383,7 @@ class _Session:
             kind = ActionKind.CHECK if pb.legal.can_check else ActionKind.FOLD
             self._send_pb(pb.table_id, pb.hand_id, pb.request_id, int(kind), 0)
             return None
+        self.asked += 1
         self.open[request.table_id] = request
         return request
 
@@ -627,7 +629,9 @@ def _play_match(bot: Bot, join: bot_pb2.Join, settings: _Settings, connect_timeo
 def _rejoin(bot: Bot, join: bot_pb2.Join, channel: grpc.Channel, policy: Reconnect,
             broken: _Session) -> _Session | str:
     """New streams with ``join`` after ``broken`` broke, waiting as ``policy`` says between tries: the first that
-    was welcomed (played to its end) or that ended for good (a fatal Error), or why it gave up."""
+    played on (it was welcomed and asked to act, or heard its MatchEnd) or that ended for good (a fatal Error), each
+    played to its end; or why it gave up. A stream that breaks again before any request is one more failed try, so
+    that a referee that welcomes and then fails every stream is not tried forever."""
     broke_at = time.monotonic()
     why = broken.broken
     log.warning("the stream broke before MatchEnd (%s); reconnecting with the same token: %s", why,
@@ -639,15 +643,14 @@ def _rejoin(bot: Bot, join: bot_pb2.Join, channel: grpc.Channel, policy: Reconne
             break
         time.sleep(min(wait, left))
         tries += 1
-        if not _ready(channel, policy.for_s - (time.monotonic() - broke_at)):
-            why = "the referee cannot be reached"
-            continue
+        # no wait for the channel: a referee that is away fails the call at once (UNAVAILABLE), one more try
         session = _Session(bot, join, match_id=broken.match_id, broke_at=broke_at)
         session.play(channel)
-        if session.welcomed or session.broken is None:
+        if session.broken is None or (session.welcomed and session.asked):
             return session
         why = session.broken
-        log.warning("reconnect try %d failed (%s)", tries, why)
+        log.warning("reconnect try %d failed (%s)%s", tries, why,
+                    ": it broke again before any request" if session.welcomed else "")
     return (f"the stream broke before MatchEnd and {tries} tries to join again in {policy.for_s:g} s failed "
             f"(last: {why})")
 

@@ -13,15 +13,22 @@
 // time up to 30 s (+-20%; back to 0.5 s after a stream that got a Welcome). It stops on a fatal Error (a revoked or
 // replaced key, a kick), but for a rate limit, after which it joins again later.
 //
+// A match's stream that breaks before its MatchEnd (the referee's keepalive closed it while the process was stopped,
+// the connection was cut) is joined again with the same token and the same Join, and play goes on: after 0.25 s,
+// then twice as long after each failed try up to 5 s (+-20%), for at most 60 s after the break (--reconnect-s). The
+// referee's MatchEnd and its fatal Errors (a bad token, a newer stream with the token) are never retried.
+//
 // Usage: arena-cpp-bot [--address HOST:PORT | --address unix:/path/to.sock] [--token TOKEN | --key KEY]
 //                      [--name NAME] [--bot-version VERSION] [--max-tables N] [--no-batches] [--verbose]
+//                      [--no-reconnect] [--reconnect-s SECONDS]
 //        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_KEY / ARENA_BOT_NAME / ARENA_BOT_VERSION / ARENA_MAX_TABLES /
-//        ARENA_BATCHES=0 / ARENA_VERBOSE=1 in the environment; arguments win, and a token wins over a key)
+//        ARENA_BATCHES=0 / ARENA_VERBOSE=1 / ARENA_RECONNECT=0 / ARENA_RECONNECT_S in the environment; arguments
+//        win, and a token wins over a key)
 // Logs go to stderr: the match, errors and rejections; every hand and decision only with --verbose. The last line
 // is "cpp-bot: decisions=N bot_us_per_decision=X.XX" (the bot's own time from receiving a message to having written
-// its answer, per decision). Exit status: 0 after MatchEnd; 1 if the referee cannot be reached, the stream ends
-// before MatchEnd or the referee sends a fatal Error (in a league: only a fatal Error); 2 for bad usage (missing
-// address or token, bad argument).
+// its answer, per decision). Exit status: 0 after MatchEnd (reconnects or not); 1 if the referee cannot be reached,
+// the stream ends before MatchEnd and cannot be joined again, or the referee sends a fatal Error (in a league: only a
+// fatal Error); 2 for bad usage (missing address or token, bad argument).
 
 #include <grpcpp/grpcpp.h>
 
@@ -63,6 +70,11 @@ constexpr auto kLinger = std::chrono::seconds(2);
 // A league bot's waits before joining again: the first, doubled after each failed try up to the last, each +-20%.
 constexpr double kReconnectFirstS = 0.5;
 constexpr double kReconnectMaxS = 30.0;
+// A match's stream that broke: the first wait before joining again, doubled after each failed try up to the most,
+// each +-20%, for kDefaultReconnectS seconds after the break unless told otherwise (--reconnect-s).
+constexpr double kRetryFirstS = 0.25;
+constexpr double kRetryMaxS = 5.0;
+constexpr double kDefaultReconnectS = 60.0;
 // A batch of many full ActionRequests can pass gRPC's default 4 MB limit on what a client receives.
 constexpr int kMaxReceiveBytes = 64 * 1024 * 1024;
 
@@ -77,6 +89,8 @@ struct Config {
   std::uint32_t max_tables = kDefaultMaxTables;
   bool batches = true;
   bool verbose = false;
+  bool reconnect = true;  // join a match's broken stream again
+  double reconnect_s = kDefaultReconnectS;  // for at most this long after the break
 };
 
 std::string env_or_empty(const char* name) {
@@ -84,22 +98,36 @@ std::string env_or_empty(const char* name) {
   return value != nullptr ? value : "";
 }
 
-// "0", "false", "no", "off" (any case) are false; anything else is true.
-bool truthy(std::string value) {
+std::string lower(std::string value) {
   for (char& ch : value) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return !(value == "0" || value == "false" || value == "no" || value == "off");
+  return value;
+}
+
+// "0", "false", "no", "off" (any case) are false; anything else is true.
+bool truthy(const std::string& value) {
+  const std::string v = lower(value);
+  return !(v == "0" || v == "false" || v == "no" || v == "off");
+}
+
+// Whether the value is one of the words a switch takes: 0/1, false/true, no/yes, off/on (any case).
+bool switch_word(const std::string& value) {
+  const std::string v = lower(value);
+  for (const char* word : {"0", "1", "false", "true", "no", "yes", "off", "on"}) {
+    if (v == word) return true;
+  }
+  return false;
 }
 
 constexpr const char* kUsage =
     "usage: arena-cpp-bot --address HOST:PORT (--token TOKEN | --key KEY) [--name NAME] [--bot-version VERSION] "
-    "[--max-tables N] [--no-batches] [--verbose]";
+    "[--max-tables N] [--no-batches] [--verbose] [--no-reconnect] [--reconnect-s SECONDS]";
 
 // Reads the arguments (--flag value and --flag=value), then the environment. Returns an error message on bad usage.
 std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
   std::map<std::string, std::string> args;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--no-batches" || arg == "--batches" || arg == "--verbose" || arg == "-v") {
+    if (arg == "--no-batches" || arg == "--batches" || arg == "--verbose" || arg == "-v" || arg == "--no-reconnect") {
       args[arg == "-v" ? "verbose" : arg.substr(2)] = "1";
       continue;
     }
@@ -111,7 +139,7 @@ std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
       arg = arg.substr(0, eq);
     }
     if (arg != "--address" && arg != "--token" && arg != "--key" && arg != "--name" && arg != "--bot-version" &&
-        arg != "--max-tables") {
+        arg != "--max-tables" && arg != "--reconnect-s") {
       return "unknown argument " + arg + " (" + kUsage + ")";
     }
     if (!inline_value) {
@@ -153,6 +181,20 @@ std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
   }
   config.verbose = args.count("verbose") != 0 ||
                    (!env_or_empty("ARENA_VERBOSE").empty() && truthy(env_or_empty("ARENA_VERBOSE")));
+  const std::string reconnect = env_or_empty("ARENA_RECONNECT");
+  if (!reconnect.empty() && !switch_word(reconnect)) {
+    return "bad ARENA_RECONNECT '" + reconnect + "': 1 (join again after a broken stream) or 0";
+  }
+  config.reconnect = args.count("no-reconnect") == 0 && (reconnect.empty() || truthy(reconnect));
+  const std::string seconds = pick("reconnect-s", "ARENA_RECONNECT_S");
+  if (!seconds.empty()) {
+    char* end = nullptr;
+    const double s = std::strtod(seconds.c_str(), &end);
+    if (*end != '\0' || !(s > 0) || s > 1e9) {
+      return "bad reconnect time '" + seconds + "' (--reconnect-s / ARENA_RECONNECT_S): seconds, more than 0";
+    }
+    config.reconnect_s = s;
+  }
   if (config.address.empty()) {
     return "no referee address: pass --address HOST:PORT (or unix:/path/to.sock) or set ARENA_ADDRESS";
   }
@@ -211,6 +253,34 @@ std::string code_name(grpc::StatusCode code) {
   }
 }
 
+// "CODE: message" of a status, for the log.
+std::string describe(const grpc::Status& status) {
+  return code_name(status.error_code()) + (status.error_message().empty() ? "" : ": " + status.error_message());
+}
+
+// Whether a stream that ended with `code` (and without MatchEnd or a fatal Error) may be replaced by a new one: any
+// failure but the statuses a new stream cannot change, where the referee refused this bot, its Join or what it sent
+// (it sends a fatal Error first, which ends the match by itself; these cover an Error that was lost).
+bool worth_a_new_stream(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+    case grpc::StatusCode::UNAUTHENTICATED:  // an unknown token
+    case grpc::StatusCode::ALREADY_EXISTS:  // a newer stream joined with the token: that one plays
+    case grpc::StatusCode::PERMISSION_DENIED:
+    case grpc::StatusCode::FAILED_PRECONDITION:  // an unsupported protocol version, or no Join first
+    case grpc::StatusCode::INVALID_ARGUMENT:  // a message the referee could not read
+    case grpc::StatusCode::UNIMPLEMENTED:
+    case grpc::StatusCode::NOT_FOUND:
+      return false;
+    default:
+      return true;
+  }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point then) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - then).count();
+}
+
 std::uint32_t kind_bit(v1::ActionKind kind) { return 1u << (static_cast<unsigned>(kind) & 31u); }
 
 // Cancels the call if the referee has not closed the stream kLinger after MatchEnd.
@@ -253,9 +323,8 @@ class Session {
     single_.mutable_action();
   }
 
-  // Plays a match's stream; the exit status.
-  int run(v1::BotService::Stub& stub) {
-    const grpc::Status status = stream(stub);
+  // The exit status a match's last stream calls for, said in the log: 0 after MatchEnd, 1 otherwise.
+  int outcome(const grpc::Status& status) const {
     if (match_ended_) {
       log("stream closed after match end");
       return 0;
@@ -263,17 +332,25 @@ class Session {
     if (status.ok()) {
       log("the referee ended the stream before MatchEnd");
     } else {
-      log("stream failed before MatchEnd: " + code_name(status.error_code()) +
-          (status.error_message().empty() ? "" : ": " + status.error_message()));
+      log("stream failed before MatchEnd: " + describe(status));
     }
     return 1;
+  }
+
+  // Whether a match's stream that ended with `status` broke on the way, so that a new one may take the seat back:
+  // no MatchEnd, no fatal Error (a rate limit's aside), and a status other than a refusal (worth_a_new_stream).
+  bool broken(const grpc::Status& status) const {
+    return !config_.league && !match_ended_ && fatal_.empty() && worth_a_new_stream(status.error_code());
   }
 
   // Plays one stream to its end and returns its final status: a match's (closed by us after its MatchEnd) or, with
   // a league's key, one that carries match after match until the host ends it (closed by us only after a fatal
   // Error). What was learnt of the stream stays readable until the next one: welcomed(), matches(), fatal().
-  grpc::Status stream(v1::BotService::Stub& stub) {
+  // `broke_at`: for a stream that takes a match's seat back, when the one before broke.
+  grpc::Status stream(v1::BotService::Stub& stub,
+                      std::optional<std::chrono::steady_clock::time_point> broke_at = std::nullopt) {
     begin_stream();
+    broke_at_ = broke_at;
     grpc::ClientContext context;
     auto stream = stub.Play(&context);
     Linger linger(context);
@@ -324,6 +401,7 @@ class Session {
   }
 
   bool welcomed() const { return welcomed_; }
+  bool asked() const { return decisions_ > decisions_before_; }  // an ActionRequest came on this stream
   std::uint64_t matches() const { return matches_; }
   const std::string& fatal() const { return fatal_; }
 
@@ -440,6 +518,13 @@ class Session {
         welcomed_ = true;
         table(w.table_id()).seat = w.seat();
         batches_ = config_.batches && w.batches();
+        if (broke_at_) {
+          char after[32];
+          std::snprintf(after, sizeof after, "%.1f", seconds_since(*broke_at_));
+          log("reconnected: rejoined match " + w.match_id() + " table " + w.table_id() + " as seat " +
+              std::to_string(w.seat()) + " " + after + " s after the stream broke");
+          break;
+        }
         const auto& c = w.config();
         std::ostringstream line;
         line << "joined match " << w.match_id() << " table " << w.table_id() << " as seat " << w.seat() << ": "
@@ -538,6 +623,7 @@ class Session {
   }
 
   const Config& config_;
+  std::optional<std::chrono::steady_clock::time_point> broke_at_;  // see stream()
   grpc::ClientReaderWriter<v1::BotMessage, v1::RefereeMessage>* stream_ = nullptr;
   std::unordered_map<std::string, Table> tables_;
   bool batches_ = false;  // what the Welcome granted
@@ -610,6 +696,61 @@ int play_league(const Config& config, Session& session) {
   }
 }
 
+// Plays a match: one stream, and after each that breaks before MatchEnd (see Session::broken) new ones with the same
+// Join, kRetryFirstS after the break, then twice as long after each failed try up to kRetryMaxS (+-20%), for at most
+// config.reconnect_s seconds, until a stream plays on (welcomed and asked to act, or told MatchEnd; played to its end)
+// or ends for good. A stream that breaks again before any request is one more failed try, so that a referee that
+// welcomes and then fails every stream is not tried forever. No wait for the channel between tries: while the referee
+// is away a new call fails at once (UNAVAILABLE), which is one more try. The exit status.
+int play_match(const Config& config, Session& session) {
+  auto channel = make_channel(config.address);
+  if (!channel->WaitForConnected(std::chrono::system_clock::now() + kConnectTimeout)) {
+    log("cannot reach the referee at " + config.address + " within 10 s");
+    return 1;
+  }
+  auto stub = v1::BotService::NewStub(channel);
+  grpc::Status status = session.stream(*stub);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<double> jitter(0.8, 1.2);
+  char bound[32];
+  std::snprintf(bound, sizeof bound, "%g", config.reconnect_s);
+  while (session.broken(status)) {
+    std::string why = describe(status);
+    if (!config.reconnect) {
+      log("the stream broke before MatchEnd (" + why + "); not joining again: reconnecting is off (--no-reconnect, "
+          "ARENA_RECONNECT=0)");
+      return 1;
+    }
+    const auto broke_at = std::chrono::steady_clock::now();
+    log("the stream broke before MatchEnd (" + why + "); reconnecting with the same token: first after 0.25 s, then "
+        "twice as long each time up to 5 s, for at most " + bound + " s");
+    double wait = kRetryFirstS;
+    int tries = 0;
+    bool done = false;
+    for (;;) {
+      double left = config.reconnect_s - seconds_since(broke_at);
+      if (left <= 0) break;
+      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, wait * jitter(rng))));
+      wait = std::min(kRetryMaxS, wait * 2);
+      ++tries;
+      status = session.stream(*stub, broke_at);
+      if (!session.broken(status) || (session.welcomed() && session.asked())) {
+        done = true;
+        break;
+      }
+      why = describe(status);
+      log("reconnect try " + std::to_string(tries) + " failed (" + why + ")" +
+          (session.welcomed() ? ": it broke again before any request" : ""));
+    }
+    if (!done) {
+      log("the stream broke before MatchEnd and " + std::to_string(tries) + " tries to join again in " + bound +
+          " s failed (last: " + why + "); exiting");
+      return 1;
+    }
+  }
+  return session.outcome(status);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -626,14 +767,8 @@ int main(int argc, char** argv) {
     std::cerr << session.summary() << std::endl;
     return status;
   }
-  auto channel = make_channel(config.address);
-  if (!channel->WaitForConnected(std::chrono::system_clock::now() + kConnectTimeout)) {
-    log("cannot reach the referee at " + config.address + " within 10 s");
-    return 1;
-  }
-  auto stub = v1::BotService::NewStub(channel);
   Session session(config);
-  const int status = session.run(*stub);
+  const int status = play_match(config, session);
   std::cerr << session.summary() << std::endl;
   return status;
 }

@@ -497,7 +497,10 @@ async function play({ address, token, name, maxTables = DEFAULT_MAX_TABLES, batc
 /**
  * After a match's stream broke: new streams with the same Join, MATCH_RETRY_FIRST_MS after the break, then twice as
  * long after each failed try up to MATCH_RETRY_MAX_MS (+-20%), for at most `reconnectS` seconds. Resolves with the
- * end of the first stream that was welcomed (played to its end) or that ended for good, or { code: 1 } after giving up.
+ * end of the first stream that played on (welcomed and asked to act, or told MatchEnd) or ended for good, played to
+ * its end; or { code: 1 } after giving up. A stream that breaks again before any request is one more failed try, so
+ * that a referee that welcomes and then fails every stream is not tried forever. No wait for the channel between
+ * tries: while the referee is away a new call fails at once (UNAVAILABLE), which is one more try.
  */
 async function rejoin(client, join, why, reconnectS) {
   const brokeAt = Date.now();
@@ -514,24 +517,20 @@ async function rejoin(client, join, why, reconnectS) {
     await sleep(Math.min(left, wait * (0.8 + 0.4 * Math.random())));
     wait = Math.min(MATCH_RETRY_MAX_MS, wait * 2);
     tries += 1;
-    if (!(await ready(client, budgetMs - (Date.now() - brokeAt)))) {
-      last = 'the referee cannot be reached';
-      continue;
-    }
     const end = await matchStream(client, join, brokeAt);
-    if (end.welcomed || !end.broken) return end;
+    if (!end.broken || (end.welcomed && end.asked)) return end;
     last = end.broken;
-    log(`reconnect try ${tries} failed (${last})`);
+    log(`reconnect try ${tries} failed (${last})${end.welcomed ? ': it broke again before any request' : ''}`);
   }
   log(`the stream broke before MatchEnd and ${tries} tries to join again in ${reconnectS} s failed (last: ${last}); ` +
     'exiting');
-  return { code: 1, broken: '', welcomed: false };
+  return { code: 1, broken: '', welcomed: false, asked: false };
 }
 
 /**
- * One stream of a match. Resolves when it is over with { code, broken, welcomed }: the exit status it calls for,
- * why it broke if a new stream may take the seat back ('' otherwise: MatchEnd, a fatal Error, a clean end), and
- * whether a Welcome came. `brokeAt`: when the stream it replaces broke (null for the first).
+ * One stream of a match. Resolves when it is over with { code, broken, welcomed, asked }: the exit status it calls
+ * for, why it broke if a new stream may take the seat back ('' otherwise: MatchEnd, a fatal Error, a clean end),
+ * whether a Welcome came and whether a request did. `brokeAt`: when the stream it replaces broke (null for the first).
  */
 function matchStream(client, join, brokeAt) {
   const call = client.Play();
@@ -542,7 +541,7 @@ function matchStream(client, join, brokeAt) {
     const finish = (code, broken = '') => {
       if (finished) return;
       finished = true;
-      resolve({ code, broken, welcomed: session.welcomed });
+      resolve({ code, broken, welcomed: session.welcomed, asked: session.answered > 0 });
     };
 
     call.on('data', (message) => {

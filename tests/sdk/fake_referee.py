@@ -3,8 +3,9 @@
 The script: Join -> Welcome, HandStart, then each ActionRequest of ``requests`` in turn (the first action of the
 first request is always rejected once with R7.2, to exercise retries), HandEnd, MatchEnd. Everything the bot sends
 is recorded, and so is every protocol problem the referee notices (``problems``), so tests can assert on both.
-With ``breaks``, the first streams break after their Welcome and first request, as a connection the referee's
-keepalive closed looks to a bot (``UNAVAILABLE``); the bot's Join on each stream is kept in ``joins``.
+With ``breaks``, the first streams break after their Welcome and first request (or, without ``ask_before_break``,
+right after the Welcome), as a connection the referee's keepalive closed looks to a bot (``UNAVAILABLE``); the bot's
+Join on each stream is kept in ``joins``.
 """
 
 from __future__ import annotations
@@ -78,12 +79,14 @@ class FakeReferee(bot_pb2_grpc.BotServiceServicer):
         reject_first: bool = True,
         send_timeout_error: bool = False,
         breaks: int = 0,
+        ask_before_break: bool = True,
     ) -> None:
         self.requests = list(default_requests() if requests is None else requests)
         self.token = token
         self.reject_first = reject_first
         self.send_timeout_error = send_timeout_error
         self.breaks = breaks
+        self.ask_before_break = ask_before_break
         self.joins: list[bot_pb2.Join] = []  # every stream's first message, if it was a Join
         self.streams = 0
         self.received: list[bot_pb2.BotMessage] = []
@@ -159,8 +162,9 @@ class FakeReferee(bot_pb2_grpc.BotServiceServicer):
             self.joins.append(first.join)
         yield bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(match_id="m1", seat=0, table_id="t0", config=config_pb(),
                                                              protocol_version=1, hands_total=1))
-        yield bot_pb2.RefereeMessage(action_request=self.requests[0] if self.requests else make_request())
-        next(incoming, None)  # the bot's answer, lost with the stream
+        if self.ask_before_break:
+            yield bot_pb2.RefereeMessage(action_request=self.requests[0] if self.requests else make_request())
+            next(incoming, None)  # the bot's answer, lost with the stream
         context.abort(grpc.StatusCode.UNAVAILABLE, "keepalive watchdog timeout")
 
     def _play(

@@ -122,33 +122,52 @@ def test_a_bad_token_is_a_clear_error_and_a_failure() -> None:
     assert code == 1, stderr
     assert "referee error ERROR_CODE_BAD_TOKEN" in stderr and "[fatal]" in stderr
     assert "UNAUTHENTICATED" in stderr
+    assert "reconnect" not in stderr  # fatal: never tried again
 
 
 class CrashingReferee(bot_pb2_grpc.BotServiceServicer):
-    """Welcomes the bot, then fails the call before any MatchEnd."""
+    """Welcomes the bot, then fails the call before any MatchEnd (or any request), on every stream."""
+
+    def __init__(self) -> None:
+        self.streams = 0
 
     def Play(
         self, request_iterator: Iterator[bot_pb2.BotMessage], context: grpc.ServicerContext
     ) -> Iterator[bot_pb2.RefereeMessage]:
+        self.streams += 1
         next(request_iterator, None)
         yield bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(match_id="m1", table_id="t0", protocol_version=1))
         context.abort(grpc.StatusCode.INTERNAL, "the referee crashed")
 
 
-def test_a_stream_that_breaks_before_match_end_is_a_failure() -> None:
+@pytest.mark.parametrize(
+    ("args", "streams", "message"),
+    [
+        (["--no-reconnect"], (1, 1), "the stream broke before MatchEnd (INTERNAL: the referee crashed); not joining "
+         "again: reconnecting is off"),
+        # joined again after 0.25 and 0.75 s (and at 1.5 s), each broken before any request: given up, not looped
+        (["--reconnect-s", "1.5"], (3, 4), "tries to join again in 1.5 s failed (last: INTERNAL: the referee crashed)"),
+    ],
+    ids=["no-reconnect", "gives-up"],
+)
+def test_a_stream_that_breaks_before_match_end_is_a_failure(
+    args: list[str], streams: tuple[int, int], message: str,
+) -> None:
+    referee = CrashingReferee()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    bot_pb2_grpc.add_BotServiceServicer_to_server(CrashingReferee(), server)
+    bot_pb2_grpc.add_BotServiceServicer_to_server(referee, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
         proc = subprocess.run(
-            [BOT, "--address", f"127.0.0.1:{port}", "--token", TOKEN],
+            [BOT, "--address", f"127.0.0.1:{port}", "--token", TOKEN, *args],
             env=bot_env(), capture_output=True, text=True, timeout=30, check=False,
         )
     finally:
         server.stop(grace=None)
     assert proc.returncode == 1, proc.stderr
-    assert "stream failed before MatchEnd: INTERNAL: the referee crashed" in proc.stderr
+    assert message in proc.stderr
+    assert streams[0] <= referee.streams <= streams[1], proc.stderr
 
 
 @pytest.mark.parametrize(

@@ -84,9 +84,23 @@ def test_tries_stop_reconnect_s_after_the_break_when_the_referee_is_gone() -> No
     took = time.monotonic() - start
     assert result.exit_code == 1 and result.error is not None, result
     assert result.error.startswith("the stream broke before MatchEnd and "), result.error
-    assert result.error.endswith("tries to join again in 1.5 s failed (last: the referee cannot be reached)")
+    assert "tries to join again in 1.5 s failed (last: UNAVAILABLE: " in result.error
     assert referee.streams == 1
     assert 1.5 <= took < 10, took  # it tried for 1.5 s, then gave up
+
+
+def test_a_referee_that_welcomes_and_fails_every_stream_is_not_tried_forever() -> None:
+    """A rejoin counts (and the tries start afresh) only once the bot is asked to act on the new stream."""
+    referee = FakeReferee(breaks=1000, ask_before_break=False)
+    referee.start()
+    try:
+        result = run_in_thread(Station(), address=referee.address, token=TOKEN, reconnect_s=1.5)
+    finally:
+        referee.stop()
+    assert result.exit_code == 1 and result.reconnects == 0, result
+    assert result.error is not None
+    assert result.error.endswith("tries to join again in 1.5 s failed (last: UNAVAILABLE: keepalive watchdog timeout)")
+    assert 3 <= referee.streams <= 4, referee.streams  # the first, then tries after 0.25, 0.75 (and 1.5) s
 
 
 def test_a_bad_token_is_fatal_at_once_and_never_retried() -> None:

@@ -617,6 +617,26 @@ test('bot.js with reconnecting off (ARENA_RECONNECT=0, --no-reconnect) leaves at
   }
 });
 
+test('bot.js does not try forever a referee that welcomes and fails every stream before any request', async () => {
+  let streams = 0;
+  const ref = await startFakeReferee(async (call, next) => {
+    streams += 1;
+    await next();
+    call.write({ welcome: WELCOME });
+    call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'keepalive watchdog timeout' });
+  });
+  try {
+    const args = ['--address', `127.0.0.1:${ref.port}`, '--token', 't', '--reconnect-s', '1.5'];
+    const { code, stderr } = await runBot(args, {});
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /tries to join again in 1.5 s failed \(last: UNAVAILABLE: keepalive watchdog timeout\)/);
+    assert.match(stderr, /reconnect try 1 failed \(UNAVAILABLE: keepalive watchdog timeout\): it broke again before/);
+    assert.ok(streams >= 3 && streams <= 4, `${streams} streams`); // the first, then after 0.25, 0.75 (1.5) s
+  } finally {
+    ref.server.forceShutdown();
+  }
+});
+
 test('bot.js with a bad token exits with 1 at once, with the reason, and never joins again', async () => {
   const joins = [];
   const ref = await startFakeReferee(async (call, next) => {
