@@ -39,7 +39,8 @@ class Bot(ABC):
         return [self.act(request) for request in requests]
 
     def on_welcome(self, welcome: bot_pb2.Welcome) -> None:
-        """You are seated: match id, first seat, table rules and clock policy."""
+        """You are seated: match id, first seat, table rules and clock policy. Called again, with your current seat,
+        when the SDK took the seat back on a new stream after one broke (``MatchResult.reconnects``)."""
 
     def on_hand_start(self, msg: bot_pb2.HandStart) -> None:
         """A hand starts: your seat in it (seats rotate in duplicate play), hole cards, every seat's stack."""
