@@ -236,8 +236,9 @@ def _reconnect_policy(args: argparse.Namespace, reconnect: bool | None, reconnec
         except ValueError:
             seconds = -1.0
     if not (math.isfinite(seconds) and seconds > 0):
-        raise _usage_error(f"--reconnect-s / ARENA_RECONNECT_S {seconds_text or seconds!r}: expected seconds, more "
-                           "than 0 (how long to keep trying to join again after a broken stream)")
+        given = seconds_text if seconds_text is not None else seconds
+        raise _usage_error(f"--reconnect-s / ARENA_RECONNECT_S / reconnect_s {given!r}: expected seconds, more than 0 "
+                           "(how long to keep trying to join again after a broken stream)")
     return Reconnect(enabled=enabled, for_s=seconds)
 
 
