@@ -10,7 +10,7 @@ import click
 
 from arena.ratings.blocks import RatingRules
 from arena.ratings.settings import RATING_SETTINGS, rules_with
-from arena.runner.sandbox import UNSANDBOXED_WARNING, SandboxError, SandboxPolicy, check_sandbox
+from arena.runner.sandbox import UNSANDBOXED_WARNING, SandboxError, SandboxPolicy, check_sandbox, host_warnings
 from arena.runner.seed_source import SEED_ON_COMMAND_LINE, SeedError, choose_seed
 from arena.runner.settings import SETTINGS, MatchSettings, Setting, SettingsError
 
@@ -136,7 +136,10 @@ def sandbox_policy(no_sandbox: bool, settings: MatchSettings) -> SandboxPolicy:
             raise click.ClickException(str(exc)) from None
     else:
         click.secho(UNSANDBOXED_WARNING, fg="yellow", err=True)
-    return SandboxPolicy(enabled=not no_sandbox, limits=settings.sandbox_limits(), binds=binds)
+    policy = settings.sandbox_policy(not no_sandbox, binds)
+    for note in host_warnings(policy):
+        click.secho(f"WARNING: {note}", fg="yellow", err=True)
+    return policy
 
 
 def rating_options(func: Callable[..., Any]) -> Callable[..., Any]:

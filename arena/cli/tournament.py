@@ -99,9 +99,7 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     except (TournamentError, SettingsError) as exc:
         raise ConfigurationError(str(exc)) from None
     rules = rules_from_flags(kw, rules)
-    limits = config.sandbox.limits
-    from_file = MatchSettings(memory_mb=limits.memory_mb, cpu_seconds=limits.cpu_seconds, processes=limits.processes,
-                              open_files=limits.open_files, binds=tuple(str(b) for b in config.sandbox.binds))
+    from_file = MatchSettings().with_sandbox(config.sandbox)
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings_from_flags(kw, from_file))
     config = dataclasses.replace(config, sandbox=sandbox)
     if executor_name is not None:

@@ -71,6 +71,7 @@ class BotProcess:
         self.process: asyncio.subprocess.Process | None = None
         self._log: IO[bytes] | None = None
         self._box: BotSandbox | None = None
+        self._watch: asyncio.Task[None] | None = None
 
     async def start(self, socket_path: Path, token: str, cwd: Path | None = None) -> None:
         """Launch the command, reaching the referee through the Unix-domain socket ``socket_path``."""
@@ -79,17 +80,40 @@ class BotProcess:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = self.log_path.open("ab")
         output = self._log if self._log is not None else asyncio.subprocess.DEVNULL
+        fds: tuple[int, ...] = ()
         if self.policy.enabled:
             box = self._box = BotSandbox(self.policy, socket_path, workdir)
             env = box.environment(token, self.spec.name)
             argv = box.argv(self.spec.command, env)
+            fds = box.pass_fds
         else:
             argv = [sys.executable, "-m", "arena.runner.reaper", self.spec.command]
             env = host_environment(f"unix:{socket_path}", token, self.spec.name)
-        self.process = await asyncio.create_subprocess_exec(
-            *argv, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=output, stderr=output, cwd=workdir,
-            start_new_session=True,
-        )
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *argv, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=output, stderr=output, cwd=workdir,
+                start_new_session=True, pass_fds=fds,
+            )
+        finally:
+            if self._box is not None:
+                self._box.started()
+        if self._box is not None and self._box.cgroup is not None:
+            self._watch = asyncio.ensure_future(self._end_when_over_cap(self._box))
+
+    async def _end_when_over_cap(self, box: BotSandbox, every_s: float = 0.1) -> None:
+        """End the whole bot as soon as the kernel kills one of its processes for going over its memory cap (the
+        kernel kills one process; a bot is ended whole), noting why in its log."""
+        while self.process is not None and self.process.returncode is None:
+            if box.end_note():
+                if self._log is not None:
+                    self._log.write(f"\narena: {box.end_note()}\n".encode())
+                    self._log.flush()
+                if box.cgroup is not None:
+                    box.cgroup.kill()
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                return
+            await asyncio.sleep(every_s)
 
     @property
     def returncode(self) -> int | None:
@@ -97,19 +121,27 @@ class BotProcess:
         return self.process.returncode if self.process is not None else None
 
     def tail(self, lines: int = TAIL_LINES) -> list[str]:
-        """The last lines the bot wrote (stdout and stderr), if they were kept."""
-        if self.log_path is None or not self.log_path.exists():
-            return []
-        with self.log_path.open("rb") as f:
-            f.seek(max(0, f.seek(0, os.SEEK_END) - 16384))
-            text = f.read().decode("utf-8", "replace")
-        return text.splitlines()[-lines:]
+        """The last lines the bot wrote (stdout and stderr), if they were kept, and last arena's note of why it
+        ended the bot, if it did (``arena: killed: exceeded its memory cap...``)."""
+        note = self._box.end_note() if self._box is not None else ""
+        text = ""
+        if self.log_path is not None and self.log_path.exists():
+            with self.log_path.open("rb") as f:
+                f.seek(max(0, f.seek(0, os.SEEK_END) - 16384))
+                text = f.read().decode("utf-8", "replace")
+        if not note:
+            return text.splitlines()[-lines:]
+        note = f"arena: {note}"
+        bot = [line for line in text.splitlines() if line.strip() and line != note][-(lines - 1):] if lines > 1 else []
+        return [*bot, note]
 
     async def stop(self, grace_s: float = 5.0) -> int | None:
         """Let the bot exit on its own for ``grace_s`` (it should, after MatchEnd), then terminate it; either way
-        end whatever is left of its process group and delete its private folder."""
+        end whatever is left of its process group and of its cgroup, and give back its sandbox."""
         process = self.process
         if process is None:
+            if self._box is not None:
+                self._box.cleanup()
             return None
         try:
             await asyncio.wait_for(process.wait(), grace_s)
@@ -124,9 +156,12 @@ class BotProcess:
                     continue
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)  # children the bot left behind in its group
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         if self._log is not None:
             self._log.close()
             self._log = None
         if self._box is not None:
-            self._box.cleanup()
+            await asyncio.to_thread(self._box.cleanup)  # waits (briefly) for the kernel to let its cgroup go
         return process.returncode

@@ -8,24 +8,36 @@ What a sandboxed bot can reach, and nothing else:
 * a read-only view of the system (``/usr``, ``/etc``, the interpreters its command needs), of arena's own public
   files (the ``arena`` package, which the Python SDK is part of, and ``proto/``), of its own folder (the folder of
   the first file named in its command) and of any extra folder the host binds for it;
-* one private, empty, writable folder: ``/tmp`` (also ``HOME``), made fresh for every process and deleted after it,
-  so nothing passes from one run of a bot to the next;
-* an environment with nothing but ``PATH``, ``HOME``, ``LANG``, its referee address, token and name.
+* one private, empty, writable folder: ``/tmp`` (also ``HOME``), a tmpfs made fresh for every process (its memory
+  counts against the bot's memory cap) and gone with it, so nothing passes from one run of a bot to the next and
+  nothing it writes reaches the host's disks;
+* an environment with nothing but ``PATH``, ``HOME``, ``LANG``, its referee address, token and name;
+* static views of the host-wide files of /proc (meminfo, stat, loadavg, /proc/sys...: arena.runner.sandbox_views),
+  so that it cannot read the host's load, nor another process's use of memory or CPU;
+* a seccomp filter that fails the system calls a poker bot never needs (ptrace, bpf, keyctl, perf_event_open,
+  userfaultfd, mount, memfd_create, sysinfo...: arena.runner.sandbox_seccomp).
 
 The database, its journal files, the tournament file, seed files and the bots' logs are never bound; if one lies
 inside a folder that is, it is covered (an empty file or folder in its place). When arena runs as root, every bot
-process also runs as an unprivileged uid of its own (``UID_BASE`` and up, gid ``nogroup``), so files the referee
-keeps with mode 0600 are unreadable to it even where a folder is shared, and the process limit counts that bot's
-processes alone. Otherwise bubblewrap maps the bot to uid 65534 in a user namespace of its own.
+process also runs as an unprivileged uid of its own on the host (61000 and up, held under a lock in /run/arena/uids
+for the sandbox's life: arena.runner.sandbox_uids; gid ``nogroup``), so files the referee keeps with mode 0600 are
+unreadable to it even where a folder is shared, and the process limit counts that bot's processes alone, whatever
+number of arena processes run. Otherwise bubblewrap maps the bot to uid 65534 in a user namespace of its own.
 
-Limits per process (``setrlimit``): CPU seconds, address space, processes and threads, open files, no core dumps.
-``--die-with-parent`` and the PID namespace end every process of a sandbox when the referee dies, however it dies.
+Limits: a cgroup per bot process caps the memory, processes and CPU of everything it starts, together, where the host
+lets arena make one (arena.runner.sandbox_cgroup); and per process (``setrlimit``): CPU seconds, address space,
+processes and threads, open files, no core dumps. Where the referee's own hard limits are lower than the settings,
+the bots get the referee's (one warning says so). ``--die-with-parent`` and the PID namespace end every process of a
+sandbox when the referee dies, however it dies.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import logging
 import os
+import resource
 import shlex
 import shutil
 import subprocess
@@ -36,11 +48,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import arena
+from arena.runner import sandbox_cgroup
+from arena.runner.sandbox_cgroup import BotCgroup, CgroupError, enter_argv
+from arena.runner.sandbox_seccomp import SeccompError, filter_program, program_fd
+from arena.runner.sandbox_uids import UidLease, per_process_uid, take_uid
+from arena.runner.sandbox_views import write_views
+
+log = logging.getLogger("arena.runner.sandbox")
 
 SOCKET_IN_SANDBOX = "/run/arena/referee.sock"
-UID_BASE = 61000  # uids 61000..61999 for sandboxed bots when arena runs as root (free on Debian: users stop below)
-UID_SPAN = 1000
 NOGROUP = 65534
+MB = 1024 * 1024
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; `make install` does it as root)"
 
 
@@ -50,22 +68,44 @@ class SandboxError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class SandboxLimits:
-    """Resource limits for each process of a sandboxed bot; 0 means no limit.
+    """Resource limits of a sandboxed bot; 0 means no limit.
 
-    ``memory_mb`` limits the address space (RLIMIT_AS: what a process maps, not what it touches, so leave room for
-    runtimes that reserve much, like V8 or the JVM); ``processes`` counts threads too (RLIMIT_NPROC, per bot when
-    arena runs as root); ``cpu_seconds`` is CPU time per process over its whole life (RLIMIT_CPU).
+    ``memory_mb`` caps the memory of all the bot's processes together (its cgroup) and the address space of each
+    (RLIMIT_AS: what a process maps, not what it touches, so leave room for runtimes that reserve much, like V8 or
+    the JVM); ``processes`` counts threads too (its cgroup, and RLIMIT_NPROC, per bot when arena runs as root);
+    ``cpus`` is the cores' worth of CPU its processes may use together (its cgroup); ``cpu_seconds`` is CPU time
+    per process over its whole life (RLIMIT_CPU).
     """
 
     cpu_seconds: int = 0
     memory_mb: int = 4096
     processes: int = 256
     open_files: int = 1024
+    cpus: float = 1.0
 
     def __post_init__(self) -> None:
-        for name in ("cpu_seconds", "memory_mb", "processes", "open_files"):
+        for name in ("cpu_seconds", "memory_mb", "processes", "open_files", "cpus"):
             if getattr(self, name) < 0:
                 raise ValueError(f"sandbox limit {name} must not be negative")
+
+    def fitted(self) -> tuple[SandboxLimits, list[str]]:
+        """These limits lowered to the referee's own hard limits where those are lower (a bot cannot be given more
+        than its referee has: ``prlimit`` would fail and every bot with it), and what was lowered, in words."""
+        changes: dict[str, int] = {}
+        notes: list[str] = []
+        for name, kind, unit, flag in (("memory_mb", resource.RLIMIT_AS, MB, "sandbox.memory_mb"),
+                                       ("processes", resource.RLIMIT_NPROC, 1, "sandbox.processes"),
+                                       ("open_files", resource.RLIMIT_NOFILE, 1, "sandbox.open_files"),
+                                       ("cpu_seconds", resource.RLIMIT_CPU, 1, "sandbox.cpu_seconds")):
+            hard = resource.getrlimit(kind)[1]
+            wanted = getattr(self, name)
+            if hard == resource.RLIM_INFINITY or (wanted and wanted * unit <= hard):
+                continue
+            changes[name] = hard // unit
+            what = f"{wanted}" if wanted else "no limit"
+            notes.append(f"arena itself runs under a hard limit of {hard // unit} for {flag} ({what} asked): each "
+                         f"bot process gets {hard // unit}")
+        return (dataclasses.replace(self, **changes) if changes else self), notes
 
     def prlimit_args(self) -> list[str]:
         """The ``prlimit`` options that apply these limits (and forbid core dumps)."""
@@ -88,6 +128,10 @@ class SandboxPolicy:
     ``binds`` are extra folders every bot may read; ``writable`` extra folders every bot may write (for tests and
     trusted set-ups only: a writable folder shared by two runs is a memory between them). ``hidden`` are the
     referee's own files (database, configuration, seed files, logs), covered wherever a bound folder holds them.
+    The defences in depth, each on by default and switched off only to show what it stops (or to run a bot that
+    needs what one denies): ``seccomp`` (the system-call filter), ``proc_views`` (static host-wide /proc files),
+    ``cgroup`` (one cap per bot over all its processes, where the host allows it), ``unique_uids`` (uids locked
+    host-wide; off: each arena process numbers its bots' uids from 61000, as arena once did).
     """
 
     enabled: bool = True
@@ -95,6 +139,10 @@ class SandboxPolicy:
     binds: tuple[Path, ...] = ()
     writable: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
+    seccomp: bool = True
+    proc_views: bool = True
+    cgroup: bool = True
+    unique_uids: bool = True
 
     def hiding(self, *paths: Path | str | None) -> SandboxPolicy:
         """The same policy, also hiding ``paths`` (and a database's ``-wal``, ``-shm`` and ``-journal`` files)."""
@@ -106,7 +154,7 @@ class SandboxPolicy:
             more.append(path)
             if path.suffix == ".db" or path.name.endswith(".sqlite"):
                 more.extend(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))
-        return SandboxPolicy(self.enabled, self.limits, self.binds, self.writable, (*self.hidden, *more))
+        return dataclasses.replace(self, hidden=(*self.hidden, *more))
 
 
 UNSANDBOXED_WARNING = (
@@ -147,6 +195,37 @@ def check_sandbox() -> None:
             "with AppArmor, restrict them)"
         )
         raise SandboxError(f"bubblewrap cannot build a sandbox here{hint}: {proc.stderr.strip() or proc.returncode}")
+
+
+_said: set[str] = set()
+
+
+def host_warnings(policy: SandboxPolicy) -> list[str]:
+    """What this host takes away from the policy, in words, each said once per process: no cgroup for the bots (so
+    only per-process limits), no seccomp filter, limits lowered to the referee's own."""
+    if not policy.enabled:
+        return []
+    notes = list(policy.limits.fitted()[1])
+    limits = policy.limits
+    if policy.cgroup:
+        found, why = sandbox_cgroup.layout()
+        if found is None:
+            notes.append(
+                f"no cgroup for the bots here ({why}): each bot is limited per process only ({limits.memory_mb} MB of "
+                f"address space per process, so a bot with N processes can hold N times that; processes per uid; no "
+                f"CPU cap). Run arena as root, or in a delegated cgroup, to cap each bot as a whole (sandbox.cgroup)")
+        else:
+            for controller, what in (("pids", "processes are limited per uid only"), ("cpu", "no CPU cap")):
+                if controller not in found.controllers:
+                    notes.append(f"the bots' cgroups ({found.describe()}) have no {controller} controller: {what}")
+    if policy.seccomp:
+        try:
+            filter_program()
+        except SeccompError as exc:
+            notes.append(f"no seccomp filter for the bots: {exc} (sandbox.seccomp)")
+    fresh = [n for n in notes if n not in _said]
+    _said.update(fresh)
+    return fresh
 
 
 def _namespaces() -> list[str]:
@@ -234,21 +313,43 @@ def arena_folders() -> list[Path]:
 
 
 class BotSandbox:
-    """One bot process's sandbox: its private folder and the bubblewrap command line that starts it."""
-
-    _next_uid = 0
+    """One bot process's sandbox: its uid, cgroup, /proc views and seccomp program, and the bubblewrap command line
+    that starts it. ``cleanup`` gives everything back."""
 
     def __init__(self, policy: SandboxPolicy, socket_path: Path, cwd: Path) -> None:
         self.policy = policy
         self.socket_path = socket_path
         self.cwd = cwd.resolve()
-        self.private = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+        self.folder = Path(tempfile.mkdtemp(prefix="arena-bot-"))  # the referee's: the bot sees only its views
         self.uid: int | None = None
-        if is_root():
-            self.uid = UID_BASE + BotSandbox._next_uid % UID_SPAN
-            BotSandbox._next_uid += 1
-            os.chown(self.private, self.uid, NOGROUP)
-        self.private.chmod(0o700)
+        self.cgroup: BotCgroup | None = None
+        self._lease: UidLease | None = None
+        self._fds: list[int] = []
+        for note in host_warnings(policy):
+            log.warning("%s", note)
+        try:
+            if is_root():
+                self._lease = take_uid() if policy.unique_uids else per_process_uid()
+                self.uid = self._lease.uid
+            if policy.cgroup:
+                found, _ = sandbox_cgroup.layout()
+                if found is not None:
+                    limits = policy.limits
+                    self.cgroup = BotCgroup(found, limits.memory_mb, limits.processes, limits.cpus)
+        except (OSError, CgroupError, RuntimeError):
+            self.cleanup()
+            raise
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        """The file descriptors the bubblewrap process inherits (its seccomp program), once ``argv`` is built."""
+        return tuple(self._fds)
+
+    def started(self) -> None:
+        """The bubblewrap process has started: close the referee's copies of what it inherited."""
+        for fd in self._fds:
+            os.close(fd)
+        self._fds.clear()
 
     def environment(self, token: str, name: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """All a sandboxed bot's environment holds."""
@@ -268,8 +369,8 @@ class BotSandbox:
         return env
 
     def argv(self, command: str, env: Mapping[str, str]) -> list[str]:
-        """The bubblewrap command line that runs ``command`` (through ``/bin/sh -c``) in this sandbox; run it with
-        ``env`` (``environment``) as its whole environment."""
+        """The command line that runs ``command`` (through ``/bin/sh -c``) in this sandbox; run it with ``env``
+        (``environment``) as its whole environment and ``pass_fds``, then call ``started``."""
         bwrap = bwrap_path()
         if bwrap is None:
             raise SandboxError(f"bubblewrap is not installed: {INSTALL_HINT}")
@@ -279,8 +380,14 @@ class BotSandbox:
         for path in [*readable, *writable]:
             if not path.exists():
                 raise SandboxError(f"cannot bind {path} into the bot's sandbox: it does not exist")
-        # the private folder first, so that folders under /tmp on the host are bound over it, not hidden by it
-        args = [bwrap, *_namespaces(), *_system_binds(), "--bind", str(self.private), "/tmp"]
+        limits = self.policy.limits.fitted()[0]
+        args = [bwrap, *_namespaces(), *_system_binds()]
+        if self.policy.proc_views:
+            args += write_views(self.folder / "proc", limits.memory_mb)
+        # /tmp first, so that folders under /tmp on the host are bound over it, not hidden by it
+        if limits.memory_mb:
+            args += ["--size", str(limits.memory_mb * MB)]
+        args += ["--perms", "1777", "--tmpfs", "/tmp"]
         made: set[Path] = {Path("/"), Path("/usr"), Path("/etc"), Path("/proc"), Path("/dev"), Path("/tmp"),
                            Path("/run")}
         bound: list[Path] = [Path("/usr"), Path("/etc")]
@@ -315,17 +422,41 @@ class BotSandbox:
         if self.cwd not in made and not _inside(self.cwd, bound):
             parents(self.cwd)
             args.extend(["--perms", "0755", "--dir", str(self.cwd)])
+        if self.policy.seccomp:
+            try:
+                fd = program_fd(filter_program())
+            except SeccompError:
+                pass  # said once by host_warnings
+            else:
+                self._fds.append(fd)
+                args += ["--seccomp", str(fd)]
         # the environment reaches the bot as bubblewrap's own (run it with ``env``), not as --setenv arguments:
         # the sandbox's first process shows bubblewrap's command line in /proc/1/cmdline
-        args += ["--chdir", str(self.cwd), "--", "/usr/bin/prlimit", *self.policy.limits.prlimit_args(), "--"]
+        args += ["--chdir", str(self.cwd), "--", "/usr/bin/prlimit", *limits.prlimit_args(), "--"]
         if self.uid is not None:
             args += ["/usr/bin/setpriv", f"--reuid={self.uid}", f"--regid={NOGROUP}", "--clear-groups",
                      "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
-        return [*args, "/bin/sh", "-c", command]
+        args += ["/bin/sh", "-c", command]
+        return enter_argv(self.cgroup.procs_files, args) if self.cgroup is not None else args
+
+    def end_note(self) -> str:
+        """Why arena ended the bot, when it did (it went over its memory cap), else ''."""
+        if self.cgroup is not None and self.cgroup.oom_kills():
+            return (f"killed: exceeded its memory cap of {self.cgroup.memory_mb} MB (sandbox.memory_mb, all its "
+                    "processes together)")
+        return ""
 
     def cleanup(self) -> None:
-        """Delete the private folder (whatever the bot left there goes with it)."""
-        shutil.rmtree(self.private, ignore_errors=True)
+        """End whatever is left of the bot, remove its cgroup, give its uid back, delete the referee's folder."""
+        self.started()
+        if self.cgroup is not None:
+            if not self.cgroup.remove():
+                log.warning("the bot's cgroup %s could not be removed", self.cgroup.name)
+            self.cgroup = None
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def describe(policy: SandboxPolicy) -> str:
@@ -333,7 +464,8 @@ def describe(policy: SandboxPolicy) -> str:
     if not policy.enabled:
         return "bots unsandboxed (--no-sandbox)"
     limits = policy.limits
-    parts = [f"{limits.memory_mb} MB address space" if limits.memory_mb else "no memory limit",
+    parts = [f"{limits.memory_mb} MB of memory" if limits.memory_mb else "no memory limit",
              f"{limits.processes} processes" if limits.processes else "no process limit",
+             f"{limits.cpus:g} CPUs" if limits.cpus else "no CPU cap",
              f"{limits.cpu_seconds} CPU s" if limits.cpu_seconds else "no CPU-time limit"]
     return "bots sandboxed with bubblewrap (" + ", ".join(parts) + ")"

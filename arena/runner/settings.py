@@ -18,7 +18,7 @@ from arena.engine import AnteMode, RuleError, Structure, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee import ClockPolicy, GameKind, GameRules, Level, MatchSpec
 from arena.referee.game import DEFAULT_HAND_LIMIT, DEFAULT_LEVEL_HANDS
-from arena.runner.sandbox import SandboxLimits
+from arena.runner.sandbox import SandboxLimits, SandboxPolicy
 
 MAX_TABLES = 1024  # tables at once per lane: far more than any bot connection plays usefully
 MAX_HANDS = 1_000_000  # far more than any match needs, and few enough that its schedule fits in memory
@@ -85,6 +85,21 @@ def number(low: float) -> Callable[[Any], float]:
         if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value < float("inf"):
             raise ValueError(f"expected a number of at least {low:g}")
         return float(value)
+
+    return parse
+
+
+def _number(low: float = 0.0) -> Callable[[Any], float]:
+    def parse(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise ValueError("expected a number")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ValueError("expected a number") from None
+        if not number >= low or number == float("inf"):
+            raise ValueError(f"must be a finite number, at least {low:g}")
+        return number
 
     return parse
 
@@ -216,16 +231,30 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("clock.connect_timeout_ms", "connect_timeout_ms", _integer(1), "How long the bots are waited for."),
     Setting("clock.reconnect_grace_ms", "reconnect_grace_ms", _integer(0), "How long a dropped bot is waited for "
             "before the next hand."),
-    Setting("sandbox.memory_mb", "memory_mb", _integer(0), "Address space per bot process in MB (0: no limit).",
-            cli="--bot-memory-mb"),
+    Setting("sandbox.memory_mb", "memory_mb", _integer(0), "Memory per bot in MB, all its processes together (its "
+            "cgroup), and address space per bot process (0: no limit).", cli="--bot-memory-mb"),
     Setting("sandbox.cpu_seconds", "cpu_seconds", _integer(0), "CPU seconds per bot process (0: no limit).",
             cli="--bot-cpu-s"),
-    Setting("sandbox.processes", "processes", _integer(0), "Processes and threads per bot (0: no limit).",
-            cli="--bot-processes"),
+    Setting("sandbox.processes", "processes", _integer(0), "Processes and threads per bot, all its processes "
+            "together (0: no limit).", cli="--bot-processes"),
+    Setting("sandbox.cpus", "cpus", _number(0), "CPU cores a bot's processes may use together (its cgroup; 0: no "
+            "cap).", cli="--bot-cpus"),
     Setting("sandbox.open_files", "open_files", _integer(0), "Open files per bot process (0: no limit).",
             cli="--bot-open-files"),
     Setting("sandbox.binds", "binds", _paths, "Extra files or folders every bot may read (repeat).",
             flag_type="many", cli="--sandbox-bind"),
+    Setting("sandbox.seccomp", "seccomp", _boolean, "Deny bots the system calls a poker bot never needs (ptrace, "
+            "bpf, mount, memfd_create, sysinfo...): off only to run a bot that needs one.", flag_type="flag",
+            cli="--bot-seccomp/--no-bot-seccomp"),
+    Setting("sandbox.proc_views", "proc_views", _boolean, "Show bots static host-wide /proc files (meminfo, stat, "
+            "loadavg, /proc/sys...) instead of the host's load.", flag_type="flag",
+            cli="--static-proc/--host-proc"),
+    Setting("sandbox.cgroup", "cgroup", _boolean, "Cap each bot's memory, processes and CPU over all its processes "
+            "with a cgroup, where the host allows it (else per process only).", flag_type="flag",
+            cli="--bot-cgroup/--no-bot-cgroup"),
+    Setting("sandbox.unique_uids", "unique_uids", _boolean, "Give each bot a uid no other arena process on the host "
+            "uses (run as root); off: number them from 61000 in each process (for tests only).", flag_type="flag",
+            cli="--unique-uids/--per-process-uids"),
 )
 BY_KEY = {s.key: s for s in SETTINGS}
 GAME_SETTINGS = ("game", "games", *(s.key for s in SETTINGS if s.key.startswith(("freezeout.", "cash."))))
@@ -234,6 +263,7 @@ SANDBOX_SETTINGS = [s.key for s in SETTINGS if s.key.startswith("sandbox.")]
 
 _CLOCK = ClockPolicy()
 _LIMITS = SandboxLimits()
+_POLICY = SandboxPolicy()
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,7 +304,12 @@ class MatchSettings:
     cpu_seconds: int = _LIMITS.cpu_seconds
     processes: int = _LIMITS.processes
     open_files: int = _LIMITS.open_files
+    cpus: float = _LIMITS.cpus
     binds: tuple[str, ...] = field(default_factory=tuple)
+    seccomp: bool = _POLICY.seccomp
+    proc_views: bool = _POLICY.proc_views
+    cgroup: bool = _POLICY.cgroup
+    unique_uids: bool = _POLICY.unique_uids
 
     def table_config(self) -> TableConfig:
         """The engine's table (R3, R7, R8.4, R10.4); a rule the combination breaks is a ``SettingsError``."""
@@ -308,7 +343,20 @@ class MatchSettings:
 
     def sandbox_limits(self) -> SandboxLimits:
         """Limits for each bot process."""
-        return SandboxLimits(self.cpu_seconds, self.memory_mb, self.processes, self.open_files)
+        return SandboxLimits(self.cpu_seconds, self.memory_mb, self.processes, self.open_files, self.cpus)
+
+    def sandbox_policy(self, enabled: bool = True, binds: tuple[Path, ...] = ()) -> SandboxPolicy:
+        """The sandbox these settings describe (``binds``: the ``binds`` setting's folders, resolved)."""
+        return SandboxPolicy(enabled=enabled, limits=self.sandbox_limits(), binds=binds, seccomp=self.seccomp,
+                             proc_views=self.proc_views, cgroup=self.cgroup, unique_uids=self.unique_uids)
+
+    def with_sandbox(self, policy: SandboxPolicy) -> MatchSettings:
+        """These settings with a sandbox policy's limits, folders and switches."""
+        limits = policy.limits
+        return self.replace(memory_mb=limits.memory_mb, cpu_seconds=limits.cpu_seconds, processes=limits.processes,
+                            open_files=limits.open_files, cpus=limits.cpus, binds=tuple(str(b) for b in policy.binds),
+                            seccomp=policy.seccomp, proc_views=policy.proc_views, cgroup=policy.cgroup,
+                            unique_uids=policy.unique_uids)
 
     def starting_stack(self) -> int:
         """The stack every hand starts with (R11.2)."""

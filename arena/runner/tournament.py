@@ -136,7 +136,6 @@ class TournamentConfig:
             settings.check_game(seats)
         except SettingsError as exc:
             raise TournamentError(str(exc)) from None
-        limits = settings.sandbox_limits()
         binds = tuple((cwd / b).resolve() for b in settings.binds)
         for bind in binds:
             if not bind.exists():
@@ -145,7 +144,7 @@ class TournamentConfig:
             name=name, bots=bots, seed_file=(cwd / seed_file).resolve() if seed_file else None, hands=settings.hands,
             seats=seats, config=config, starting_stack=settings.starting_stack(), policy=settings.clock(),
             workers=workers, executor=executor, all_orders=settings.all_orders, tables=settings.tables, cwd=cwd,
-            sandbox=SandboxPolicy(limits=limits, binds=binds), game=settings.game_rules(),
+            sandbox=settings.sandbox_policy(binds=binds), game=settings.game_rules(),
         )
 
 
