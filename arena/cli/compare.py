@@ -28,6 +28,7 @@ from click.core import ParameterSource
 from arena.cli.leaderboard import open_db
 from arena.cli.live import LiveLine as Progress
 from arena.cli.options import (
+    checked_outputs,
     resolve_seed,
     sandbox_options,
     sandbox_policy,
@@ -366,13 +367,14 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
         raise click.UsageError(f"the bots need different names (or versions): {', '.join(keys)}")
     settings = settings_from_flags(kw)
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings)
+    sandbox = checked_outputs(sandbox, bots, Path.cwd(), {"--log-dir": log_dir}, {"--db": db_path})
     config = settings.table_config()
     db = open_db(db_path, create=True)
     try:
         cid = _unused_id(db, comparison_id)
         plan = plan_comparison(cid, resolve_seed(seed_file), max_hands, len(references), config,
                                settings.starting_stack(), settings.clock(), settings.tables)
-        sandbox = sandbox.hiding(db.path, *db.vault.files, seed_file, log_dir)
+        sandbox = sandbox.hiding(db.path, *db.vault.files, seed_file)
         report = _play(plan, bots, keys, params, db, db_path, Path(log_dir) if log_dir else None, quiet, sandbox,
                        Estimator(estimator))
     except click.ClickException:

@@ -17,6 +17,7 @@ import click
 from arena.cli.exits import EXIT_ERROR
 from arena.cli.leaderboard import console, open_db, print_leaderboard
 from arena.cli.options import (
+    checked_outputs,
     rating_options,
     rules_from_flags,
     sandbox_options,
@@ -87,8 +88,10 @@ def demo(hands: int, seed_file: Path | None, out_dir: str, **kw: Any) -> None:
     rules = rules_from_flags(kw)
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings_from_flags(kw))
     out = Path(out_dir)
+    config = demo_config(hands, seed_file)
+    sandbox = checked_outputs(sandbox, config.bots, config.cwd, {"--out": out})
     clear_demo(out)
-    config = dataclasses.replace(demo_config(hands, seed_file), sandbox=sandbox)
+    config = dataclasses.replace(config, sandbox=sandbox)
     db = open_db(out / DEMO_DB, create=True)
     config = config.with_seed(db)
     names = ", ".join(b.name for b in config.bots)

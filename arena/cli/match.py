@@ -18,6 +18,7 @@ from arena.cli.exits import EXIT_BOT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from arena.cli.leaderboard import console, open_db
 from arena.cli.live import LiveLine
 from arena.cli.options import (
+    checked_outputs,
     resolve_seed,
     sandbox_options,
     sandbox_policy,
@@ -258,6 +259,8 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
     settings = settings_from_flags(kw)
     _check_game(settings, len(specs))
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings)
+    sandbox = checked_outputs(sandbox, specs, Path.cwd(), {"--phh-dir": kw["phh_dir"], "--log-dir": log_dir},
+                              {"--db": kw["db_path"]})
     sinks, db = _sinks(kw)
     recorded: set[int] = set()
     match_id = _match_id(kw)
@@ -273,7 +276,7 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
     if db is not None:
         db.start_match(spec, [(s.name, s.version, s.command) for s in specs], total)
         sandbox = sandbox.hiding(db.path, *db.vault.files)
-    sandbox = sandbox.hiding(kw["seed_file"], kw["phh_dir"], log_dir)
+    sandbox = sandbox.hiding(kw["seed_file"])
     earlier = db.participant_totals(spec.match_id) if db is not None and recorded else []
     history = db.final_stacks(spec.match_id) if db is not None and recorded and spec.game.is_game else None
     reader = None if db is None else (lambda numbers: db.hand_records(spec.match_id, numbers))  # read back at the end

@@ -10,6 +10,8 @@ import click
 
 from arena.ratings.blocks import RatingRules
 from arena.ratings.settings import RATING_SETTINGS, rules_with
+from arena.runner.bots import BotSpec
+from arena.runner.outputs import OutputError, prepare_outputs
 from arena.runner.sandbox import UNSANDBOXED_WARNING, SandboxError, SandboxPolicy, check_sandbox, host_warnings
 from arena.runner.seed_source import SEED_ON_COMMAND_LINE, SeedError, choose_seed
 from arena.runner.settings import SETTINGS, MatchSettings, Setting, SettingsError
@@ -140,6 +142,17 @@ def sandbox_policy(no_sandbox: bool, settings: MatchSettings) -> SandboxPolicy:
     for note in host_warnings(policy):
         click.secho(f"WARNING: {note}", fg="yellow", err=True)
     return policy
+
+
+def checked_outputs(policy: SandboxPolicy, bots: Iterable[BotSpec], cwd: Path,
+                    folders: dict[str, str | Path | None] | None = None,
+                    files: dict[str, str | Path | None] | None = None) -> SandboxPolicy:
+    """The outputs made before any bot starts, or a usage error naming the one that lies inside a folder a bot can
+    read (arena.runner.outputs); the policy, hiding them."""
+    try:
+        return prepare_outputs(policy, bots, cwd, folders, files)
+    except OutputError as exc:
+        raise click.BadParameter(str(exc), param_hint=exc.flag) from None
 
 
 def rating_options(func: Callable[..., Any]) -> Callable[..., Any]:

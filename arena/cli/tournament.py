@@ -17,6 +17,7 @@ from arena.cli.exits import EXIT_BOT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_
 from arena.cli.leaderboard import DEFAULT_DB, console, open_db, print_leaderboard
 from arena.cli.options import (
     ConfigurationError,
+    checked_outputs,
     rating_options,
     rules_from_flags,
     sandbox_options,
@@ -101,6 +102,7 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     rules = rules_from_flags(kw, rules)
     from_file = MatchSettings().with_sandbox(config.sandbox)
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings_from_flags(kw, from_file))
+    sandbox = checked_outputs(sandbox, config.bots, config.cwd, {"--log-dir": log_dir}, {"--db": db_path})
     config = dataclasses.replace(config, sandbox=sandbox)
     if executor_name is not None:
         config = dataclasses.replace(config, executor=ExecutorKind(executor_name))

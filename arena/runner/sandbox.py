@@ -312,6 +312,22 @@ def arena_folders() -> list[Path]:
     return [package, *([proto] if proto.is_dir() else [])]
 
 
+def sandbox_path() -> str:
+    """The ``PATH`` of a sandboxed bot: this Python's folder first (``python`` in a command is arena's)."""
+    return f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+
+
+def readable_folders(policy: SandboxPolicy, command: str, cwd: Path) -> list[tuple[Path, str]]:
+    """Every folder a bot running ``command`` from ``cwd`` may read, and what it is (``{bot}`` stands for the bot's
+    name): its toolchain, arena's public files, its own folder, the policy's extra folders."""
+    cwd = cwd.resolve()
+    return [*((p, "a toolchain bot {bot} runs with") for p in toolchain_folders(command, cwd, sandbox_path())),
+            *((p, "arena's public files, which every bot reads") for p in arena_folders()),
+            *((p, "bot {bot}'s own folder") for p in command_folders(command, cwd)),
+            *((p.resolve(), "a folder every bot reads (--sandbox-bind)") for p in policy.binds),
+            *((p.resolve(), "a folder every bot may write") for p in policy.writable)]
+
+
 class BotSandbox:
     """One bot process's sandbox: its uid, cgroup, /proc views and seccomp program, and the bubblewrap command line
     that starts it. ``cleanup`` gives everything back."""
@@ -353,9 +369,8 @@ class BotSandbox:
 
     def environment(self, token: str, name: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """All a sandboxed bot's environment holds."""
-        venv_bin = str(Path(sys.executable).parent)
         env = {
-            "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": sandbox_path(),
             "HOME": "/tmp",
             "TMPDIR": "/tmp",
             "LANG": "C.UTF-8",
