@@ -3,10 +3,10 @@
 ``--phh-dir`` there would put them, and for the mirror of the deal it is playing (issue 24: the second rotation read
 the first rotation's finished mirror hand, +20,734 mbb/hand).
 
-``python phh_reader.py --folder NAME``: at every hand it reads every ``*.phh`` under ``<its folder>/NAME`` and looks
-for a hand where another seat was dealt the hole cards it holds now (and again at every request): the mirror of its deal, which tells it the other
-seat's cards and the board. It plays check, else call, and at the match's end prints ``PHH-READER {json}``: the
-files it saw at most, and the mirrors it found.
+``python phh_reader.py --folder NAME``: at every hand (and every request) it reads every ``*.phh`` under ``<its
+folder>/NAME`` and looks for a hand where another seat was dealt the hole cards it holds now: the mirror of its
+deal, which tells it the other seat's cards and the board. It plays check, else call, and at the match's end prints
+``PHH-READER {json}``: the files it saw at most, and the mirrors it found.
 """
 
 from __future__ import annotations
