@@ -1,0 +1,95 @@
+"""Sandbox uids are unique on the host, whatever number of arena processes run (issue 24, attack 3).
+
+A first ``arena match`` process starts a bot that forks until its process limit refuses and keeps every child: its
+uid has nothing left to start (the referee waits for it to join meanwhile). While it holds on, a second ``arena
+match`` process (a real one) starts its bots. With uids locked host-wide (the default) they run as other uids and
+play normally; with each process numbering its bots from 61000 alone (``--per-process-uids``, as arena once did)
+the second process's first bot gets the holder's uid, cannot start a thread, and its match is recorded as a
+no-show. The first process is then killed (SIGKILL): its uid locks go with it, and the cgroups it leaves are removed
+by the next arena process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.runner import sandbox_cgroup
+from tests.integrity.harness import arena, cheat, match_json, reports
+
+pytestmark = [pytest.mark.timeout(180),
+              pytest.mark.skipif(os.geteuid() != 0, reason="bots run as uids of their own only when arena is root")]
+
+PROCESSES = 64  # the holder's limit: small, so that it is reached in a moment
+
+
+def _wait_for(predicate: Any, what: str, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+Reports = list[dict[str, Any]]
+
+
+def two_processes(tmp_path: Path, *flags: str, connect_ms: int = 30000) -> tuple[dict[str, Any], Reports, Reports,
+                                                                                   int]:
+    """The holder's arena process, and a second one while it holds: the second's result, what the holder and the
+    second's bots reported, and the first process's pid (killed by then)."""
+    first_logs, second_logs = tmp_path / "first", tmp_path / "second"
+    holder = subprocess.Popen(
+        [sys.executable, "-m", "arena", "match", "--hands", "10", "--connect-timeout-ms", "150000",
+         "--bot-processes", str(PROCESSES), "--log-dir", str(first_logs), "--match-id", "holder", *flags,
+         "--bot", f"holder={cheat('uid_holder', '--hold')}", "--bot", f"other={cheat('uid_holder')}"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for(lambda: len(reports(first_logs, "UID", "holder")) == 2, "the holder to hold its processes")
+        result = match_json(arena("match", "--hands", "10", "--json", "--log-dir", str(second_logs),
+                                  "--connect-timeout-ms", str(connect_ms),
+                                  "--bot-processes", str(PROCESSES), "--match-id", "second", *flags,
+                                  "--bot", f"first={cheat('uid_holder')}", "--bot", f"second={cheat('uid_holder')}",
+                                  cwd=tmp_path, check=False))
+        assert holder.poll() is None  # still holding all along
+        assert len(reports(first_logs, "UID", "holder")) == 2
+        held = reports(first_logs, "UID", "holder")
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    return result, held, reports(second_logs, "UID"), holder.pid
+
+
+def test_a_second_arena_process_gives_its_bots_other_uids_and_they_play(tmp_path: Path) -> None:
+    result, held, second, first_pid = two_processes(tmp_path)
+    for report in held:
+        assert report["held"] >= PROCESSES // 2 and "BlockingIOError" in report["refused"], report
+    assert result["status"] == "completed", result
+    for row in result["results"]:
+        assert row["outcome"] == "ok" and row["violations"] == 0, row
+    assert len(second) == 4 and {r["uid"] for r in second}.isdisjoint({r["uid"] for r in held}), (second, held)
+    # the killed process's cgroups are gone once an arena process looks (every arena process does when it starts)
+    found, _ = sandbox_cgroup.layout()
+    if found is not None:
+        sandbox_cgroup.clean_leftovers(found)
+        left = [p for parent, _ in found.parents for p in parent.glob(f"arena-{first_pid}-*")]
+        assert left == []
+
+
+def test_with_per_process_numbering_the_second_process_reuses_the_holders_uid(tmp_path: Path) -> None:
+    """The control: both processes number their bots from 61000; the second's first bot is the holder's uid."""
+    # its gRPC retries a thread for as long as it is waited for: 3 s is enough to see it fail
+    result, held, second, _ = two_processes(tmp_path, "--per-process-uids", connect_ms=3000)
+    holder_uids = {r["uid"] for r in held}
+    assert 61000 in holder_uids
+    assert result["status"] == "no_show", result  # its first bot could not start: nothing was dealt
+    first = {r["name"]: r for r in result["results"]}["first"]
+    assert first["outcome"] != "ok", first
+    assert holder_uids & {r["uid"] for r in second}, (second, held)  # a bot of the second ran as the holder's uid
