@@ -1,10 +1,11 @@
-"""One memory cap per bot over all its processes (issue 24, attack 4), and limits that fit the referee's own.
+"""One memory and CPU cap per bot over all its processes (issue 24, attack 4), and limits that fit the referee's own.
 
 The ``hog`` cheat starts four children that touch 700 MiB each: each stays under the per-process limit (1024 MB of
 address space), together they hold 2.8 GB. Under its cgroup (``--bot-memory-mb 1024`` for all its processes) it is
 stopped at its cap and recorded as crashed, with a message that names the cap; with the cgroup off
 (``--no-bot-cgroup``) the per-process limit lets it hold all 2.8 GB. One rotation (``--no-duplicate``) keeps the
-machine's share small.
+machine's share small. Likewise four processes spinning for 1.5 s share the bot's CPU cap (``--bot-cpus 0.1``), and
+take several times that with the cgroup off.
 
 Where the referee itself runs under a hard address-space limit lower than ``--bot-memory-mb`` (a CI container) and
 may not raise it, each bot gets the referee's limit and one warning says so; without that, ``prlimit`` fails and
@@ -25,12 +26,17 @@ import pytest
 
 from arena.runner import sandbox_cgroup
 from arena.runner.sandbox_cgroup import BotCgroup, find_layout
-from tests.integrity.harness import CALLER, arena, by_name, cheat, match_json
+from tests.integrity.harness import CALLER, arena, by_name, cheat, match_json, reports
 
 pytestmark = pytest.mark.timeout(120)
 
 CAP_MB, CHILDREN, CHILD_MB = 1024, 4, 700
 HOG = cheat("hog", f"--children {CHILDREN} --mb {CHILD_MB}")
+
+
+def _has(controller: str) -> bool:
+    found, _ = sandbox_cgroup.layout()
+    return found is not None and controller in found.controllers
 
 
 def held_mb(log: Path) -> list[int]:
@@ -51,7 +57,7 @@ def hog_match(tmp_path: Path, *flags: str) -> tuple[dict[str, dict[str, object]]
     return by_name(result), held_mb(logs[0])
 
 
-@pytest.mark.skipif(sandbox_cgroup.layout()[0] is None, reason="this host gives arena no cgroup for the bots")
+@pytest.mark.skipif(not _has("memory"), reason="this host gives arena no cgroup for the bots")
 def test_a_bot_over_its_memory_cap_in_several_processes_is_stopped_and_recorded_crashed(tmp_path: Path) -> None:
     bots, held = hog_match(tmp_path)
     hog = bots["hog"]
@@ -69,6 +75,32 @@ def test_without_the_cgroup_the_per_process_limit_lets_it_hold_far_more(tmp_path
     bots, held = hog_match(tmp_path, "--no-bot-cgroup")
     assert bots["hog"]["outcome"] == "ok", bots["hog"]
     assert held == [CHILD_MB] * CHILDREN and sum(held) > 2 * CAP_MB
+
+
+SPIN_S, CPUS = 1.5, 0.1
+
+
+def spin(tmp_path: Path, *flags: str) -> dict[str, float]:
+    result = match_json(arena("match", "--no-duplicate", "--hands", "4", "--per-action-ms", "30000", "--json",
+                              "--bot-cpus", str(CPUS), "--log-dir", str(tmp_path), *flags, "--bot", f"caller={CALLER}",
+                              "--bot", f"spinner={cheat('spinner', f'--processes 4 --seconds {SPIN_S}')}",
+                              cwd=tmp_path))
+    assert result["status"] == "completed"
+    found = reports(tmp_path, "SPIN", "spinner")
+    assert len(found) == 1
+    return found[0]
+
+
+@pytest.mark.skipif(not _has("cpu"), reason="this host gives the bots' cgroups no cpu controller")
+def test_four_spinning_processes_share_the_bots_cpu_cap(tmp_path: Path) -> None:
+    used = spin(tmp_path)
+    assert used["cpu_s"] <= CPUS * used["wall_s"] + 0.1, used  # 0.1 of a core, all four together
+
+
+def test_without_the_cgroup_four_spinning_processes_take_what_the_host_gives(tmp_path: Path) -> None:
+    """The control: the same spinner with the cgroup off takes several times the cap, from the referee's cores."""
+    used = spin(tmp_path, "--no-bot-cgroup")
+    assert used["cpu_s"] > 0.6, used
 
 
 LIMIT_MB = 3000  # the referee's own hard address-space limit in the next tests: below the 4096 MB default
