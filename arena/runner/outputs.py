@@ -1,11 +1,11 @@
-"""Where arena writes (``--db``, ``--phh-dir``, ``--log-dir``, the demo's ``--out``), checked before any bot starts.
+"""Where arena writes (``--db``, ``--phh-dir``, ``--log-dir``, the demo's ``--out``), made before any bot starts.
 
-A bot may read some host folders: its own, its toolchain's, arena's package, ``--sandbox-bind``. An output inside one
-of them is refused: what arena writes there during a match (finished hands, the database, the other bots' logs)
-would be readable by a bot still playing, and by the other rotation of the same deals (a PHH folder inside a bot's
-own folder, made at the first finished hand after the sandboxes were built, gave the second rotation the first one's
-mirror hands: +20,734 mbb/hand). Every other output folder is made now, before any bot starts, so that each sandbox
-is built with it in place (and covers it wherever a bound folder holds it).
+A bot may read some host folders: its own, its toolchain's, arena's package, ``--sandbox-bind``. Every output that
+lies inside one is covered in each sandbox (an empty folder or file in its place), but only if it exists when the
+sandbox is built: a PHH folder inside a bot's own folder, made at the first finished hand after the sandboxes were
+built, was not covered, and the other rotation read the first one's finished mirror hands (+20,734 mbb/hand). So
+every output folder (and the folder of every output file) is made here, before any bot starts. An output that *is*
+a folder a bot reads is refused: covering it would take the bot's own files (or arena's SDK) away from it.
 """
 
 from __future__ import annotations
@@ -18,35 +18,32 @@ from arena.runner.sandbox import SandboxPolicy, readable_folders
 
 
 class OutputError(ValueError):
-    """An output that lies inside a folder a bot can read; the message names the flag, the folder and the bot."""
+    """An output that is itself a folder a bot reads; the message names the flag, the folder and the bot."""
 
     def __init__(self, flag: str, message: str) -> None:
         super().__init__(message)
         self.flag = flag
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
 def prepare_outputs(policy: SandboxPolicy, bots: Iterable[BotSpec], cwd: Path,
                     folders: Mapping[str, str | Path | None] | None = None,
                     files: Mapping[str, str | Path | None] | None = None) -> SandboxPolicy:
-    """Check every output (``folders`` and ``files``, by flag) against the folders each bot can read, refusing one
-    that lies inside (``OutputError``), then make the output folders (and the files' folders) so that they exist
-    before any bot starts; the policy, hiding them all."""
+    """Refuse an output folder that is a folder a bot reads (``OutputError``), make every output folder (and each
+    output file's folder) now, before any bot starts, and return the policy hiding them all from the bots."""
     outputs = [(flag, Path(path).absolute(), True) for flag, path in (folders or {}).items() if path is not None]
     outputs += [(flag, Path(path).absolute(), False) for flag, path in (files or {}).items() if path is not None]
     if policy.enabled:
         bots = list(bots)
-        for flag, path, _ in outputs:
-            real = path.resolve()
+        for flag, path, is_folder in outputs:
+            if not is_folder:
+                continue
             for bot in bots:
                 for folder, why in readable_folders(policy, bot.command, cwd):
-                    if _inside(real, folder) or _inside(path, folder):
+                    if folder in (path, path.resolve()):
                         raise OutputError(flag, (
-                            f"{path} lies inside {folder}, {why.format(bot=bot.name)}: a bot could read what arena "
-                            "writes there while the match is played; choose a place outside the folders bots read"))
+                            f"{path} is {why.format(bot=bot.name)}: every sandbox covers an output folder with an "
+                            "empty one, so that no bot reads what arena writes there, and the bots would lose what "
+                            "they need; choose another folder"))
     for _, path, is_folder in outputs:
         (path if is_folder else path.parent).mkdir(parents=True, exist_ok=True)
     return policy.hiding(*(path for _, path, _ in outputs))

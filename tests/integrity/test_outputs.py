@@ -1,9 +1,12 @@
-"""Outputs inside a folder a bot can read are refused before any bot starts (issue 24, attack 2).
+"""Outputs are made before any bot starts, so that every sandbox covers them (issue 24, attack 2).
 
 The attack: ``--phh-dir`` inside a bot's own folder was made at the first finished hand, after the sandboxes were
 built, so no sandbox covered it, and the other rotation read the finished mirror of the deal it was playing. The
-control plays that set-up below the command line (the runner writes wherever it is told) and the cheat finds mirror
-hands; every command refuses each of its output flags there, naming the flag and the folder, and makes nothing.
+control plays that set-up below the command line (a PHH sink writing into the bot's folder, nothing made before):
+the cheat finds mirror hands. ``arena match`` makes ``--phh-dir`` and ``--log-dir`` before any bot starts: the same
+cheat then finds an empty folder (``--db`` inside a bot's folder: tests/integrity/test_secrets.py). An output that
+*is* a folder a bot reads is refused by every command, naming the flag and the folder: covering it would hide the
+bot's own files.
 """
 
 from __future__ import annotations
@@ -44,56 +47,54 @@ def reader_bot(tmp_path: Path) -> Path:
     return copy_cheat("phh_reader", tmp_path / "bot").parent
 
 
-def _refused(args: list[str], flag: str, inside: Path, made: Path) -> None:
+@pytest.mark.parametrize("flag", ["--phh-dir", "--log-dir"])
+def test_an_output_folder_inside_a_bots_folder_is_made_first_and_covered(reader_bot: Path, tmp_path: Path,
+                                                                        flag: str) -> None:
+    """The defence: the same reader, the same folder inside its own, given to ``arena match``."""
+    out = reader_bot / "out"
+    logs = out if flag == "--log-dir" else tmp_path / "logs"
+    extra = ["--phh-dir", str(out)] if flag == "--phh-dir" else ["--phh-dir", str(out / "phh")]
+    result = CliRunner().invoke(main, [
+        "match", "--hands", "40", "--log-dir", str(logs), *extra, "--bot", f"caller={CALLER}",
+        "--bot", f"reader=python {reader_bot / 'phh_reader.py'} --folder out"])
+    assert result.exit_code == 0, result.output
+    assert any(out.rglob("*.phh"))  # the hands were written there, on the host
+    found = reports(logs, "PHH-READER", "reader")
+    assert len(found) == 2 and all(r["files"] == 0 and r["mirrors"] == 0 for r in found), found
+
+
+def _refused(args: list[str], flag: str, folder: Path) -> None:
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2, result.output
     text = " ".join(result.output.split())
-    assert flag in text and f"lies inside {inside}" in text, text
-    assert not made.exists()  # refused before anything was made, and before any bot started
+    assert flag in text and f"{folder} is " in text, text
 
 
-@pytest.mark.parametrize("flag", ["--phh-dir", "--log-dir", "--db"])
-def test_match_refuses_each_output_inside_a_bots_own_folder(reader_bot: Path, flag: str) -> None:
-    out = reader_bot / ("arena.db" if flag == "--db" else "out")
-    _refused(["match", "--hands", "2", flag, str(out), "--bot", f"caller={CALLER}",
-              "--bot", f"reader=python {reader_bot / 'phh_reader.py'} --folder out"], flag, reader_bot, out)
+@pytest.mark.parametrize("flag", ["--phh-dir", "--log-dir"])
+def test_match_refuses_an_output_folder_that_is_a_bots_own_folder(reader_bot: Path, flag: str) -> None:
+    _refused(["match", "--hands", "2", flag, str(reader_bot), "--bot", f"caller={CALLER}",
+              "--bot", f"reader=python {reader_bot / 'phh_reader.py'} --folder out"], flag, reader_bot)
 
 
-def test_match_refuses_an_output_inside_a_bound_folder_or_arenas_package(tmp_path: Path) -> None:
+def test_match_refuses_an_output_folder_that_is_a_bound_folder_or_arenas_package(tmp_path: Path) -> None:
     shared = tmp_path / "shared"
     shared.mkdir()
     bots = ["--bot", f"a={CALLER}", "--bot", f"b={CALLER}"]
-    _refused(["match", "--sandbox-bind", str(shared), "--phh-dir", str(shared / "phh"), *bots], "--phh-dir", shared,
-             shared / "phh")
+    _refused(["match", "--sandbox-bind", str(shared), "--phh-dir", str(shared), *bots], "--phh-dir", shared)
     package = arena_folders()[0]
-    _refused(["match", "--db", str(package / "arena-test-refused.db"), *bots], "--db", package,
-             package / "arena-test-refused.db")
+    _refused(["match", "--log-dir", str(package), *bots], "--log-dir", package)
 
 
-@pytest.mark.parametrize("flag", ["--log-dir", "--db"])
-def test_tournament_and_compare_refuse_their_outputs_inside_a_bots_own_folder(reader_bot: Path, tmp_path: Path,
-                                                                            flag: str) -> None:
-    out = reader_bot / ("arena.db" if flag == "--db" else "logs")
+def test_tournament_compare_and_demo_refuse_a_log_folder_that_is_a_bots_own_folder(reader_bot: Path,
+                                                                                  tmp_path: Path) -> None:
     config = tmp_path / "cup.toml"
     config.write_text(f'name = "cup"\nhands = 2\n[[bots]]\nname = "caller"\ncommand = "{CALLER}"\n'
                       f'[[bots]]\nname = "reader"\ncommand = "python bot/phh_reader.py --folder x"\n')
-    _refused(["tournament", str(config), flag, str(out)], flag, reader_bot, out)
-    _refused(["compare", "--hands", "2", flag, str(out), "--candidate", f"caller={CALLER}",
-              "--baseline", f"reader=python {reader_bot / 'phh_reader.py'} --folder x"], flag, reader_bot, out)
-
-
-def test_demo_refuses_an_out_folder_inside_a_sample_bots_folder() -> None:
-    folder = REPO / "sample_bots" / "python"
-    _refused(["demo", "--out", str(folder / "demo-out")], "--out", folder, folder / "demo-out")
-
-
-def test_outputs_outside_the_bots_folders_are_made_before_the_bots_start(reader_bot: Path, tmp_path: Path) -> None:
-    """The defence lets the ordinary case through: the folders exist before any bot starts, and the match plays."""
-    phh, logs = tmp_path / "out" / "phh", tmp_path / "out" / "logs"
-    result = CliRunner().invoke(main, [
-        "match", "--hands", "4", "--phh-dir", str(phh), "--log-dir", str(logs), "--db", str(tmp_path / "o" / "a.db"),
-        "--bot", f"caller={CALLER}", "--bot", f"reader=python {reader_bot / 'phh_reader.py'} --folder ../out/phh"])
-    assert result.exit_code == 0, result.output
-    assert phh.is_dir() and logs.is_dir() and (tmp_path / "o" / "a.db").is_file()
-    found = reports(logs, "PHH-READER", "reader")
-    assert len(found) == 2 and all(r["files"] == 0 for r in found), found  # outside its sandbox: never seen
+    _refused(["tournament", str(config), "--db", str(tmp_path / "cup.db"), "--log-dir", str(reader_bot)],
+             "--log-dir", reader_bot)
+    assert not (tmp_path / "cup.db").exists()  # refused before anything was made
+    _refused(["compare", "--hands", "2", "--db", str(tmp_path / "c.db"), "--log-dir", str(reader_bot),
+              "--candidate", f"caller={CALLER}",
+              "--baseline", f"reader=python {reader_bot / 'phh_reader.py'} --folder x"], "--log-dir", reader_bot)
+    assert not (tmp_path / "c.db").exists()
+    _refused(["demo", "--out", str(REPO / "sample_bots" / "python")], "--out", REPO / "sample_bots" / "python")
