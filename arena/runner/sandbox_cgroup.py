@@ -6,7 +6,8 @@ together. Each bot process gets its own cgroup, made when it starts and removed 
 * memory: ``sandbox.memory_mb`` of memory (and no swap) for all its processes together; past it the kernel's OOM
   killer ends one of them, and arena ends the rest and records the bot as crashed, saying which cap it broke;
 * processes: ``sandbox.processes`` processes and threads together;
-* CPU: ``sandbox.cpus`` cores' worth of CPU time per 100 ms, all its processes together.
+* CPU: ``sandbox.cpus`` cores' worth of CPU time per 10 ms, all its processes together (what a period leaves unused
+  carries over to the next, up to one period's worth, for short bursts).
 
 Both layouts are read at run time from ``/proc/self/mountinfo`` and ``/proc/self/cgroup``:
 
@@ -36,7 +37,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-CPU_PERIOD_US = 100_000
+CPU_PERIOD_US = 10_000  # short: a bot over its share waits at most about this long (the kernel's 100 ms would
+# hold a bot with a brief burst of threads for up to 100 ms, a whole decision on a fast clock)
 PREFIX = "arena-"
 _NAME = re.compile(r"^arena-(\d+)-\d+$")
 
@@ -292,6 +294,9 @@ class BotCgroup:
             else:
                 (cpu / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
                 (cpu / "cpu.cfs_quota_us").write_text(str(quota))
+            burst = cpu / ("cpu.max.burst" if v2 else "cpu.cfs_burst_us")
+            if burst.exists():  # what a period left unused carries over, up to one more period's quota: short bursts
+                burst.write_text(str(quota))
 
     @property
     def procs_files(self) -> list[Path]:
