@@ -12,7 +12,14 @@ from arena.ratings.blocks import RatingRules
 from arena.ratings.settings import RATING_SETTINGS, rules_with
 from arena.runner.bots import BotSpec
 from arena.runner.outputs import OutputError, prepare_outputs
-from arena.runner.sandbox import UNSANDBOXED_WARNING, SandboxError, SandboxPolicy, check_sandbox, host_warnings
+from arena.runner.sandbox import (
+    UNSANDBOXED_WARNING,
+    SandboxError,
+    SandboxPolicy,
+    check_sandbox,
+    check_views,
+    host_warnings,
+)
 from arena.runner.seed_source import SEED_ON_COMMAND_LINE, SeedError, choose_seed
 from arena.runner.settings import SETTINGS, MatchSettings, Setting, SettingsError
 
@@ -134,6 +141,8 @@ def sandbox_policy(no_sandbox: bool, settings: MatchSettings) -> SandboxPolicy:
     if not no_sandbox:
         try:
             check_sandbox()
+            if settings.proc_views:
+                check_views()
         except SandboxError as exc:
             raise click.ClickException(str(exc)) from None
     else:

@@ -197,6 +197,22 @@ def check_sandbox() -> None:
         raise SandboxError(f"bubblewrap cannot build a sandbox here{hint}: {proc.stderr.strip() or proc.returncode}")
 
 
+@functools.cache
+def check_views() -> None:
+    """Build one sandbox with the static views of /proc (after ``check_sandbox``); ``SandboxError`` if this host
+    will not let bubblewrap bind them."""
+    bwrap = bwrap_path() or "bwrap"
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as folder:
+        argv = [bwrap, *_namespaces(), *_system_binds(), *write_views(Path(folder), 0), "--", "/bin/true"]
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SandboxError(f"bubblewrap failed to start: {exc}") from None
+    if proc.returncode != 0:
+        raise SandboxError(f"bubblewrap cannot bind the static views of /proc here ({proc.stderr.strip()}): pass "
+                           "--host-proc to show the bots the host's /proc (sandbox.proc_views)")
+
+
 _said: set[str] = set()
 
 
@@ -351,8 +367,13 @@ class BotSandbox:
                 found, _ = sandbox_cgroup.layout()
                 if found is not None:
                     limits = policy.limits
-                    self.cgroup = BotCgroup(found, limits.memory_mb, limits.processes, limits.cpus)
-        except (OSError, CgroupError, RuntimeError):
+                    try:
+                        self.cgroup = BotCgroup(found, limits.memory_mb, limits.processes, limits.cpus)
+                    except CgroupError as exc:  # the layout was writable a moment ago: say so, play on per process
+                        if str(exc) not in _said:
+                            _said.add(str(exc))
+                            log.warning("%s; this bot is limited per process only (sandbox.cgroup)", exc)
+        except (OSError, RuntimeError):
             self.cleanup()
             raise
 
@@ -398,6 +419,7 @@ class BotSandbox:
         limits = self.policy.limits.fitted()[0]
         args = [bwrap, *_namespaces(), *_system_binds()]
         if self.policy.proc_views:
+            check_views()
             args += write_views(self.folder / "proc", limits.memory_mb)
         # /tmp first, so that folders under /tmp on the host are bound over it, not hidden by it
         if limits.memory_mb:
