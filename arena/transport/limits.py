@@ -1,0 +1,157 @@
+"""What one client may do to the referee (``ServerLimits``), and the means to hold it to that: token buckets, the
+spectators' shared pace, and the per-peer guard that refuses floods in turn."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ServerLimits:
+    """What one client may do to the referee.
+
+    Messages: size, and a rate (token bucket) for every message that is not the answer to the request the referee
+    is waiting for (answers are never limited: a fast bot is welcome). Connections: keepalive pings every
+    ``keepalive_s``, closed when one is not answered within ``keepalive_timeout_s``, or after ``idle_connection_s``
+    without a call (also one that never spoke HTTP/2); a stream must Join within ``join_timeout_s``; at most
+    ``streams_per_connection`` calls at once on one connection (HTTP/2's limit: more wait on the client's side).
+    Beyond ``streams_per_peer`` open bot streams from one peer address, or ``unjoined_streams`` not yet joined in
+    all (the local socket's single peer, every local bot, has one more of each per seat), a stream must join within
+    ``crowded_join_s``: one with a valid token always gets in, so a flood never locks out a bot that shares its
+    address. Refusals (a failed Join, a crowded stream that did not join) are answered at once
+    ``failed_joins_burst`` times per peer, then at ``failed_joins_per_second``, in turn: each waits for its slot,
+    so a peer that keeps trying gets no more answers however many streams it opens (every stream costs the
+    referee's loop far more than its refusal saves).
+    Spectators: at most ``max_watchers`` watch at once; with ``watch_token`` set they must send it as metadata
+    ``authorization: Bearer TOKEN``; all of them together are sent at most ``watch_messages_per_second`` messages
+    (``watch_burst`` at once): a spectator that falls more than ``WATCHER_QUEUE`` events behind is dropped, the
+    tables are never slowed down for it.
+    """
+
+    max_message_bytes: int = 64 * 1024
+    messages_per_second: float = 50.0
+    burst: int = 200
+    keepalive_s: float = 10.0
+    keepalive_timeout_s: float = 5.0
+    idle_connection_s: float = 30.0
+    join_timeout_s: float = 5.0
+    streams_per_peer: int = 32
+    crowded_join_s: float = 1.0
+    streams_per_connection: int = 100
+    unjoined_streams: int = 64
+    failed_joins_per_second: float = 2.0
+    failed_joins_burst: int = 10
+    max_watchers: int = 64
+    watch_token: str | None = None
+    watch_messages_per_second: float = 200.0
+    watch_burst: int = 100
+    max_connections: int = 512
+
+
+
+class TokenBucket:
+    """Token bucket: ``rate`` tokens per second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.capacity = float(burst)
+        self.tokens = float(burst)
+        self.last = time.monotonic()
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+
+    def take(self, n: int = 1) -> bool:
+        """Take ``n`` tokens if there are that many (``n`` at most the burst)."""
+        self._refill()
+        if self.tokens < n:
+            return False
+        self.tokens -= n
+        return True
+
+    def wait_s(self, n: int = 1) -> float:
+        """Seconds until there are ``n`` tokens (0 if there are now)."""
+        self._refill()
+        return max(0.0, (n - self.tokens) / self.rate)
+
+
+class Pacer:
+    """Messages to spectators, paced for all of them together: first come, first served, never faster than the
+    bucket allows. A spectator waiting for its turn costs nothing, and one that is behind takes its turn for
+    several messages at once (each turn costs the loop a few wake-ups)."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.bucket = TokenBucket(rate, max(1, burst))
+        self.batch = max(1, burst // 4)  # the most messages one turn sends
+        self.lock = asyncio.Lock()
+
+    async def turn(self, n: int = 1) -> None:
+        """Wait until ``n`` more messages may be sent (at most ``batch``)."""
+        n = min(n, self.batch)
+        if not self.lock.locked() and self.bucket.take(n):
+            return
+        async with self.lock:  # one waiter sleeps at a time; the others queue behind it, asleep
+            while not self.bucket.take(n):
+                await asyncio.sleep(self.bucket.wait_s(n))
+
+
+def peer_host(peer: str) -> str:
+    """The address part of a gRPC peer (``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4``; every Unix peer is ``unix``)."""
+    if peer.startswith("unix"):
+        return "unix"
+    host, _, _port = peer.rpartition(":")
+    return host or peer
+
+
+class PeerGuard:
+    """Counts what each peer holds open and how often it failed to join, to refuse floods before they cost."""
+
+    def __init__(self, limits: ServerLimits, seats: Callable[[], int] = lambda: 0) -> None:
+        self.limits = limits
+        self.seats = seats
+        self.streams: dict[str, int] = {}
+        self.unjoined = 0
+        self.refusals: dict[str, float] = {}  # per peer: when its next refusal is due (a virtual schedule)
+
+    def open(self, host: str) -> str | None:
+        """Count a new stream; if it is over a limit, why (it must then join at once). On the local socket every
+        bot process is the one peer ``unix`` (one process per seat: a 6-handed duplicate match has 36), so there
+        each seat adds one."""
+        extra = self.seats() if host == "unix" else 0
+        crowded = None
+        if self.streams.get(host, 0) >= self.limits.streams_per_peer + extra:
+            crowded = f"more than {self.limits.streams_per_peer + extra} open streams from {host}"
+        elif self.unjoined >= self.limits.unjoined_streams + extra:
+            crowded = f"more than {self.limits.unjoined_streams + extra} streams are waiting to join"
+        self.streams[host] = self.streams.get(host, 0) + 1
+        self.unjoined += 1
+        return crowded
+
+    def joined(self) -> None:
+        self.unjoined -= 1
+
+    def close(self, host: str, joined: bool) -> None:
+        if not joined:
+            self.unjoined -= 1
+        left = self.streams.get(host, 1) - 1
+        if left:
+            self.streams[host] = left
+        else:
+            self.streams.pop(host, None)
+
+    def refused(self, host: str) -> float:
+        """Count a refusal for ``host`` (a failed Join, a stream over a limit); how long to wait before sending it:
+        none for the first ``failed_joins_burst``, then one slot every 1/``failed_joins_per_second`` seconds, in
+        the order they came (the generic cell rate algorithm)."""
+        now = time.monotonic()
+        interval = 1.0 / self.limits.failed_joins_per_second
+        due = max(self.refusals.get(host, now), now) + interval
+        self.refusals[host] = due
+        if len(self.refusals) > 10_000:  # forget the peers that are quiet again rather than grow without bound
+            self.refusals = {h: t for h, t in self.refusals.items() if t > now}
+        return max(0.0, due - now - self.limits.failed_joins_burst * interval)
