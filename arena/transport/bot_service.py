@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import grpc
 
 from arena.transport import convert, wire
+from arena.transport.connections import Claims
 from arena.transport.limits import PeerGuard, ServerLimits, TokenBucket, peer_host
 from arena.transport.pb import bot_pb2
 from arena.transport.remote import RemoteSeat
@@ -24,6 +25,7 @@ from arena.transport.session import BotSession, Connection, Outgoing, error_mess
 log = logging.getLogger("arena.transport")
 
 Context = grpc.aio.ServicerContext[Any, Any]
+
 
 class Endpoint(Protocol):
     """What a joined stream is attached to: a match's seat (``RemoteSeat``, by its token) or a league member (by
@@ -53,11 +55,13 @@ class BotServicer:
     """The bot stream: Join, then Actions; misbehaviour is answered, never fatal to the referee. Messages go out
     as bytes: requests are built serialized (``RequestBuilder.serialized``) and batches packed as bytes."""
 
-    def __init__(self, seats: dict[str, RemoteSeat], limits: ServerLimits, keys: Resolver | None = None) -> None:
+    def __init__(self, seats: dict[str, RemoteSeat], limits: ServerLimits, keys: Resolver | None = None,
+                 guard: PeerGuard | None = None, claims: Claims | None = None) -> None:
         self.seats = seats
         self.limits = limits
         self.keys = keys
-        self.guard = PeerGuard(limits, lambda: len(seats))
+        self.guard = guard or PeerGuard(limits, lambda: len(seats))
+        self.claims = claims or Claims()  # the connections that carry a joined stream, for the warden
 
     def _lookup(self, token: str) -> Endpoint | None:
         seat = self.seats.get(token)
@@ -135,10 +139,12 @@ class BotServicer:
             log.info("%s joined as %s (%s %s) from %s", seat.name, convert.printable(first.join.bot_name),
                      convert.printable(first.join.language), convert.printable(first.join.bot_version), peer)
             reader = asyncio.create_task(self._read(request_iterator, seat, session))
+            self.claims.hold(peer)
             try:
                 async for message in _outgoing(conn):
                     yield message
             finally:
+                self.claims.release(peer)
                 reader.cancel()
                 seat.detach(conn)
         if conn.closing is not None:

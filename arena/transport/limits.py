@@ -14,21 +14,32 @@ class ServerLimits:
     """What one client may do to the referee.
 
     Messages: size, and a rate (token bucket) for every message that is not the answer to the request the referee
-    is waiting for (answers are never limited: a fast bot is welcome). Connections: keepalive pings every
-    ``keepalive_s``, closed when one is not answered within ``keepalive_timeout_s``, or after ``idle_connection_s``
-    without a call (also one that never spoke HTTP/2); a stream must Join within ``join_timeout_s``; at most
-    ``streams_per_connection`` calls at once on one connection (HTTP/2's limit: more wait on the client's side).
-    Beyond ``streams_per_peer`` open bot streams from one peer address, or ``unjoined_streams`` not yet joined in
-    all (the local socket's single peer, every local bot, has one more of each per seat), a stream must join within
-    ``crowded_join_s``: one with a valid token always gets in, so a flood never locks out a bot that shares its
-    address. Refusals (a failed Join, a crowded stream that did not join) are answered at once
-    ``failed_joins_burst`` times per peer, then at ``failed_joins_per_second``, in turn: each waits for its slot,
-    so a peer that keeps trying gets no more answers however many streams it opens (every stream costs the
-    referee's loop far more than its refusal saves).
-    Spectators: at most ``max_watchers`` watch at once; with ``watch_token`` set they must send it as metadata
-    ``authorization: Bearer TOKEN``; all of them together are sent at most ``watch_messages_per_second`` messages
-    (``watch_burst`` at once): a spectator that falls more than ``WATCHER_QUEUE`` events behind is dropped, the
-    tables are never slowed down for it.
+    is waiting for (answers are never limited: a fast bot is welcome).
+
+    Connections: keepalive pings every ``keepalive_s``, closed when one is not answered within
+    ``keepalive_timeout_s``. On TCP a connection must carry a joined bot stream, a spectator or a call within
+    ``join_timeout_s`` of opening (or of its last), else it is closed; those that have not joined are held to
+    ``max_connections``, the oldest closed first once they have had ``crowded_join_s`` to join, and a connection
+    that has joined is never counted against them: however many idle or hostile connections there are, a bot with a
+    token gets in (``guard_connections``: off, gRPC's own cap of ``max_connections`` applies to every connection,
+    first come first served, and connections without a call are closed after ``idle_connection_s``). A stream must
+    Join within ``join_timeout_s``; at most ``streams_per_connection`` calls at once on one connection (HTTP/2's
+    limit: more wait on the client's side). Beyond ``streams_per_peer`` open bot streams from one peer address, or
+    ``unjoined_streams`` not yet joined in all (the local socket's single peer, every local bot, has one more of
+    each per seat), a stream must join within ``crowded_join_s``: one with a valid token always gets in, so a flood
+    never locks out a bot that shares its address.
+
+    Refusals (a failed Join, a crowded stream that did not join, a spectator over a limit) are answered at once
+    ``failed_joins_burst`` times per peer, then at ``failed_joins_per_second``, in turn, and all peers together at
+    most ``refusals_per_second`` (``refusals_burst`` at once): each waits for its slot, asleep, so a peer that keeps
+    trying gets no more answers however many streams it opens, and many peers no more than the referee's loop can
+    spare (every stream costs the loop far more than its refusal saves).
+
+    Spectators: at most ``max_watchers`` watch at once, ``watchers_per_peer`` from one peer address; with
+    ``watch_token`` set they must send it as metadata ``authorization: Bearer TOKEN``; all of them together are
+    sent at most ``watch_messages_per_second`` messages (``watch_burst`` at once). A finished hand costs the tables
+    one append to the match's log however many watch (each spectator reads the log at its own pace, in its own
+    task); one that falls more than ``HISTORY_KEPT`` events behind is dropped, the tables never wait for it.
     """
 
     max_message_bytes: int = 64 * 1024
@@ -44,12 +55,15 @@ class ServerLimits:
     unjoined_streams: int = 64
     failed_joins_per_second: float = 2.0
     failed_joins_burst: int = 10
+    refusals_per_second: float = 20.0
+    refusals_burst: int = 50
     max_watchers: int = 64
+    watchers_per_peer: int = 8
     watch_token: str | None = None
     watch_messages_per_second: float = 200.0
     watch_burst: int = 100
     max_connections: int = 512
-
+    guard_connections: bool = True
 
 
 class TokenBucket:
@@ -117,6 +131,7 @@ class PeerGuard:
         self.streams: dict[str, int] = {}
         self.unjoined = 0
         self.refusals: dict[str, float] = {}  # per peer: when its next refusal is due (a virtual schedule)
+        self.all_refusals = 0.0  # and for all peers together
 
     def open(self, host: str) -> str | None:
         """Count a new stream; if it is over a limit, why (it must then join at once). On the local socket every
@@ -146,12 +161,17 @@ class PeerGuard:
 
     def refused(self, host: str) -> float:
         """Count a refusal for ``host`` (a failed Join, a stream over a limit); how long to wait before sending it:
-        none for the first ``failed_joins_burst``, then one slot every 1/``failed_joins_per_second`` seconds, in
-        the order they came (the generic cell rate algorithm)."""
+        none for the first ``failed_joins_burst`` of a peer (and ``refusals_burst`` of all), then one slot every
+        1/``failed_joins_per_second`` seconds per peer and every 1/``refusals_per_second`` in all, in the order
+        they came (the generic cell rate algorithm, twice)."""
+        limits = self.limits
         now = time.monotonic()
-        interval = 1.0 / self.limits.failed_joins_per_second
+        interval = 1.0 / limits.failed_joins_per_second
         due = max(self.refusals.get(host, now), now) + interval
         self.refusals[host] = due
         if len(self.refusals) > 10_000:  # forget the peers that are quiet again rather than grow without bound
             self.refusals = {h: t for h, t in self.refusals.items() if t > now}
-        return max(0.0, due - now - self.limits.failed_joins_burst * interval)
+        every = 1.0 / limits.refusals_per_second
+        self.all_refusals = all_due = max(self.all_refusals, now) + every
+        return max(0.0, due - now - limits.failed_joins_burst * interval,
+                   all_due - now - limits.refusals_burst * every)

@@ -8,6 +8,7 @@ Unix-domain socket that only they can reach (no spectators there), and remote bo
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import resource
 import shutil
@@ -23,10 +24,13 @@ from grpc_reflection.v1alpha import reflection
 
 from arena.referee.match import Match
 from arena.transport.bot_service import BotServicer, Endpoint, Resolver
-from arena.transport.limits import ServerLimits, TokenBucket
+from arena.transport.connections import Claims, ConnectionWarden, connection_ceiling, warden_available
+from arena.transport.limits import PeerGuard, ServerLimits, TokenBucket
 from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.spectators import ArenaServicer, MatchDirectory, MatchEntry
+
+log = logging.getLogger("arena.transport")
 
 __all__ = ["Endpoint", "MatchDirectory", "RefereeServer", "ServerError", "ServerLimits", "TokenBucket",
            "port_is_free", "raise_open_files_limit", "reachable_addresses"]
@@ -113,6 +117,8 @@ class RefereeServer:
         self.socket_path: Path | None = None
         self._socket_dir: Path | None = None
         self._servers: list[grpc.aio.Server] = []
+        self.claims = Claims()  # the TCP connections that carry a joined stream or a spectator
+        self.warden: ConnectionWarden | None = None  # closes the TCP connections that do not join (Linux)
 
     @property
     def address(self) -> str:
@@ -126,8 +132,9 @@ class RefereeServer:
             raise RuntimeError("this referee does not serve local bots")
         return f"unix:{self.socket_path}"
 
-    def _options(self) -> list[tuple[str, Any]]:
+    def _options(self, tcp: bool) -> list[tuple[str, Any]]:
         limits = self.limits
+        guarded = tcp and limits.guard_connections
         return [
             ("grpc.max_receive_message_length", limits.max_message_bytes),
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
@@ -141,16 +148,22 @@ class RefereeServer:
             ("grpc.http2.min_ping_interval_without_data_ms", 5000),
             ("grpc.http2.max_ping_strikes", 2),
             ("grpc.max_connection_idle_ms", int(limits.idle_connection_s * 1000)),
-            ("grpc.max_allowed_incoming_connections", limits.max_connections),
+            # with the warden, gRPC's own cap (which refuses the newest) only keeps the open files in bounds
+            ("grpc.max_allowed_incoming_connections", connection_ceiling(limits) if tcp else limits.max_connections),
             ("grpc.max_concurrent_streams", limits.streams_per_connection),
+            # a connection that never sends HTTP/2's settings (bare TCP, a stalled TLS handshake) is gone at once
+            *([("grpc.server_handshake_timeout_ms", int(limits.join_timeout_s * 1000))] if guarded else []),
         ]
 
     async def _server(self, spectators: bool) -> grpc.aio.Server:
-        server = grpc.aio.server(options=self._options())
-        server.add_generic_rpc_handlers((BotServicer(self.seats, self.limits, self.keys).handler(),))
+        server = grpc.aio.server(options=self._options(tcp=spectators))
+        seats = self.seats
+        guard = PeerGuard(self.limits, lambda: len(seats))  # one per server: refusals in turn, for both services
+        claims = self.claims if spectators else Claims()
+        server.add_generic_rpc_handlers((BotServicer(seats, self.limits, self.keys, guard, claims).handler(),))
         names = [bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name]
         if spectators:
-            server.add_generic_rpc_handlers((ArenaServicer(self.directory, self.limits).handler(),))
+            server.add_generic_rpc_handlers((ArenaServicer(self.directory, self.limits, guard, claims).handler(),))
             names.append(arena_pb2.DESCRIPTOR.services_by_name["ArenaService"].full_name)
             names += [add(server) for add in self.services]
         health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
@@ -192,6 +205,13 @@ class RefereeServer:
                 reason = "port in use, or a bad TLS key/certificate?"
                 raise ServerError(f"cannot listen on {target} ({reason}): {exc}") from None
             self._servers.append(server)
+            if warden_available(self.limits):
+                self.warden = ConnectionWarden(self.port, self.limits, self.claims)
+                self.warden.start()
+            elif self.limits.guard_connections:
+                log.warning("no /proc/net/tcp here: gRPC's own cap of %d connections applies, and connections "
+                            "without a call close only after %g s", self.limits.max_connections,
+                            self.limits.idle_connection_s)
         return self.port
 
     def add_seat(self, seat: RemoteSeat) -> None:
@@ -210,6 +230,9 @@ class RefereeServer:
 
     async def stop(self, grace_s: float = 1.0) -> None:
         """Stop serving, giving streams ``grace_s`` to finish; remove the local socket."""
+        if self.warden is not None:
+            self.warden.stop()
+            self.warden = None
         servers, self._servers = self._servers, []
         await asyncio.gather(*(server.stop(grace_s) for server in servers))
         if self._socket_dir is not None:

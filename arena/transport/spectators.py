@@ -19,32 +19,77 @@ import grpc
 from arena.referee import HandRecord
 from arena.referee.match import Match, MatchSpec
 from arena.transport import convert, wire
-from arena.transport.limits import Pacer, ServerLimits
+from arena.transport.connections import Claims
+from arena.transport.limits import Pacer, PeerGuard, ServerLimits, peer_host
 from arena.transport.pb import arena_pb2
 from arena.transport.remote import RemoteSeat
 
-HISTORY_KEPT = 1000  # match events a match keeps for watchers that ask for them from the start
-WATCHER_QUEUE = 1000  # events waiting for one watcher before it is dropped (it is not reading)
+HISTORY_KEPT = 1000  # match events a match keeps: for watchers that ask from the start, or that fall behind
 Context = grpc.aio.ServicerContext[Any, Any]
+Event = bytes | Callable[[], bytes]  # a serialized event, or the means to serialize it when someone reads it
 
 
 @dataclass(slots=True)
 class MatchEntry:
-    """A match this referee runs, for the spectator service; ``history`` keeps its last ``HISTORY_KEPT`` events,
-    each serialized once, or, for a hand finished while nobody watched, the means to serialize it when someone asks
-    for the match from the start (a match nobody watches costs nothing to publish)."""
+    """A match this referee runs, for the spectator service, and the log of its last ``HISTORY_KEPT`` events (status
+    changes, finished hands). Publishing appends to the log and wakes the watchers that had read all of it, however
+    many watch; each watcher reads the log at its own pace, from its own place in it. A finished hand is kept as
+    the means to serialize it, and serialized once, when the first watcher reads it (a match nobody watches costs
+    nothing to publish)."""
 
     match: Match
     spec: MatchSpec
     seats: list[RemoteSeat]
     status: int = arena_pb2.MATCH_STATUS_PENDING
     created: float = field(default_factory=time.time)
-    watchers: list[asyncio.Queue[bytes | None]] = field(default_factory=list)
-    history: deque[bytes | Callable[[], bytes]] = field(default_factory=lambda: deque(maxlen=HISTORY_KEPT))
+    log: deque[Event] = field(default_factory=lambda: deque(maxlen=HISTORY_KEPT))
+    published: int = 0  # events published so far: the number the next one gets
+    over: bool = False  # finished or aborted: nothing more will be published
+    _next: asyncio.Future[None] | None = None  # resolved by the next publish, for the watchers that read everything
+
+    @property
+    def first(self) -> int:
+        """The number of the oldest event kept."""
+        return self.published - len(self.log)
+
+    def publish(self, event: Event) -> None:
+        """Append an event and wake the watchers waiting for one (never waiting for any of them)."""
+        self.log.append(event)
+        self.published += 1
+        self._wake()
+
+    def close(self) -> None:
+        """Nothing more will be published: watchers end once they read what is kept."""
+        self.over = True
+        self._wake()
+
+    def _wake(self) -> None:
+        waiting, self._next = self._next, None
+        if waiting is not None and not waiting.done():
+            waiting.set_result(None)
+
+    async def wait(self) -> None:
+        """Until the next event is published (or the match is over)."""
+        if self.over:
+            return
+        if self._next is None:
+            self._next = asyncio.get_running_loop().create_future()
+        await asyncio.shield(self._next)
+
+    def read(self, number: int, count: int) -> list[bytes]:
+        """Events ``number`` to ``number + count - 1`` (all kept and published), serialized."""
+        out = []
+        log = self.log
+        for index in range(number - self.first, number - self.first + count):
+            event = log[index]
+            if not isinstance(event, bytes):
+                log[index] = event = event()
+            out.append(event)
+        return out
 
     def events(self) -> list[bytes]:
         """The events kept, serialized, oldest first."""
-        return [event if isinstance(event, bytes) else event() for event in list(self.history)]
+        return self.read(self.first, len(self.log))
 
 
 class MatchDirectory:
@@ -76,25 +121,12 @@ class MatchDirectory:
             created_unix_ms=int(entry.created * 1000),
         )
 
-    def publish(self, entry: MatchEntry, event: arena_pb2.MatchEvent) -> None:
-        """Serialize the event once and queue it for every watcher (never waiting for one)."""
-        data = event.SerializeToString()
-        entry.history.append(data)
-        for queue in list(entry.watchers):
-            if queue.qsize() > WATCHER_QUEUE:  # a watcher that does not read is dropped, never waited for
-                entry.watchers.remove(queue)
-                queue.put_nowait(None)
-            else:
-                queue.put_nowait(data)
-
     def set_status(self, match_id: str, status: int) -> None:
         entry = self.matches[match_id]
         entry.status = status
-        self.publish(entry, arena_pb2.MatchEvent(match_id=match_id, info=self.info(entry)))
+        entry.publish(arena_pb2.MatchEvent(match_id=match_id, info=self.info(entry)).SerializeToString())
         if status in (arena_pb2.MATCH_STATUS_FINISHED, arena_pb2.MATCH_STATUS_ABORTED):
-            for queue in entry.watchers:
-                queue.put_nowait(None)
-            entry.watchers.clear()
+            entry.close()
 
     def sink(self, match_id: str) -> SpectatorSink:
         return SpectatorSink(self, match_id)
@@ -109,12 +141,8 @@ class SpectatorSink:
 
     def hand_finished(self, record: HandRecord) -> None:
         entry = self.directory.matches.get(self.match_id)
-        if entry is None:
-            return
-        if not entry.watchers:
-            entry.history.append(lambda: self.summary(record).SerializeToString())
-            return
-        self.directory.publish(entry, self.summary(record))
+        if entry is not None:
+            entry.publish(lambda: self.summary(record).SerializeToString())
 
     def summary(self, record: HandRecord) -> arena_pb2.MatchEvent:
         """The public summary of a finished hand."""
@@ -124,10 +152,14 @@ class SpectatorSink:
 class ArenaServicer:
     """Read-only service for people and tools: list matches, read one, watch its hands as they finish."""
 
-    def __init__(self, directory: MatchDirectory, limits: ServerLimits) -> None:
+    def __init__(self, directory: MatchDirectory, limits: ServerLimits, guard: PeerGuard | None = None,
+                 claims: Claims | None = None) -> None:
         self.directory = directory
         self.limits = limits
+        self.guard = guard or PeerGuard(limits)  # refusals in turn, shared with the bot service
+        self.claims = claims or Claims()  # the connections that carry a spectator, for the warden
         self.watching = 0
+        self.by_peer: dict[str, int] = {}
         self.pacer = Pacer(limits.watch_messages_per_second, limits.watch_burst)
 
     async def _authorized(self, context: Context) -> None:
@@ -143,6 +175,7 @@ class ArenaServicer:
         self, request: arena_pb2.ListMatchesRequest, context: Context
     ) -> arena_pb2.ListMatchesResponse:
         await self._authorized(context)
+        self.claims.touch(context.peer())
         entries = sorted(self.directory.matches.values(), key=lambda e: e.created)
         if request.status:
             entries = [e for e in entries if e.status == request.status]
@@ -152,54 +185,72 @@ class ArenaServicer:
         self, request: arena_pb2.GetMatchRequest, context: Context
     ) -> arena_pb2.MatchInfo:
         await self._authorized(context)
+        self.claims.touch(context.peer())
         entry = self.directory.matches.get(request.match_id)
         if entry is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
         assert entry is not None
         return self.directory.info(entry)
 
+    def _crowded(self, host: str) -> str | None:
+        """Why one more spectator from ``host`` cannot watch now, or None."""
+        limits = self.limits
+        if self.watching >= limits.max_watchers:
+            return f"{limits.max_watchers} spectators are watching already; try again later"
+        if self.by_peer.get(host, 0) >= limits.watchers_per_peer:
+            return f"{limits.watchers_per_peer} spectators from {host} are watching already; try again later"
+        return None
+
     async def WatchMatch(self, request: arena_pb2.WatchMatchRequest, context: Context) -> AsyncIterator[bytes]:
-        """The match's events, already serialized (see ``handler``)."""
+        """The match's events, already serialized (see ``handler``), at the pace all spectators share."""
         await self._authorized(context)
         entry = self.directory.matches.get(request.match_id)
         if entry is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
             return
-        if self.watching >= self.limits.max_watchers:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"{self.limits.max_watchers} spectators are watching already; try again later")
+        peer = context.peer()
+        host = peer_host(peer)
+        crowded = self._crowded(host)
+        if crowded is not None:
+            delay = self.guard.refused(host)  # a peer that keeps asking is answered slowly, in turn
+            if delay:
+                await asyncio.sleep(delay)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, crowded)
             return
         self.watching += 1
-        turn = self.pacer.turn
+        self.by_peer[host] = self.by_peer.get(host, 0) + 1
+        self.claims.hold(peer)
         try:
+            number = entry.first if request.from_start else entry.published
+            turn = self.pacer.turn
             await turn()
             yield arena_pb2.MatchEvent(match_id=request.match_id, info=self.directory.info(entry)).SerializeToString()
-            if request.from_start:
-                for event in list(entry.history):  # serialized one at a time, as their turn comes
-                    await turn()
-                    yield event if isinstance(event, bytes) else event()
-            if entry.status in (arena_pb2.MATCH_STATUS_FINISHED, arena_pb2.MATCH_STATUS_ABORTED):
-                return
-            queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-            entry.watchers.append(queue)
             batch = self.pacer.batch
-            try:
-                while True:
-                    await turn()  # first the turn, then the event: a spectator waiting for its turn is not woken
-                    items = [await queue.get()]  # by every event published meanwhile
-                    while len(items) < batch and not queue.empty():  # behind: the rest of the turn at once
-                        items.append(queue.get_nowait())
-                    if len(items) > 1:
-                        await turn(len(items) - 1)
-                    for item in items:
-                        if item is None:
-                            return
-                        yield item
-            finally:
-                if queue in entry.watchers:
-                    entry.watchers.remove(queue)
+            while True:
+                await turn()  # first the turn, then the events: one waiting for its turn is not woken by each event
+                while number >= entry.published and not entry.over:
+                    await entry.wait()
+                if number < entry.first:
+                    return  # more than HISTORY_KEPT events behind: dropped, the tables never wait for a spectator
+                count = min(batch, entry.published - number)
+                if count == 0:
+                    return  # the match is over and every event was sent
+                if count > 1:  # behind: the rest of the turn at once
+                    await turn(count - 1)
+                    if number < entry.first:
+                        return
+                events = entry.read(number, count)
+                number += count
+                for event in events:
+                    yield event
         finally:
+            self.claims.release(peer)
             self.watching -= 1
+            left = self.by_peer[host] - 1
+            if left:
+                self.by_peer[host] = left
+            else:
+                del self.by_peer[host]
 
     def handler(self) -> grpc.GenericRpcHandler[Any, Any]:
         """The service's handlers; WatchMatch sends bytes as they are (each event is serialized once, for all)."""
