@@ -99,9 +99,7 @@ class BotServicer:
             return
         except TimeoutError:
             if crowded is not None:  # part of a flood: refused in turn (the waiting streams are bounded by
-                delay = self.guard.refused(host)  # ``streams_per_connection`` on each connection)
-                if delay:
-                    await asyncio.sleep(delay)
+                await self.guard.refusal_turn(host)  # ``streams_per_connection`` on each connection)
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{crowded}, and no Join: stream refused")
                 return
             text = f"no Join within {timeout:g} s of opening the stream"
@@ -111,9 +109,7 @@ class BotServicer:
         except Exception as exc:  # bytes that are not a BotMessage: answered as after the Join
             log.info("bot stream from %s sent an unreadable first message: %r", peer, exc)
             text = "the first message could not be read as a BotMessage (not protobuf?): stream closed"
-            delay = self.guard.refused(host)  # a failed Join like any other
-            if delay:
-                await asyncio.sleep(delay)
+            await self.guard.refusal_turn(host)  # a failed Join like any other
             yield error_message(bot_pb2.ERROR_CODE_MALFORMED, text, fatal=True)
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, text)
             return
@@ -121,9 +117,7 @@ class BotServicer:
         if refusal is not None or seat is None:
             assert refusal is not None
             code, status, text = refusal
-            delay = self.guard.refused(host)
-            if delay:
-                await asyncio.sleep(delay)  # a peer that keeps failing is answered slowly, in turn
+            await self.guard.refusal_turn(host)  # a peer that keeps failing is answered slowly, in turn
             yield error_message(code, text, fatal=True)
             await context.abort(status, text)
             return

@@ -62,13 +62,23 @@ def _spelled(packed: bytes) -> str:
 
 
 class Claims:
-    """Which connections (by remote address) hold a joined bot stream or a spectator, and when each was last used:
-    written by the referee's loop as streams come and go, read by the warden's thread."""
+    """Which connections (by remote address) hold a joined bot stream or a spectator, and when each was last used
+    (the last ``USED_KEPT`` of them): written by the referee's loop as streams come and go, read by the warden's
+    thread."""
+
+    USED_KEPT = 4096
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._held: Counter[Address] = Counter()
         self._used: dict[Address, float] = {}
+
+    def _use(self, address: Address) -> None:
+        used = self._used
+        used.pop(address, None)
+        used[address] = time.monotonic()  # newest last: the oldest go first when there are too many
+        if len(used) > self.USED_KEPT:
+            del used[next(iter(used))]
 
     def hold(self, peer: str) -> None:
         """A stream on the connection of ``peer`` joined (or a spectator was admitted)."""
@@ -85,14 +95,14 @@ class Claims:
                 self._held[address] -= 1
                 if self._held[address] <= 0:
                     del self._held[address]
-                self._used[address] = time.monotonic()
+                self._use(address)
 
     def touch(self, peer: str) -> None:
         """A call on the connection of ``peer`` (listing or reading matches)."""
         address = peer_address(peer)
         if address is not None:
             with self._lock:
-                self._used[address] = time.monotonic()
+                self._use(address)
 
     def snapshot(self, forget_before: float) -> tuple[set[Address], dict[Address, float]]:
         """The connections held now, and when the others were last used (forgetting uses before ``forget_before``)."""
@@ -110,29 +120,54 @@ class Accepted:
     address: Address
 
 
-def connections_to(port: int) -> list[Accepted]:
+Known = dict[int, tuple[int, "Accepted | None"]]  # descriptor: its inode when looked at, and what it was then
+
+
+def connections_to(port: int, known: Known | None = None) -> list[Accepted]:
     """The TCP connections this process holds on local ``port`` (its descriptors, looked at in place: no copy of
-    the kernel's socket tables, whose size the whole host decides)."""
+    the kernel's socket tables, whose size the whole host decides). ``known``, kept between calls, remembers what
+    each descriptor was, so one still holding the same socket (the same inode) costs a single ``fstat``."""
+    known = {} if known is None else known
     found = []
+    listed = set()
     for name in os.listdir("/proc/self/fd"):
         fd = int(name)
+        listed.add(fd)
         try:
             status = os.fstat(fd)
-            if not stat.S_ISSOCK(status.st_mode):
-                continue
-            sock = socket.socket(fileno=fd)  # borrowed: detached below, never closed here
         except OSError:
             continue
-        try:
-            if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM \
-                    and sock.getsockname()[1] == port:
-                ip, remote_port = sock.getpeername()[:2]
-                found.append(Accepted(fd, status.st_ino, (_plain(ip), remote_port)))
-        except OSError:
-            pass  # a listening socket (no peer), or one closed meanwhile
-        finally:
-            sock.detach()
+        seen = known.get(fd)
+        if seen is not None and seen[0] == status.st_ino:
+            connection = seen[1]
+        else:
+            connection = _accepted(fd, status, port)
+            known[fd] = (status.st_ino, connection)
+        if connection is not None:
+            found.append(connection)
+    for fd in [fd for fd in known if fd not in listed]:
+        del known[fd]
     return found
+
+
+def _accepted(fd: int, status: os.stat_result, port: int) -> Accepted | None:
+    """Descriptor ``fd`` as a connection accepted on ``port``, or None."""
+    if not stat.S_ISSOCK(status.st_mode):
+        return None
+    try:
+        sock = socket.socket(fileno=fd)  # borrowed: detached below, never closed here
+    except OSError:
+        return None
+    try:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM \
+                and sock.getsockname()[1] == port:
+            ip, remote_port = sock.getpeername()[:2]
+            return Accepted(fd, status.st_ino, (_plain(ip), remote_port))
+    except OSError:
+        pass  # a listening socket (no peer), or one closed meanwhile
+    finally:
+        sock.detach()
+    return None
 
 
 def shut_down(connection: Accepted) -> bool:
@@ -197,6 +232,7 @@ class ConnectionWarden:
         self.period_s = period_s
         self.counts = WardenCounts()
         self._first_seen: dict[int, float] = {}  # inode: when the warden first saw the connection
+        self._known: Known = {}  # what each descriptor of this process was at the last sweep
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -226,7 +262,7 @@ class ConnectionWarden:
         started = time.thread_time()
         limits = self.limits
         now = time.monotonic()
-        connections = {c.inode: c for c in connections_to(self.port)}
+        connections = {c.inode: c for c in connections_to(self.port, self._known)}
         held, used = self.claims.snapshot(now - limits.join_timeout_s)
         first_seen = self._first_seen
         for inode in [inode for inode in first_seen if inode not in connections]:

@@ -1,5 +1,5 @@
 """What one client may do to the referee (``ServerLimits``), and the means to hold it to that: token buckets, the
-spectators' shared pace, and the per-peer guard that refuses floods in turn."""
+spectators' shared pace, schedules of turns, and the per-peer guard that refuses floods in turn."""
 
 from __future__ import annotations
 
@@ -29,17 +29,19 @@ class ServerLimits:
     each per seat), a stream must join within ``crowded_join_s``: one with a valid token always gets in, so a flood
     never locks out a bot that shares its address.
 
-    Refusals (a failed Join, a crowded stream that did not join, a spectator over a limit) are answered at once
+    Refusals (a failed Join, a crowded stream that did not join, a spectator refused) are answered at once
     ``failed_joins_burst`` times per peer, then at ``failed_joins_per_second``, in turn, and all peers together at
     most ``refusals_per_second`` (``refusals_burst`` at once): each waits for its slot, asleep, so a peer that keeps
     trying gets no more answers however many streams it opens, and many peers no more than the referee's loop can
     spare (every stream costs the loop far more than its refusal saves).
 
-    Spectators: at most ``max_watchers`` watch at once, ``watchers_per_peer`` from one peer address; with
-    ``watch_token`` set they must send it as metadata ``authorization: Bearer TOKEN``; all of them together are
-    sent at most ``watch_messages_per_second`` messages (``watch_burst`` at once). A finished hand costs the tables
-    one append to the match's log however many watch (each spectator reads the log at its own pace, in its own
-    task); one that falls more than ``HISTORY_KEPT`` events behind is dropped, the tables never wait for it.
+    Spectators: their calls (list, get, watch) are taken ``spectator_calls_burst`` at once per peer, then at
+    ``spectator_calls_per_second``, in turn; at most ``max_watchers`` watch at once, ``watchers_per_peer`` from one
+    peer address; with ``watch_token`` set they must send it as metadata ``authorization: Bearer TOKEN``; all of
+    them together are sent at most ``watch_messages_per_second`` messages (``watch_burst`` at once). A finished hand
+    costs the tables one append to the match's log however many watch (each spectator reads the log at its own
+    pace, in its own task); one that falls more than ``HISTORY_KEPT`` events behind is dropped, the tables never
+    wait for it.
     """
 
     max_message_bytes: int = 64 * 1024
@@ -57,6 +59,8 @@ class ServerLimits:
     failed_joins_burst: int = 10
     refusals_per_second: float = 20.0
     refusals_burst: int = 50
+    spectator_calls_per_second: float = 5.0
+    spectator_calls_burst: int = 20
     max_watchers: int = 64
     watchers_per_peer: int = 8
     watch_token: str | None = None
@@ -122,16 +126,38 @@ def peer_host(peer: str) -> str:
     return host or peer
 
 
+class Schedule:
+    """Slots at ``rate`` a second after a burst of ``burst``, in the order they are asked for, kept per key (the
+    generic cell rate algorithm: one virtual time per key, no timer). Keys whose schedule is past are forgotten once
+    there are many."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.interval = 1.0 / rate
+        self.allowance = burst * self.interval
+        self.due: dict[str, float] = {}
+
+    def delay(self, key: str = "") -> float:
+        """Take the next slot of ``key``: how long to wait for it (0 within the burst)."""
+        now = time.monotonic()
+        due = max(self.due.get(key, now), now) + self.interval
+        self.due[key] = due
+        if len(self.due) > 10_000:  # forget the keys that are quiet again rather than grow without bound
+            self.due = {k: t for k, t in self.due.items() if t > now}
+        return max(0.0, due - now - self.allowance)
+
+
 class PeerGuard:
-    """Counts what each peer holds open and how often it failed to join, to refuse floods before they cost."""
+    """Counts what each peer holds open and keeps the schedules that refuse floods, and pace spectators' calls, per
+    peer before they cost."""
 
     def __init__(self, limits: ServerLimits, seats: Callable[[], int] = lambda: 0) -> None:
         self.limits = limits
         self.seats = seats
         self.streams: dict[str, int] = {}
         self.unjoined = 0
-        self.refusals: dict[str, float] = {}  # per peer: when its next refusal is due (a virtual schedule)
-        self.all_refusals = 0.0  # and for all peers together
+        self.refusals = Schedule(limits.failed_joins_per_second, limits.failed_joins_burst)  # per peer
+        self.all_refusals = Schedule(limits.refusals_per_second, limits.refusals_burst)  # all peers together
+        self.calls = Schedule(limits.spectator_calls_per_second, limits.spectator_calls_burst)  # per peer
 
     def open(self, host: str) -> str | None:
         """Count a new stream; if it is over a limit, why (it must then join at once). On the local socket every
@@ -159,19 +185,21 @@ class PeerGuard:
         else:
             self.streams.pop(host, None)
 
-    def refused(self, host: str) -> float:
-        """Count a refusal for ``host`` (a failed Join, a stream over a limit); how long to wait before sending it:
-        none for the first ``failed_joins_burst`` of a peer (and ``refusals_burst`` of all), then one slot every
-        1/``failed_joins_per_second`` seconds per peer and every 1/``refusals_per_second`` in all, in the order
-        they came (the generic cell rate algorithm, twice)."""
-        limits = self.limits
-        now = time.monotonic()
-        interval = 1.0 / limits.failed_joins_per_second
-        due = max(self.refusals.get(host, now), now) + interval
-        self.refusals[host] = due
-        if len(self.refusals) > 10_000:  # forget the peers that are quiet again rather than grow without bound
-            self.refusals = {h: t for h, t in self.refusals.items() if t > now}
-        every = 1.0 / limits.refusals_per_second
-        self.all_refusals = all_due = max(self.all_refusals, now) + every
-        return max(0.0, due - now - limits.failed_joins_burst * interval,
-                   all_due - now - limits.refusals_burst * every)
+    async def refusal_turn(self, host: str) -> None:
+        """Wait for the turn to send a refusal to ``host`` (a failed Join, a stream or spectator over a limit):
+        the peer's first ``failed_joins_burst`` at once, then one every 1/``failed_joins_per_second`` seconds; then
+        a slot among all peers' refusals (``refusals_per_second``), taken only once the peer's turn has come, so a
+        peer that keeps many refusals waiting holds up its own, not other peers'. Waiting is a timer: the loop does
+        no work for a refusal until its turn."""
+        delay = self.refusals.delay(host)
+        if delay:
+            await asyncio.sleep(delay)
+        delay = self.all_refusals.delay()
+        if delay:
+            await asyncio.sleep(delay)
+
+    async def call_turn(self, host: str) -> None:
+        """Wait for the turn of a spectator's call from ``host`` (``spectator_calls_per_second`` per peer)."""
+        delay = self.calls.delay(host)
+        if delay:
+            await asyncio.sleep(delay)

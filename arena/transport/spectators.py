@@ -162,20 +162,29 @@ class ArenaServicer:
         self.by_peer: dict[str, int] = {}
         self.pacer = Pacer(limits.watch_messages_per_second, limits.watch_burst)
 
-    async def _authorized(self, context: Context) -> None:
+    async def _admitted(self, context: Context) -> str:
+        """Wait for the turn of this call's peer (``spectator_calls_per_second``), check the spectators' token if
+        there is one, and say the connection is in use (for the warden); the peer."""
+        peer = context.peer()
+        await self.guard.call_turn(peer_host(peer))
         token = self.limits.watch_token
-        if token is None:
-            return
-        sent = dict(context.invocation_metadata() or ()).get("authorization", "")
-        if sent != f"Bearer {token}":
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
-                                "this referee's spectator service needs metadata 'authorization: Bearer TOKEN'")
+        if token is not None:
+            sent = dict(context.invocation_metadata() or ()).get("authorization", "")
+            if sent != f"Bearer {token}":
+                await self._refuse(context, peer, grpc.StatusCode.UNAUTHENTICATED,
+                                   "this referee's spectator service needs metadata 'authorization: Bearer TOKEN'")
+        self.claims.touch(peer)
+        return peer
+
+    async def _refuse(self, context: Context, peer: str, code: grpc.StatusCode, text: str) -> None:
+        """End the call with ``code``, once the peer's turn for a refusal has come."""
+        await self.guard.refusal_turn(peer_host(peer))
+        await context.abort(code, text)
 
     async def ListMatches(
         self, request: arena_pb2.ListMatchesRequest, context: Context
     ) -> arena_pb2.ListMatchesResponse:
-        await self._authorized(context)
-        self.claims.touch(context.peer())
+        await self._admitted(context)
         entries = sorted(self.directory.matches.values(), key=lambda e: e.created)
         if request.status:
             entries = [e for e in entries if e.status == request.status]
@@ -184,11 +193,10 @@ class ArenaServicer:
     async def GetMatch(
         self, request: arena_pb2.GetMatchRequest, context: Context
     ) -> arena_pb2.MatchInfo:
-        await self._authorized(context)
-        self.claims.touch(context.peer())
+        peer = await self._admitted(context)
         entry = self.directory.matches.get(request.match_id)
         if entry is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            await self._refuse(context, peer, grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
         assert entry is not None
         return self.directory.info(entry)
 
@@ -203,19 +211,15 @@ class ArenaServicer:
 
     async def WatchMatch(self, request: arena_pb2.WatchMatchRequest, context: Context) -> AsyncIterator[bytes]:
         """The match's events, already serialized (see ``handler``), at the pace all spectators share."""
-        await self._authorized(context)
+        peer = await self._admitted(context)
         entry = self.directory.matches.get(request.match_id)
         if entry is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            await self._refuse(context, peer, grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
             return
-        peer = context.peer()
         host = peer_host(peer)
         crowded = self._crowded(host)
         if crowded is not None:
-            delay = self.guard.refused(host)  # a peer that keeps asking is answered slowly, in turn
-            if delay:
-                await asyncio.sleep(delay)
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, crowded)
+            await self._refuse(context, peer, grpc.StatusCode.RESOURCE_EXHAUSTED, crowded)
             return
         self.watching += 1
         self.by_peer[host] = self.by_peer.get(host, 0) + 1
