@@ -113,20 +113,21 @@ class Claims:
 
 @dataclass(frozen=True, slots=True)
 class Accepted:
-    """One connection this process accepted: its descriptor, its socket's inode, its remote end."""
+    """One connection this process accepted: its descriptor, its socket (device and inode), its remote end."""
 
     fd: int
-    inode: int
+    socket: tuple[int, int]
     address: Address
 
 
-Known = dict[int, tuple[int, "Accepted | None"]]  # descriptor: its inode when looked at, and what it was then
+# descriptor: the file it held when looked at (device and inode: a file's inode may equal a socket's), and what it was
+Known = dict[int, tuple[tuple[int, int], "Accepted | None"]]
 
 
 def connections_to(port: int, known: Known | None = None) -> list[Accepted]:
     """The TCP connections this process holds on local ``port`` (its descriptors, looked at in place: no copy of
     the kernel's socket tables, whose size the whole host decides). ``known``, kept between calls, remembers what
-    each descriptor was, so one still holding the same socket (the same inode) costs a single ``fstat``."""
+    each descriptor was, so one still holding the same socket costs a single ``fstat``."""
     known = {} if known is None else known
     found = []
     listed = set()
@@ -137,12 +138,13 @@ def connections_to(port: int, known: Known | None = None) -> list[Accepted]:
             status = os.fstat(fd)
         except OSError:
             continue
+        ident = (status.st_dev, status.st_ino)
         seen = known.get(fd)
-        if seen is not None and seen[0] == status.st_ino:
+        if seen is not None and seen[0] == ident:
             connection = seen[1]
         else:
             connection = _accepted(fd, status, port)
-            known[fd] = (status.st_ino, connection)
+            known[fd] = (ident, connection)
         if connection is not None:
             found.append(connection)
     for fd in [fd for fd in known if fd not in listed]:
@@ -162,7 +164,7 @@ def _accepted(fd: int, status: os.stat_result, port: int) -> Accepted | None:
         if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM \
                 and sock.getsockname()[1] == port:
             ip, remote_port = sock.getpeername()[:2]
-            return Accepted(fd, status.st_ino, (_plain(ip), remote_port))
+            return Accepted(fd, (status.st_dev, status.st_ino), (_plain(ip), remote_port))
     except OSError:
         pass  # a listening socket (no peer), or one closed meanwhile
     finally:
@@ -179,7 +181,7 @@ def shut_down(connection: Accepted) -> bool:
         return False
     try:
         status = os.fstat(duplicate)
-        if status.st_ino != connection.inode or not stat.S_ISSOCK(status.st_mode):
+        if (status.st_dev, status.st_ino) != connection.socket or not stat.S_ISSOCK(status.st_mode):
             os.close(duplicate)
             return False
     except OSError:
@@ -231,7 +233,7 @@ class ConnectionWarden:
         self.claims = claims
         self.period_s = period_s
         self.counts = WardenCounts()
-        self._first_seen: dict[int, float] = {}  # inode: when the warden first saw the connection
+        self._first_seen: dict[tuple[int, int], float] = {}  # socket: when the warden first saw the connection
         self._known: Known = {}  # what each descriptor of this process was at the last sweep
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -262,27 +264,27 @@ class ConnectionWarden:
         started = time.thread_time()
         limits = self.limits
         now = time.monotonic()
-        connections = {c.inode: c for c in connections_to(self.port, self._known)}
+        connections = {c.socket: c for c in connections_to(self.port, self._known)}
         held, used = self.claims.snapshot(now - limits.join_timeout_s)
         first_seen = self._first_seen
-        for inode in [inode for inode in first_seen if inode not in connections]:
-            del first_seen[inode]
+        for gone in [key for key in first_seen if key not in connections]:
+            del first_seen[gone]
         late: list[Accepted] = []
-        waiting: list[tuple[float, int]] = []
-        for inode, connection in connections.items():
-            seen = first_seen.setdefault(inode, now)
+        waiting: list[tuple[float, tuple[int, int]]] = []
+        for key, connection in connections.items():
+            seen = first_seen.setdefault(key, now)
             if connection.address in held:
                 continue
             since = max(seen, used.get(connection.address, seen))
             if now - since >= limits.join_timeout_s:
                 late.append(connection)
             else:
-                waiting.append((since, inode))
+                waiting.append((since, key))
         crowded: list[Accepted] = []
         excess = len(waiting) - limits.max_connections
         if excess > 0:
             waiting.sort()
-            crowded = [connections[inode] for since, inode in waiting[:excess] if now - since >= limits.crowded_join_s]
+            crowded = [connections[key] for since, key in waiting[:excess] if now - since >= limits.crowded_join_s]
         closed = sum(shut_down(connection) for connection in [*late, *crowded])
         counts = self.counts
         counts.sweeps += 1

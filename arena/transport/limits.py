@@ -53,7 +53,7 @@ class ServerLimits:
     join_timeout_s: float = 5.0
     streams_per_peer: int = 32
     crowded_join_s: float = 1.0
-    streams_per_connection: int = 100
+    streams_per_connection: int = 16
     unjoined_streams: int = 64
     failed_joins_per_second: float = 2.0
     failed_joins_burst: int = 10

@@ -76,20 +76,20 @@ class MatchEntry:
             self._next = asyncio.get_running_loop().create_future()
         await asyncio.shield(self._next)
 
-    def read(self, number: int, count: int) -> list[bytes]:
-        """Events ``number`` to ``number + count - 1`` (all kept and published), serialized."""
-        out = []
+    def read(self, number: int) -> bytes | None:
+        """Event ``number`` (published), serialized; None once it is no longer kept."""
+        index = number - self.first
+        if index < 0:
+            return None
         log = self.log
-        for index in range(number - self.first, number - self.first + count):
-            event = log[index]
-            if not isinstance(event, bytes):
-                log[index] = event = event()
-            out.append(event)
-        return out
+        event = log[index]
+        if not isinstance(event, bytes):
+            log[index] = event = event()
+        return event
 
     def events(self) -> list[bytes]:
         """The events kept, serialized, oldest first."""
-        return self.read(self.first, len(self.log))
+        return [event for number in range(self.first, self.published) if (event := self.read(number)) is not None]
 
 
 class MatchDirectory:
@@ -241,11 +241,11 @@ class ArenaServicer:
                     return  # the match is over and every event was sent
                 if count > 1:  # behind: the rest of the turn at once
                     await turn(count - 1)
-                    if number < entry.first:
+                for _ in range(count):  # each serialized as it goes (a hand's summary when first read by anyone)
+                    event = entry.read(number)
+                    if event is None:
                         return
-                events = entry.read(number, count)
-                number += count
-                for event in events:
+                    number += 1
                     yield event
         finally:
             self.claims.release(peer)

@@ -10,8 +10,8 @@ then prints ``DONE {json}``):
   wrong token and start again as soon as they are answered, for ever.
 * ``idle ADDRESS RAW CHANNELS [reopen]``: RAW TCP connections that never send a byte, and CHANNELS gRPC connections
   that never make a call; with ``reopen``, each one the referee closes is opened again (a persistent attacker).
-  READY once all are open, or after ``IDLE_READY_S``; DONE says how many the referee closed (that this process,
-  niced, noticed before it stopped), and how long the longest-lived of those had lasted.
+  READY once all are open, or the bare ones and ``IDLE_READY_S`` more have passed; DONE says how many the
+  referee closed (that this process, niced, noticed before it stopped), and how long the longest-lived had lasted.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from arena.transport.pb import arena_pb2, bot_pb2
 
 WATCH = "/arena.v1.ArenaService/WatchMatch"
 WATCH_READY_S = 3.0
-IDLE_READY_S = 2.0  # a referee whose cap is full accepts no more: READY says how many opened by then
+RAW_READY_S = 30.0  # the bare connections are all open by then, however loaded the machine (this process is niced)
+IDLE_READY_S = 2.0  # then a referee whose cap is full accepts no more channels: READY says how many opened by then
 REOPEN_S = 0.05  # a persistent attacker opens a closed connection again after this (0.5 s if it was refused at once)
 PLAY = "/arena.v1.BotService/Play"
 
@@ -177,6 +178,7 @@ async def idle(address: str, raw: int, channels: int, reopen: bool) -> None:
 
     tasks = [asyncio.create_task(hold_raw(i)) for i in range(raw)]
     tasks += [asyncio.create_task(hold_channel(raw + i)) for i in range(channels)]
+    await asyncio.wait(first_open[:raw], timeout=RAW_READY_S)  # bare TCP connects even when gRPC refuses it next
     await asyncio.wait(first_open, timeout=IDLE_READY_S)
     say("READY", {"raw": raw, "channels": channels, "opened": sum(f.done() for f in first_open)})
     await until_stdin_closes()

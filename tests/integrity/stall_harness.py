@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import sys
@@ -91,6 +92,11 @@ async def honest_match(attack: Attacker | None, limits: ServerLimits, hands: int
                        hold_s: float = 0.0) -> Run:
     """Two calling stations play ``hands`` hands (one table, fresh decks) over TCP, under ``attack`` if given, which
     starts before the bots do; the referee keeps serving the attack for at least ``hold_s`` after it started."""
+    # What this process held before the match (earlier runs' garbage: a referee's objects form cycles; under pytest,
+    # every collected test module) would lengthen each full collection in the referee's loop far beyond what a
+    # referee process of its own pays: collected, then frozen out of the collector for the match.
+    gc.collect()
+    gc.freeze()
     spec = MatchSpec("stall", "stall-seed", hands, policy=policy, duplicate=False)
     times: list[tuple[float, float]] = []  # each finished hand: when, and the referee's CPU time then
     setup = await prepare_match(spec, ["a", "b"], limits=limits, tcp=True,
@@ -120,6 +126,7 @@ async def honest_match(attack: Attacker | None, limits: ServerLimits, hands: int
         warden = setup.server.warden
         counts = {} if warden is None else {k: getattr(warden.counts, k) for k in warden.counts.__slots__}
         await setup.server.stop()
+        gc.unfreeze()
     rate = cpu = 0.0
     if len(times) > 1:
         (first, cpu_0), (last, cpu_1) = times[0], times[-1]
@@ -128,6 +135,6 @@ async def honest_match(attack: Attacker | None, limits: ServerLimits, hands: int
     return Run(result, rate, cpu, ready, done, counts)
 
 
-def clock(per_action_ms: int, connect_timeout_ms: int = POLICY.connect_timeout_ms) -> ClockPolicy:
-    """The honest match's clock with another time per action (no time bank, no violation allowed)."""
-    return replace(POLICY, per_action_ms=per_action_ms, connect_timeout_ms=connect_timeout_ms)
+def clock(per_action_ms: int, connect_timeout_ms: int = POLICY.connect_timeout_ms, bank_ms: int = 0) -> ClockPolicy:
+    """The honest match's clock with another time per action (no violation allowed)."""
+    return replace(POLICY, per_action_ms=per_action_ms, connect_timeout_ms=connect_timeout_ms, time_bank_ms=bank_ms)

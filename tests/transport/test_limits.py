@@ -69,8 +69,9 @@ def test_the_spectators_log_serializes_a_hand_once_when_first_read_and_keeps_the
         entry.publish(lambda n=n: event(n))  # type: ignore[misc]
     assert made == []  # publishing never serializes
     assert entry.published == HISTORY_KEPT + 10 and entry.first == 10
-    assert entry.read(entry.first, 2) == [b"10", b"11"]
-    assert entry.read(entry.first, 2) == [b"10", b"11"] and made == [10, 11]  # once, for every reader
+    assert [entry.read(entry.first), entry.read(entry.first + 1)] == [b"10", b"11"]
+    assert [entry.read(entry.first), entry.read(entry.first + 1)] == [b"10", b"11"] and made == [10, 11]  # once
+    assert entry.read(entry.first - 1) is None  # no longer kept
     assert entry.events()[-1] == str(HISTORY_KEPT + 9).encode()
 
 
