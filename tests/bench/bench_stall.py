@@ -22,8 +22,11 @@ import os
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
 
+import arena
 from arena.referee import ClockPolicy
 from arena.transport.server import ServerLimits
 from tests.integrity.stall_harness import Attacker, Run, clock, honest_match
@@ -42,13 +45,20 @@ class Attack:
     policy: ClockPolicy
 
 
+def limits(**settings: Any) -> ServerLimits:
+    """``ServerLimits`` with those of ``settings`` this version of arena has (so the bench also measures an older
+    checkout: ``PYTHONPATH=`` a copy of its ``arena`` folder)."""
+    known = {f.name for f in fields(ServerLimits)}
+    return ServerLimits(**{name: value for name, value in settings.items() if name in known})
+
+
 ATTACKS = {
-    "joins": Attack("bad Joins, 8 clients x 16 streams", lambda: Attacker("joins", ["8", "16"]), ServerLimits(),
+    "joins": Attack("bad Joins, 8 clients x 16 streams", lambda: Attacker("joins", ["8", "16"]), limits(),
                     clock(2000)),
     "watch": Attack("2,000 spectators (64 admitted), 100 ms clock", lambda: Attacker("watch", ["stall", "2000"]),
-                    ServerLimits(watchers_per_peer=64, spectator_calls_burst=100), clock(100)),
+                    limits(watchers_per_peer=64, spectator_calls_burst=100), clock(100)),
     "idle": Attack("1,124 idle connections, reopened", lambda: Attacker("idle", ["1100", "24", "reopen"]),
-                   ServerLimits(), clock(2000)),
+                   limits(), clock(2000)),
 }
 
 
@@ -84,6 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [name for name in args.attacks if name not in ATTACKS]
     if unknown:
         parser.error(f"unknown attack {unknown[0]!r}: choose from {', '.join(ATTACKS)}")
+    print(f"arena from {Path(arena.__file__).parent}")
     print(f"The honest match: two calling stations, {HANDS} hands over TCP; {args.pairs} attacked runs each, between "
           f"unattacked ones; load average {os.getloadavg()[0]:.1f} at the start")
     print(f"{'attack':<46} {'hands/s':>8} {'attacked':>8} {'ratio':>6}  {'referee µs/hand':>13}  faults  per pair")

@@ -123,7 +123,7 @@ async def honest_match(attack: Attacker | None, limits: ServerLimits, hands: int
         if attack is not None:
             await asyncio.sleep(max(0.0, attacked_at + hold_s - time.monotonic()))
             done = await attack.stop()
-        warden = setup.server.warden
+        warden = getattr(setup.server, "warden", None)  # (an older arena has none)
         counts = {} if warden is None else {k: getattr(warden.counts, k) for k in warden.counts.__slots__}
         await setup.server.stop()
         gc.unfreeze()
