@@ -1,8 +1,9 @@
 """The referee's gRPC server: BotService for bots (``bot_service``), ArenaService for people and tools
 (``spectators``), plus the standard health and reflection services (so ``grpcurl`` can list and call everything).
 
-Nothing a client does can stall a table (``ServerLimits``, in ``limits``). The referee serves local bots on a
-Unix-domain socket that only they can reach (no spectators there), and remote bots and spectators on TCP.
+Nothing a client does can stall a table or keep out a bot with a token (``ServerLimits`` and the throttles, in
+``limits``; the warden that closes TCP connections that do not join, in ``connections``). The referee serves local
+bots on a Unix-domain socket that only they can reach (no spectators there), and remote bots and spectators on TCP.
 """
 
 from __future__ import annotations
