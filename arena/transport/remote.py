@@ -15,8 +15,7 @@ import enum
 import logging
 from collections.abc import Callable
 
-from arena.engine import Action, EventKind, IllegalActionError
-from arena.engine.view import public_history
+from arena.engine import Action, IllegalActionError
 from arena.referee import (
     Decision,
     HandRecord,
@@ -28,13 +27,11 @@ from arena.referee import (
     SeatUnavailable,
 )
 from arena.referee.match import MatchResult
-from arena.transport import convert
+from arena.transport import convert, wire
 from arena.transport.pb import bot_pb2, poker_pb2
 from arena.transport.session import BotSession, Connection, Outgoing, error_message
 
 log = logging.getLogger("arena.transport")
-
-MAX_QUEUED = 10_000  # messages waiting for a bot that does not read its stream
 
 
 class SeatState(enum.Enum):
@@ -86,7 +83,7 @@ class RemoteSeat(Seat):
         self._stale: set[str] = set()  # of those, the tables whose hand began before the current stream joined
         self._seat = 0
         self.on_join: Callable[[RemoteSeat, str, bot_pb2.Join], None] | None = None  # told of every join
-        self._requests: dict[str, convert.RequestBuilder] = {}  # one per table: each remembers its hand's history
+        self._requests: dict[str, wire.RequestBuilder] = {}  # one per table: each remembers its hand's history
 
     # ------------------------------------------------------------------ connection life
 
@@ -236,7 +233,7 @@ class RemoteSeat(Seat):
         if not retry:
             builder = self._requests.get(decision.table_id)
             if builder is None:
-                builder = self._requests[decision.table_id] = convert.RequestBuilder()
+                builder = self._requests[decision.table_id] = wire.RequestBuilder()
             request = builder.serialized(decision, decision.timeouts)
         return await session.ask(decision, request)
 
@@ -261,193 +258,19 @@ class RemoteSeat(Seat):
         self._in_hand.add(start.table_id)
         self._stale.discard(start.table_id)
         self._seat = start.seat
-        self._send(hand_start_bytes(start))
+        self._send(wire.hand_start_bytes(start))
 
     async def hand_finished(self, record: HandRecord, seat: int) -> None:
         self._in_hand.discard(record.table_id)
         self._stale.discard(record.table_id)
-        self._send(hand_end_bytes(record, seat))
+        self._send(wire.hand_end_bytes(record, seat))
 
     async def match_finished(self, result: object, participant: int) -> None:
         self.finished = True
         if isinstance(result, MatchResult):
-            self._send(bot_pb2.RefereeMessage(match_end=match_end(result, participant)))
+            self._send(bot_pb2.RefereeMessage(match_end=convert.match_end(result, participant)))
         if self._session is not None and not self.hosted:
             self._session.conn.close()
 
     async def forfeited(self, reason: str) -> None:
         self._send(error_message(bot_pb2.ERROR_CODE_FORFEIT, reason, fatal=False))
-
-
-def shown_at_showdown(record: HandRecord) -> dict[int, tuple[int, ...]]:
-    """The hole cards the table's policy revealed (R8.4): SHOW events only."""
-    return {e.seat: e.cards for e in record.events if e.kind is EventKind.SHOW}
-
-
-_HAND_START_TAG = (2 << 3) | 2  # RefereeMessage.hand_start
-# HandStart's fields, in field-number order (an encoding in that order is the one protobuf writes)
-_START_TABLE_ID, _START_HAND_ID, _START_NUMBER, _START_BUTTON = (1 << 3) | 2, (2 << 3) | 2, 3 << 3, 4 << 3
-_START_SEAT, _START_HOLE, _START_SEATS = 5 << 3, (6 << 3) | 2, (7 << 3) | 2
-
-
-def hand_start_bytes(start: HandStart) -> bytes:
-    """The serialized RefereeMessage holding the HandStart of ``start``: every seat active, or all-in when the
-    posts took its whole stack; joined from remembered encodings (``convert.seats_field``, ``cards_field``)."""
-    body = b"".join((
-        convert.text_field(_START_TABLE_ID, start.table_id),
-        convert.text_field(_START_HAND_ID, start.hand_id),
-        convert.int_field(_START_NUMBER, convert.wire_hand_number(start.hand_number)),
-        convert.int_field(_START_BUTTON, start.button),
-        convert.int_field(_START_SEAT, start.seat),
-        convert.cards_field(_START_HOLE, start.hole_cards),
-        convert.seats_field(_START_SEATS, start.names, start.stacks, start.bets, start.committed,
-                            (False,) * len(start.names)),
-    ))
-    return convert.field_bytes(_HAND_START_TAG, body)
-
-
-class HandEndParts:
-    """What the HandEnd of every seat and the spectators' summary of one hand have in common, converted once:
-    all but the seat's own hole cards, which only its DEAL_HOLE events show. The bytes the bots get are made at
-    once (from ``convert.event_field``'s shared encodings); the messages only when asked for (spectators, tests).
-    """
-
-    __slots__ = ("_amounts", "_history", "_own_deals", "_record", "_timeouts", "own_wire", "shown", "wire")
-
-    def __init__(self, record: HandRecord) -> None:
-        self._record = record
-        self._timeouts = timeouts = frozenset(d.event_index for d in record.decisions if d.how != "ok")
-        self.shown = convert.shown_hands(shown_at_showdown(record), record.board)
-        bets: dict[int, int] = {}
-        self._amounts = amounts = [convert.wire_amount(event, bets) for event in record.events]
-        head = b"".join((  # HandEnd's fields before the history, in field order
-            convert.text_field(_END_TABLE_ID, record.table_id),
-            convert.text_field(_END_HAND_ID, record.hand_id),
-            convert.cards_field(_END_BOARD, record.board),
-            bot_pb2.HandEnd(shown=self.shown).SerializeToString() if self.shown else b"",
-            convert.payoffs_field(_END_PAYOFFS, record.payoffs, record.final_stacks),
-        ))
-        field = convert.event_field
-        wire = [head]  # a seat's HandEnd serialized: [everything but the history, each history field's bytes]
-        own_wire: dict[int, list[tuple[int, bytes]]] = {}  # seat: its own DEAL_HOLE fields' bytes (index in wire)
-        for index, event in enumerate(record.events):
-            flag = index in timeouts
-            if event.kind is EventKind.DEAL_HOLE and event.cards:
-                own_wire.setdefault(event.seat, []).append(
-                    (index + 1, field(_END_HISTORY_TAG, event, amounts[index], flag)))
-                event = event._replace(cards=())
-            wire.append(field(_END_HISTORY_TAG, event, amounts[index], flag))
-        self.wire = wire
-        self.own_wire = own_wire
-        self._history: list[poker_pb2.PublicEvent] | None = None
-        self._own_deals: dict[int, list[tuple[int, poker_pb2.PublicEvent]]] | None = None
-
-    @property
-    def board(self) -> list[str]:
-        """The board's cards (R1.2)."""
-        return convert.cards(self._record.board)
-
-    @property
-    def payoffs(self) -> list[poker_pb2.SeatPayoff]:
-        """Every seat's net and final stack."""
-        record = self._record
-        return [poker_pb2.SeatPayoff(seat=s, net=record.payoffs[s], final_stack=record.final_stacks[s])
-                for s in range(len(record.payoffs))]
-
-    @property
-    def history(self) -> list[poker_pb2.PublicEvent]:
-        """The history as a spectator sees it: no hole cards but those shown (R8.4)."""
-        if self._history is None:
-            events = public_history(list(self._record.events), -1)
-            self._history = [convert.event_message(e, self._amounts[i], i in self._timeouts)
-                             for i, e in enumerate(events)]
-        return self._history
-
-    @property
-    def own_deals(self) -> dict[int, list[tuple[int, poker_pb2.PublicEvent]]]:
-        """Seat: (index in ``history``, its DEAL_HOLE event with its cards)."""
-        if self._own_deals is None:
-            own: dict[int, list[tuple[int, poker_pb2.PublicEvent]]] = {}
-            for index, event in enumerate(self._record.events):
-                if event.kind is EventKind.DEAL_HOLE and event.cards:
-                    own.setdefault(event.seat, []).append(
-                        (index, convert.event_message(event, self._amounts[index], index in self._timeouts)))
-            self._own_deals = own
-        return self._own_deals
-
-
-_HAND_END_TAG = (5 << 3) | 2  # RefereeMessage.hand_end
-_END_TABLE_ID, _END_HAND_ID, _END_BOARD, _END_PAYOFFS = (1 << 3) | 2, (2 << 3) | 2, (3 << 3) | 2, (5 << 3) | 2
-_END_HISTORY_TAG = (6 << 3) | 2  # HandEnd.history
-
-
-_PARTS: dict[int, tuple[HandRecord, HandEndParts]] = {}  # id(record): its parts, for the last few records
-_PARTS_KEPT = 64  # a hand's HandEnds are built one after the other; more than enough for many tables at once
-
-
-def hand_end_parts(record: HandRecord) -> HandEndParts:
-    """The parts of ``record``'s HandEnds that do not depend on the seat. They are remembered for the last few
-    records (the table builds one HandEnd per seat and the spectators' summary in a row), so a record must not
-    change once they are built.
-    """
-    cached = _PARTS.get(id(record))
-    if cached is not None and cached[0] is record:
-        return cached[1]
-    parts = HandEndParts(record)
-    _PARTS[id(record)] = (record, parts)
-    while len(_PARTS) > _PARTS_KEPT:
-        del _PARTS[next(iter(_PARTS))]
-    return parts
-
-
-def fill_hand_end(end: bot_pb2.HandEnd, record: HandRecord, seat: int) -> None:
-    """Fill an empty HandEnd (e.g. a RefereeMessage's, in place) as ``hand_end`` builds it."""
-    parts = hand_end_parts(record)
-    end.table_id = record.table_id
-    end.hand_id = record.hand_id
-    end.board.extend(parts.board)
-    end.shown.extend(parts.shown)
-    end.payoffs.extend(parts.payoffs)
-    history = end.history
-    history.extend(parts.history)
-    for index, event in parts.own_deals.get(seat, ()):
-        history[index].CopyFrom(event)
-
-
-def hand_end_bytes(record: HandRecord, seat: int) -> bytes:
-    """The serialized RefereeMessage holding ``hand_end(record, seat)``, joined from bytes made once per hand."""
-    parts = hand_end_parts(record)
-    wire = parts.wire
-    own = parts.own_wire.get(seat)
-    if own:
-        wire = list(wire)
-        for index, data in own:
-            wire[index] = data
-    return convert.field_bytes(_HAND_END_TAG, b"".join(wire))
-
-
-def hand_end(record: HandRecord, seat: int) -> bot_pb2.HandEnd:
-    """The end of a hand as ``seat`` may see it (spectators pass -1: no hole cards but those shown)."""
-    end = bot_pb2.HandEnd()
-    fill_hand_end(end, record, seat)
-    return end
-
-
-def match_end(result: MatchResult, participant: int) -> bot_pb2.MatchEnd:
-    """The end of a match as one participant hears it."""
-    reason = {
-        "completed": bot_pb2.MATCH_END_REASON_COMPLETED,
-        "aborted": bot_pb2.MATCH_END_REASON_ABORTED,
-    }.get(result.reason, bot_pb2.MATCH_END_REASON_UNSPECIFIED)
-    return bot_pb2.MatchEnd(
-        match_id=result.match_id,
-        reason=reason,
-        message=f"{result.hands_played} of {result.hands_total} hands played",
-        results=[
-            bot_pb2.BotResult(
-                seat=i, name=r.name, net_chips=r.net, hands_played=r.hands, violations=r.violations,
-                forfeited=r.forfeited, is_you=(i == participant),
-            )
-            for i, r in enumerate(result.results)
-        ],
-    )

@@ -6,7 +6,7 @@ of a real ActionRequest, the client answers each one with a small Action-sized m
 Two server methods:
 
 ``Bare``     one coroutine that awaits ``context.write`` and ``context.read`` in turn: the transport's ceiling.
-``Pattern``  the referee's shape (arena.transport.server / remote): an async-generator handler yielding from an
+``Pattern``  the referee's shape (arena.transport.bot_service / remote): an async-generator handler yielding from an
              ``asyncio.Queue``, a reader task resolving a future, and a driver task awaiting that future under
              ``asyncio.wait_for``, so each round trip hops between three coroutines as in a real match.
 

@@ -18,9 +18,9 @@ from arena.cards import format_card
 from arena.cards.evaluator import describe
 from arena.engine import AnteMode, Event, EventKind, Structure, TableConfig, public_history
 from arena.referee import ClockPolicy, Decision, HandRecord, HandStart, Match, MatchSpec
-from arena.transport import convert
+from arena.transport import convert, wire
 from arena.transport.pb import arena_pb2, bot_pb2, poker_pb2
-from arena.transport.remote import RemoteSeat, hand_end
+from arena.transport.remote import RemoteSeat
 from arena.transport.server import MatchDirectory
 from arena.transport.session import Connection
 
@@ -317,7 +317,7 @@ def test_hand_end_for_any_seat_in_any_order_equals_plain_construction() -> None:
     asks = [(r, s) for r in records for s in range(-1, 4)]
     rng.shuffle(asks)
     for record, seat in asks:
-        assert same(hand_end(record, seat), plain_hand_end(record, seat))
+        assert same(wire.hand_end(record, seat), plain_hand_end(record, seat))
 
 
 def test_public_events_memo_equals_plain_conversion() -> None:
@@ -334,7 +334,7 @@ def test_public_events_memo_equals_plain_conversion() -> None:
     spec = MatchSpec("memo", "seed-memo", 40, config=TableConfig(structure=Structure.POT_LIMIT))
     asyncio.run(Match(spec, [(f"b{i}", FunctionSeat(f"b{i}", caller)) for i in range(3)], [Keep()]).run())
     rng = random.Random(5)
-    memo = convert.PublicEvents()
+    memo = wire.PublicEvents()
     checked = 0
     for _ in range(300):
         record = rng.choice(records)
@@ -345,10 +345,10 @@ def test_public_events_memo_equals_plain_conversion() -> None:
         while length <= len(events):
             if rng.random() < 0.2:  # a flag for an event seen already, or one not yet seen
                 timeouts = timeouts | {rng.randrange(len(events))}
-            wire = memo.wire(events[:length], timeouts)
+            encoded = memo.wire(events[:length], timeouts)
             want = plain_public_events(events[:length], timeouts)
-            assert wire == bot_pb2.ActionRequest(history=want).SerializeToString()
-            got = bot_pb2.ActionRequest.FromString(wire).history
+            assert encoded == bot_pb2.ActionRequest(history=want).SerializeToString()
+            got = bot_pb2.ActionRequest.FromString(encoded).history
             assert len(got) == len(want)
             assert all(same(a, b) for a, b in zip(got, want, strict=True))
             checked += 1
@@ -357,7 +357,6 @@ def test_public_events_memo_equals_plain_conversion() -> None:
 
 
 def test_hand_start_bytes_equal_plain_construction_for_any_seat_and_an_all_in_post() -> None:
-    from arena.transport.remote import hand_start_bytes
 
     starts = [
         HandStart("m", "t-1", "m-0", 0, 0, 0, (12, 25), (2950, 0), ("a", "b"), (50, 100), (50, 100)),
@@ -366,7 +365,7 @@ def test_hand_start_bytes_equal_plain_construction_for_any_seat_and_an_all_in_po
         HandStart("m", "t-1", "m-7", 7, 2, 2, (3, 4), (1, 2, 3), ("x", "y", "z"), (0, 0, 0), (0, 0, 0)),
     ]
     for start in starts:
-        data = hand_start_bytes(start)
+        data = wire.hand_start_bytes(start)
         message = bot_pb2.RefereeMessage.FromString(data)
         assert message.SerializeToString() == data
         assert same(message.hand_start, plain_hand_start(start))

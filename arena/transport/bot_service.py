@@ -1,0 +1,255 @@
+"""The bot service (``BotService.Play``): a stream joins with a token (or a league's key), then its Actions go to the
+seat's session and the referee's messages go out as bytes, packed into batches for bots that ask for them.
+
+Every way a bot can misbehave on the wire ends in a clear Error message and, when fatal, a gRPC status; none of
+them reaches the referee's tables, which only ever see seats that answer, or don't, within their clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import grpc
+
+from arena.transport import convert, wire
+from arena.transport.connections import Claims
+from arena.transport.limits import PeerGuard, ServerLimits, TokenBucket, peer_host
+from arena.transport.pb import bot_pb2
+from arena.transport.remote import RemoteSeat
+from arena.transport.session import BotSession, Connection, Outgoing, error_message
+
+log = logging.getLogger("arena.transport")
+
+Context = grpc.aio.ServicerContext[Any, Any]
+
+
+class Endpoint(Protocol):
+    """What a joined stream is attached to: a match's seat (``RemoteSeat``, by its token) or a league member (by
+    its API key, arena.league), which hosts seats of many matches on the one stream."""
+
+    name: str
+
+    @property
+    def session(self) -> BotSession | None: ...
+
+    def attach(self, conn: Connection, join: bot_pb2.Join) -> None: ...
+
+    def detach(self, conn: Connection) -> None: ...
+
+
+Resolver = Callable[[str], Endpoint | None]  # a Join's token (or key) -> what it joins, None if it is not valid
+
+
+@dataclass(slots=True)
+class _Stream:
+    """What the servicer knows of one Play call."""
+
+    joined: bool = False
+
+
+class BotServicer:
+    """The bot stream: Join, then Actions; misbehaviour is answered, never fatal to the referee. Messages go out
+    as bytes: requests are built serialized (``RequestBuilder.serialized``) and batches packed as bytes."""
+
+    def __init__(self, seats: dict[str, RemoteSeat], limits: ServerLimits, keys: Resolver | None = None,
+                 guard: PeerGuard | None = None, claims: Claims | None = None) -> None:
+        self.seats = seats
+        self.limits = limits
+        self.keys = keys
+        self.guard = guard or PeerGuard(limits, lambda: len(seats))
+        self.claims = claims or Claims()  # the connections that carry a joined stream, for the warden
+
+    def _lookup(self, token: str) -> Endpoint | None:
+        seat = self.seats.get(token)
+        if seat is None and self.keys is not None:
+            return self.keys(token)
+        return seat
+
+    def handler(self) -> grpc.GenericRpcHandler[Any, Any]:
+        """BotService.Play, reading BotMessages and sending bytes as they are."""
+        service = bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name
+        return grpc.method_handlers_generic_handler(service, {
+            "Play": grpc.stream_stream_rpc_method_handler(
+                self.Play, request_deserializer=bot_pb2.BotMessage.FromString, response_serializer=bytes),
+        })
+
+    async def Play(self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context) -> AsyncIterator[bytes]:
+        peer = context.peer()
+        host = peer_host(peer)
+        crowded = self.guard.open(host)
+        stream = _Stream()
+        try:
+            async for message in self._play(request_iterator, context, peer, host, crowded, stream):
+                yield wire.serialized(message)
+        finally:
+            self.guard.close(host, stream.joined)
+
+    async def _play(
+        self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context, peer: str, host: str,
+        crowded: str | None, stream: _Stream,
+    ) -> AsyncIterator[Outgoing]:
+        timeout = self.limits.join_timeout_s if crowded is None else self.limits.crowded_join_s
+        try:
+            first = await asyncio.wait_for(anext(request_iterator), timeout)
+        except (StopAsyncIteration, asyncio.CancelledError):
+            return
+        except TimeoutError:
+            if crowded is not None:  # part of a flood: refused in turn (the waiting streams are bounded by
+                await self.guard.refusal_turn(host)  # ``streams_per_connection`` on each connection)
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"{crowded}, and no Join: stream refused")
+                return
+            text = f"no Join within {timeout:g} s of opening the stream"
+            yield error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, text, fatal=True)
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, text)
+            return
+        except Exception as exc:  # bytes that are not a BotMessage: answered as after the Join
+            log.info("bot stream from %s sent an unreadable first message: %r", peer, exc)
+            text = "the first message could not be read as a BotMessage (not protobuf?): stream closed"
+            await self.guard.refusal_turn(host)  # a failed Join like any other
+            yield error_message(bot_pb2.ERROR_CODE_MALFORMED, text, fatal=True)
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, text)
+            return
+        refusal, seat = self._check_join(first)
+        if refusal is not None or seat is None:
+            assert refusal is not None
+            code, status, text = refusal
+            await self.guard.refusal_turn(host)  # a peer that keeps failing is answered slowly, in turn
+            yield error_message(code, text, fatal=True)
+            await context.abort(status, text)
+            return
+        conn = Connection(peer)
+        stream.joined = True
+        self.guard.joined()
+        seat.attach(conn, first.join)
+        session = seat.session
+        if session is None or session.conn is not conn:  # refused by what it joins (a league: a frozen ladder),
+            async for message in _outgoing(conn):  # which queued why on the stream and closed it
+                yield message
+        else:
+            log.info("%s joined as %s (%s %s) from %s", seat.name, convert.printable(first.join.bot_name),
+                     convert.printable(first.join.language), convert.printable(first.join.bot_version), peer)
+            reader = asyncio.create_task(self._read(request_iterator, seat, session))
+            self.claims.hold(peer)
+            try:
+                async for message in _outgoing(conn):
+                    yield message
+            finally:
+                self.claims.release(peer)
+                reader.cancel()
+                seat.detach(conn)
+        if conn.closing is not None:
+            await context.abort(getattr(grpc.StatusCode, conn.closing.code), conn.closing.details)
+
+    def _check_join(
+        self, first: bot_pb2.BotMessage
+    ) -> tuple[tuple[bot_pb2.ErrorCode.ValueType, grpc.StatusCode, str] | None, Endpoint | None]:
+        """Why a first message cannot seat a bot (and None), or None and what it joins."""
+        if first.WhichOneof("msg") != "join":
+            return (bot_pb2.ERROR_CODE_OUT_OF_ORDER, grpc.StatusCode.FAILED_PRECONDITION,
+                    "the first message on the stream must be a Join"), None
+        join = first.join
+        if join.protocol_version != convert.PROTOCOL_VERSION:
+            return (bot_pb2.ERROR_CODE_UNSUPPORTED_PROTOCOL_VERSION, grpc.StatusCode.FAILED_PRECONDITION,
+                    f"protocol version {join.protocol_version} is not supported; this referee speaks "
+                    f"{convert.PROTOCOL_VERSION}"), None
+        seat = self._lookup(join.token)
+        if seat is None:
+            text = ("unknown token: no seat of any match here has it" if self.keys is None else
+                    "unknown, revoked or replaced API key: no bot of this league has it (arena bots rotate NAME "
+                    "issues a new one)")
+            return (bot_pb2.ERROR_CODE_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED, text), None
+        return None, seat
+
+    async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage], seat: Endpoint, session: BotSession,
+                    ) -> None:
+        """Everything after the Join: Actions go to the stream's session (while it is the seat's); anything else
+        gets an Error."""
+        conn = session.conn
+        bucket = TokenBucket(self.limits.messages_per_second, self.limits.burst)
+        try:
+            async for message in requests:
+                kind = message.WhichOneof("msg")
+                # Answers to open requests are always welcome, however fast the bot is; the limit is for the rest
+                if kind == "action":
+                    answer = session.answers(message.action)
+                elif kind == "actions":
+                    actions = message.actions.actions
+                    answer = len(actions) > 0 and all(session.answers(a) for a in actions) and \
+                        len({a.request_id for a in actions}) == len(actions)
+                else:
+                    answer = False
+                if not answer and not bucket.take():
+                    conn.send(error_message(
+                        bot_pb2.ERROR_CODE_RATE_LIMITED,
+                        f"more than {self.limits.messages_per_second:g} messages per second: stream closed; "
+                        "reconnect with your token to play on", fatal=True,
+                    ))
+                    conn.close("RESOURCE_EXHAUSTED", "rate limit exceeded")
+                    return
+                if kind == "action":
+                    if seat.session is session:
+                        session.deliver(message.action)
+                elif kind == "actions":
+                    for action in message.actions.actions:
+                        if seat.session is session:
+                            session.deliver(action)
+                elif kind == "join":
+                    conn.send(error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, "already joined: Join only once"))
+                else:
+                    conn.send(error_message(
+                        bot_pb2.ERROR_CODE_MALFORMED,
+                        "a message with neither join nor action (an unknown message type?) was ignored",
+                    ))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # bytes that are not a BotMessage, or a message over the size limit
+            log.info("stream of %s broke: %r", seat.name, exc)
+            text = (f"a message could not be read as a BotMessage (not protobuf, or over "
+                    f"{self.limits.max_message_bytes} bytes): stream closed; reconnect with your token to play on")
+            conn.send(error_message(bot_pb2.ERROR_CODE_MALFORMED, text, fatal=True))
+            conn.close("INVALID_ARGUMENT", text)
+            return
+        conn.close()
+
+
+async def _outgoing(conn: Connection) -> AsyncIterator[bytes]:
+    """The messages queued for a stream, serialized, in order, until it closes. For a bot that asked for batches,
+    everything queued by the time the writer runs goes out as one RefereeBatch (the Welcome always alone, first).
+    Each message's callback runs as it is handed to gRPC: an ActionRequest's clock starts then, not when it was
+    queued."""
+    queue = conn.queue
+    first = True
+    while True:
+        item = await queue.get()
+        if item is None:
+            return
+        if conn.batches and not first:
+            await asyncio.sleep(0)  # one turn of the loop: the tables that are ready add their messages first
+        if first or not conn.batches or queue.empty():
+            first = False
+            message, on_sent = item
+            data = wire.serialized(message)
+            if on_sent is not None:
+                on_sent()
+            yield data
+            continue
+        items = [item]
+        ended = False
+        while not queue.empty():
+            more = queue.get_nowait()
+            if more is None:
+                ended = True
+                break
+            items.append(more)
+        for chunk in wire.chunks([(wire.serialized(m), on_sent) for m, on_sent in items]):
+            batch = wire.batch_bytes([data for data, _ in chunk]) if len(chunk) > 1 else chunk[0][0]
+            for _, on_sent in chunk:
+                if on_sent is not None:
+                    on_sent()
+            yield batch
+        if ended:
+            return
