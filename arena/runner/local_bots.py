@@ -4,15 +4,20 @@ crashes while it is played, stopped before the next rotation begins, and checked
 This is what keeps the halves of a duplicate deal apart (README, "Duplicate without memory"): a bot's processes for
 two rotations see the same deals, so they must never be alive at once, or they could tell each other the cards
 through anything the kernel shares (CPU load, memory counters, timing). ``stop`` returns only once every process of
-the rotation has exited and been reaped (a sandbox's PID namespace ends with its first process), no process of its
-process group is left alive, and its private folder is deleted; a process still alive after that raises
-``ProcessesLinger`` and the next rotation does not start.
+the rotation is gone: the bot's own process reaped, no live process left in its process group, and, sandboxed, the
+first process of its PID namespace exited (bubblewrap's own process may exit before it; the kernel ends every other
+process of the namespace before that one's exit completes, so nothing of the sandbox runs any more) and its private
+folder deleted. A process still alive ``GONE_WAIT_S`` after it was stopped raises ``ProcessesLinger``, and the next
+rotation does not start.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import select
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,7 +30,10 @@ from arena.transport import convert
 if TYPE_CHECKING:
     from arena.runner.remote_match import MatchSetup
 
+log = logging.getLogger("arena.runner")
+
 GONE_WAIT_S = 5.0  # how long a stopped rotation's last processes may take to vanish from the process table
+INIT_WAIT_S = 2.0  # how long bubblewrap may take to make a sandbox's first process
 
 
 class ProcessesLinger(RuntimeError):
@@ -49,12 +57,32 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
-async def wait_gone(processes: Sequence[BotProcess], timeout_s: float = GONE_WAIT_S) -> None:
-    """Return once every process is reaped, its process group has no live member and its private folder is
-    deleted; raise ``ProcessesLinger`` naming them if that takes longer than ``timeout_s``."""
+def namespace_init(pid: int) -> int | None:
+    """A pidfd of the first process of the PID namespace that the bubblewrap process ``pid`` made (its one child),
+    once it has made it; None before (or if ``pid`` is gone)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = f.read().split()
+        return os.pidfd_open(int(children[0])) if children else None
+    except (OSError, ValueError):
+        return None
+
+
+def exited(pidfd: int) -> bool:
+    """Whether the process of ``pidfd`` has exited (a pidfd is readable from then on)."""
+    readable, _, _ = select.select([pidfd], [], [], 0)
+    return bool(readable)
+
+
+async def wait_gone(processes: Sequence[BotProcess], inits: dict[int, int] | None = None,
+                    timeout_s: float = GONE_WAIT_S) -> None:
+    """Return once every process is reaped, its process group has no live member and the first process of its
+    sandbox (``inits``: its pidfd, by the bot process's pid) has exited; raise ``ProcessesLinger`` naming what is
+    left if that takes longer than ``timeout_s``."""
+    inits = inits or {}
     deadline = time.monotonic() + timeout_s
     while True:
-        left = {p.spec.name: pids for p in processes if (pids := _left_of(p))}
+        left = {p.spec.name: pids for p in processes if (pids := _left_of(p, inits))}
         if not left:
             return
         if time.monotonic() >= deadline:
@@ -65,13 +93,16 @@ async def wait_gone(processes: Sequence[BotProcess], timeout_s: float = GONE_WAI
         await asyncio.sleep(0.01)
 
 
-def _left_of(process: BotProcess) -> list[int]:
-    """What is left of a stopped bot process: its own pid until it is reaped, then its group's live members."""
+def _left_of(process: BotProcess, inits: dict[int, int]) -> list[int]:
+    """What is left of a stopped bot process: its own pid until it is reaped, then its group's live members and the
+    first process of its sandbox until it exits (-1: that process, whose host pid is not at hand)."""
     if process.process is None:
         return []
     if process.process.returncode is None:
         return [process.process.pid]
-    return group_members(process.process.pid)  # started in a session of its own: its pid is its group's id
+    left = group_members(process.process.pid)  # started in a session of its own: its pid is its group's id
+    init = inits.get(process.process.pid)
+    return left + [-1] if init is not None and not exited(init) else left
 
 
 class LocalBots:
@@ -91,6 +122,7 @@ class LocalBots:
         self.sandbox = sandbox
         self.on_crash = on_crash
         self.running: dict[int, list[BotProcess]] = {}  # lane -> its processes, until stopped
+        self._inits: dict[int, int] = {}  # bot process pid -> pidfd of the first process of its sandbox
         self._watches: list[asyncio.Future[None]] = []
 
     async def start(self, lane: int) -> None:
@@ -106,7 +138,20 @@ class LocalBots:
             self.setup.processes.append(process)
             started.append(process)
             await process.start(socket, seat.token, self.cwd)
+            if process.private_folder is not None:  # sandboxed: know the sandbox's first process
+                await self._find_init(process)
             self._watches.append(asyncio.ensure_future(self._watch(process, participant, lane)))
+
+    async def _find_init(self, process: BotProcess) -> None:
+        """Take a pidfd of the first process of the bot's PID namespace, as soon as bubblewrap has made it."""
+        assert process.process is not None
+        deadline = time.monotonic() + INIT_WAIT_S
+        while process.process.returncode is None and time.monotonic() < deadline:
+            init = namespace_init(process.process.pid)
+            if init is not None:
+                self._inits[process.process.pid] = init
+                return
+            await asyncio.sleep(0.002)
 
     async def start_all(self) -> None:
         """Start every lane's processes now (set-ups that play no stages: remote tests, benchmarks)."""
@@ -118,7 +163,17 @@ class LocalBots:
         are gone (``wait_gone``)."""
         processes = self.running.pop(lane, [])
         await asyncio.gather(*(p.stop() for p in processes))
-        await wait_gone(processes)
+        try:
+            await wait_gone(processes, self._inits)
+        finally:
+            self._close_inits(processes)
+        for process in processes:  # stopping deleted it; what a process still writing left is deleted now
+            folder = process.private_folder
+            if folder is not None and folder.exists():
+                shutil.rmtree(folder, ignore_errors=True)
+                if folder.exists():
+                    log.warning("could not delete %s, the private folder of %s's stopped process (no process can "
+                                "reach it: every sandbox has a new one)", folder, process.spec.name)
 
     async def close(self) -> None:
         """Stop watching, and stop whatever processes are left (the match ended, failed or was interrupted)."""
@@ -127,6 +182,12 @@ class LocalBots:
         left = [p for processes in self.running.values() for p in processes]
         self.running.clear()
         await asyncio.gather(*(p.stop() for p in left))
+        self._close_inits(left)
+
+    def _close_inits(self, processes: Sequence[BotProcess]) -> None:
+        for process in processes:
+            if process.process is not None and (init := self._inits.pop(process.process.pid, None)) is not None:
+                os.close(init)
 
     async def _watch(self, process: BotProcess, participant: int, lane: int) -> None:
         assert process.process is not None
@@ -145,4 +206,4 @@ class LocalBots:
             self.on_crash(failure)
 
 
-__all__ = ["GONE_WAIT_S", "LocalBots", "ProcessesLinger", "group_members", "wait_gone"]
+__all__ = ["GONE_WAIT_S", "LocalBots", "ProcessesLinger", "exited", "group_members", "namespace_init", "wait_gone"]
