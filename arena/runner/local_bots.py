@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("arena.runner")
 
 GONE_WAIT_S = 5.0  # how long a stopped rotation's last processes may take to vanish from the process table
-INIT_WAIT_S = 2.0  # how long bubblewrap may take to make a sandbox's first process
+INIT_WAIT_S = 10.0  # how long bubblewrap may take to make a sandbox's first process (it takes milliseconds)
 
 
 class ProcessesLinger(RuntimeError):
@@ -138,13 +138,15 @@ class LocalBots:
             self.setup.processes.append(process)
             started.append(process)
             await process.start(socket, seat.token, self.cwd)
-            if process.private_folder is not None:  # sandboxed: know the sandbox's first process
-                await self._find_init(process)
             self._watches.append(asyncio.ensure_future(self._watch(process, participant, lane)))
+        # sandboxed: know the first process of each sandbox, to see it gone
+        await asyncio.gather(*(self._find_init(p) for p in started if p.private_folder is not None))
 
     async def _find_init(self, process: BotProcess) -> None:
         """Take a pidfd of the first process of the bot's PID namespace, as soon as bubblewrap has made it."""
         assert process.process is not None
+        if process.process.pid in self._inits:
+            return
         deadline = time.monotonic() + INIT_WAIT_S
         while process.process.returncode is None and time.monotonic() < deadline:
             init = namespace_init(process.process.pid)
