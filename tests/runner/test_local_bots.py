@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.referee import BotOutcome, ClockPolicy, HandRecord, MatchSpec, MatchStatus
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.local_bots import ProcessesLinger, group_members, wait_gone
+from arena.runner.remote_match import run_local_match
 from arena.runner.sandbox import SandboxPolicy
 
 # a "bot" that leaves a child behind in its process group and then exits itself
@@ -33,3 +35,31 @@ def test_a_child_left_in_the_group_is_seen_until_the_group_is_ended(tmp_path: Pa
         assert group_members(bot.process.pid) == []
 
     asyncio.run(run())
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
+
+
+def test_a_bot_whose_second_rotation_process_dies_before_joining_is_crashed_and_the_match_completes(
+        tmp_path: Path) -> None:
+    """Crashes are watched rotation by rotation: the bot played rotation 0, its process for rotation 1 exits before
+    it joins (it finds the mark its first process left: unsandboxed, they share a folder), so rotation 1 is played
+    without it (the time-out policy acts for it), and it is recorded as crashed."""
+    hands = 20
+    once = f"sh -c 'if [ -e mark ]; then echo second process: giving up; exit 3; fi; touch mark; exec {sys.executable} " \
+           f"{SAMPLES / 'calling_station.py'}'"
+    bots = [BotSpec("caller", f"{sys.executable} {SAMPLES / 'calling_station.py'}"), BotSpec("once", once)]
+    played: list[HandRecord] = []
+    crashes: list[str] = []
+    spec = MatchSpec("once", "seed", hands, policy=ClockPolicy(reconnect_grace_ms=0))
+    result = asyncio.run(run_local_match(spec, bots, on_hand=played.append, cwd=tmp_path, log_dir=tmp_path / "logs",
+                                         sandbox=SandboxPolicy(enabled=False), on_crash=crashes.append))
+    assert result.reason is MatchStatus.COMPLETED and result.hands_played == hands
+    caller, once_result = result.results
+    assert caller.outcome is BotOutcome.OK
+    assert once_result.connected and once_result.outcome is BotOutcome.CRASHED
+    assert once_result.crashed is not None and "exited with status 3" in once_result.crashed
+    assert "giving up" in once_result.crashed and len(crashes) == 1
+    assert any("rotation 1 never connected" in note for note in once_result.notes)
+    hows = {(r.rotation, d.how) for r in played for d in r.decisions if d.participant == 1}
+    assert hows == {(0, "ok"), (1, "absent")}  # its first process played all of rotation 0, nobody rotation 1
