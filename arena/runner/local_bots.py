@@ -102,7 +102,7 @@ def _left_of(process: BotProcess, inits: dict[int, int]) -> list[int]:
         return [process.process.pid]
     left = group_members(process.process.pid)  # started in a session of its own: its pid is its group's id
     init = inits.get(process.process.pid)
-    return left + [-1] if init is not None and not exited(init) else left
+    return [*left, -1] if init is not None and not exited(init) else left
 
 
 class LocalBots:

@@ -169,9 +169,9 @@ async def run_local_match(
     history: Mapping[int, Sequence[int]] | None = None,
 ) -> MatchResult:
     """Start a referee on a private local socket, play the match with every bot command (sandboxed, one process
-    per rotation, the rotations one after the other); once ``stop`` is set, the hands in play are finished and the match ends as ``stopped``
-    (a comparison's verdict); ``on_crash`` hears of each bot process that dies while the match runs. ``history``
-    (a resumed cash game or freezeout): the recorded hands' final stacks."""
+    per rotation, the rotations one after the other); once ``stop`` is set, the hands in play are finished and the
+    match ends as ``stopped`` (a comparison's verdict); ``on_crash`` hears of each bot process that dies while the
+    match runs. ``history`` (a resumed cash game or freezeout): the recorded hands' final stacks."""
     policy = sandbox if sandbox is not None else SandboxPolicy()
     if policy.enabled:
         check_sandbox()

@@ -129,7 +129,12 @@ def play(folder: Path, overlapping: bool) -> Played:
         setup: MatchSetup = await prepare_match(
             spec, [b.name for b in bots], local=True, tcp=False, lanes=2, unsafe_overlapping_halves=overlapping)
         watched = Watched(setup, bots, folder, REPO, SandboxPolicy())
-        setup.match.on_hand = lambda record: (played.append(record), watched.note(record.rotation))  # type: ignore[func-returns-value]
+
+        def on_hand(record: HandRecord) -> None:
+            played.append(record)
+            watched.note(record.rotation)  # the processes of the rotation being played, while they play
+
+        setup.match.on_hand = on_hand
         setup.bots = watched
         try:
             return await play_watched(setup), watched

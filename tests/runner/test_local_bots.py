@@ -46,8 +46,8 @@ def test_a_bot_whose_second_rotation_process_dies_before_joining_is_crashed_and_
     it joins (it finds the mark its first process left: unsandboxed, they share a folder), so rotation 1 is played
     without it (the time-out policy acts for it), and it is recorded as crashed."""
     hands = 20
-    once = f"sh -c 'if [ -e mark ]; then echo second process: giving up; exit 3; fi; touch mark; exec {sys.executable} " \
-           f"{SAMPLES / 'calling_station.py'}'"
+    once = (f"sh -c 'if [ -e mark ]; then echo second process: giving up; exit 3; fi; touch mark; "
+            f"exec {sys.executable} {SAMPLES / 'calling_station.py'}'")
     bots = [BotSpec("caller", f"{sys.executable} {SAMPLES / 'calling_station.py'}"), BotSpec("once", once)]
     played: list[HandRecord] = []
     crashes: list[str] = []

@@ -12,10 +12,10 @@ session's processes: in one session the spinners would only take CPU from each o
 
 A frame carries a deal number (mod 16), the two cards as one of the 1,326 pairs, and a CRC-8; the sender sends its
 frames one after the other in the next free frame slots; the listener drops a frame whose CRC fails even with its
-least sure bit read the other way (a frame of noise passes about once in 128). The helpers are forked before the bot opens its connection (``Channel.start``), so
-that gRPC's threads are never forked; they share one anonymous shared mapping with the bot: the role, the frames to
-send, the listeners' measures, the frames heard. Nothing here needs a file, a /proc file, shared memory by name or
-a memfd: only fork, setsid, an anonymous mapping and the clock.
+least sure bit read the other way (a frame of noise passes about once in 128). The helpers are forked before the bot
+opens its connection (``Channel.start``), so that gRPC's threads are never forked; they share one anonymous shared
+mapping with the bot: the role, the frames to send, the listeners' measures, the frames heard. Nothing here needs a
+file, a /proc file, shared memory by name or a memfd: only fork, setsid, an anonymous mapping and the clock.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ class Channel:
 
     def last_heard_ns(self) -> int:
         """When the last good frame was heard (0: never)."""
-        return max(_QQ.unpack_from(self.page, _HEARD_BASE + 16 * d)[1] for d in range(1 << DEAL_BITS))
+        return max(int(_QQ.unpack_from(self.page, _HEARD_BASE + 16 * d)[1]) for d in range(1 << DEAL_BITS))
 
     @property
     def frames_heard(self) -> int:
