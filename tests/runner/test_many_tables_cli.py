@@ -147,9 +147,13 @@ def test_sixteen_tables_record_exactly_the_hands_and_leaderboard_of_one(
     assert sum(len(r.decisions) for r in one) > HANDS  # the bots really played: not only blinds and folds
     assert {d.how for r in many for d in r.decisions} == {"ok"}
 
-    # they really were played on many tables: every one of the 16 tables of each of the 3 lanes took hands
+    # they really were played on many tables: every one of the 16 tables of each of the 3 lanes took hands, the
+    # lanes one after the other (every hand of a rotation over before the next rotation's first began)
     assert set(table_ids(one_db)) == tables_of(3, 1)
     assert set(table_ids(many_db)) == tables_of(3, 16)
+    for lane in range(2):
+        assert max(r.finished_at for r in many if r.rotation == lane) <= min(
+            r.started_at for r in many if r.rotation == lane + 1)
 
     assert without(one_report, MATCH_RUN_DEPENDENT) == without(many_report, MATCH_RUN_DEPENDENT)
     one_board, many_board = leaderboard(one_db), leaderboard(many_db)
