@@ -100,16 +100,20 @@ SCORING_NOTICE_HANDS = 2_000  # a match this long takes seconds to score after i
 
 
 def live_line(tally: SessionTally, names: Sequence[str], total: int, started: float) -> str:
-    """hands, hands/s, ETA and each bot's mbb/hand ± its 95% CI half-width so far."""
+    """hands, hands/s, ETA and each bot's mbb/hand ± its 95% CI half-width so far (over the complete sessions: none
+    until the last rotation, played after the others, begins)."""
     elapsed = max(time.monotonic() - started, 1e-9)
     rate = tally.hands / elapsed
     eta = f"{(total - tally.hands) / rate:.0f} s" if rate > 0 else "?"
+    head = f"hands {tally.hands:,}/{total:,} | {rate:.0f} hands/s | ETA {eta} | mbb/hand: "
+    if not tally.sessions:
+        return head + "once the deals' last rotation is played"
     bots = []
     for i, name in enumerate(names):
         w = tally.live_rate(i)
         spread = f" ±{(w.high - w.low) / 2:,.0f}" if w.sessions > 1 else ""
         bots.append(f"{name} {w.mean:+,.0f}{spread}")
-    return f"hands {tally.hands:,}/{total:,} | {rate:.0f} hands/s | ETA {eta} | mbb/hand: " + ", ".join(bots)
+    return head + ", ".join(bots)
 
 
 def match_report(result: MatchResult, big_blind: int, tally: SessionTally | None) -> dict[str, Any]:

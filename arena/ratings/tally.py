@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Collection, Iterable
+from typing import NamedTuple
 
 from arena.ratings.allin import runout_point
 from arena.ratings.cross import cross_table_scores
@@ -13,6 +14,14 @@ from arena.ratings.stats import RunningRate, WinRate, win_rate
 from arena.referee import HandRecord
 
 Reader = Callable[[Collection[int]], Iterable[HandRecord]]  # hand numbers -> their records (a database's)
+
+
+class _Played(NamedTuple):
+    """What an open session keeps of a hand a reader can read back: its number, seats and payoffs."""
+
+    hand_number: int
+    seating: tuple[int, ...]
+    payoffs: tuple[int, ...]
 
 
 class SessionTally:
@@ -34,7 +43,7 @@ class SessionTally:
         self.cross_table = cross_table
         self.hands = 0
         self._open: dict[int, tuple[list[float], list[int]]] = {}  # deal -> (chips, hands) per participant
-        self._hands_of: dict[int, list[HandRecord]] = {}  # deal -> its hands so far (across tables)
+        self._hands_of: dict[int, list[HandRecord | _Played]] = {}  # deal -> its hands so far (across tables)
         self._samples: list[list[float]] = [[] for _ in range(participants)]
         self._session_hands = [0] * participants
         self._running = [RunningRate() for _ in range(participants)]  # the raw figures, for live lines
@@ -52,8 +61,17 @@ class SessionTally:
         for seat, participant in enumerate(record.seating):
             chips[participant] += record.payoffs[seat]
             hands[participant] += 1
-        kept = record if self.reader is not None or runout_point(record) is not None else dataclasses.replace(
-            record, events=())
+        # a deal waits here for its other rotations, played after all of this one's deals (a local match plays
+        # its rotations one after the other): keep only what its session needs of each hand. With a reader, its
+        # number, seats and payoffs; without one, the hand for the estimators (its events only if all-in EV reads
+        # them)
+        kept: HandRecord | _Played
+        if self.reader is not None:
+            kept = _Played(record.hand_number, record.seating, record.payoffs)
+        elif runout_point(record) is not None:
+            kept = record
+        else:
+            kept = dataclasses.replace(record, events=())
         played = self._hands_of.setdefault(record.deal, [])
         played.append(kept)
         if self.cross_table:
@@ -73,7 +91,7 @@ class SessionTally:
                     self._session_hands[p] += hands[p]
                     self._running[p].add(sample, hands[p])
             if self.reader is None:
-                self._kept.update((h.hand_number, h) for h in played)
+                self._kept.update((h.hand_number, h) for h in played if isinstance(h, HandRecord))
             self._finished.append((tuple(h.hand_number for h in played), tuple(hands), indices))
 
     def _rescore(self) -> None:

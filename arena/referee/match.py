@@ -1,12 +1,14 @@
 """A match: a fixed set of bots, a number of hands dealt from a seed in duplicate rotations.
 
-A match is played at one table, or at one table per rotation ("lanes") played side by side: with one seat object
-per bot for each rotation (for local bots, one process each), no seat ever sees the same deal twice, so a bot that
-remembers hands gains nothing from it (RULES.md R11.5; the Annual Computer Poker Competition resets memory between
-the halves of a duplicate match for the same reason). Each lane may play on several tables at once
-(``MatchSpec.tables``): the same seats, one connection per bot and lane hosting them all, each table taking the
-lane's next hand when it is free. Hand numbers, decks and seats are those of the duplicate schedule whichever way
-the match is played, so the records are the same.
+A match is played at one table, or at one table per rotation ("lanes"), the rotations one after the other: with one
+seat object per bot for each rotation (for local bots, one process each, started when its rotation begins and gone
+before the next one begins: ``SeatProcesses``), no seat ever sees the same deal twice and no two seats of one bot
+that see the same deals are ever there at once, so a bot that remembers hands, or whose processes talk to each
+other, gains nothing from it (RULES.md R11.5; the Annual Computer Poker Competition plays the halves of a duplicate
+match one after the other and resets the bot in between for the same reason). Each rotation may be played on
+several tables at once (``MatchSpec.tables``): the same seats, one connection per bot and rotation hosting them all,
+each table taking the rotation's next hand when it is free. Hand numbers, decks and seats are those of the
+duplicate schedule whichever way the match is played, so the records are the same.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from arena.deals import DealPlan, commitment, cross_table_plan, deck_for_hand, duplicate_plan, policy_draw, rotations
 from arena.engine import ConfigError, TableConfig
@@ -35,6 +37,20 @@ from arena.referee.table import Participant, Player, SeatLink, TableRunner, noti
 log = logging.getLogger("arena.referee")
 
 DECKS_KEPT = 4096  # decks kept for a deal's other rotations: far more than the deals in play at once
+
+
+class SeatProcesses(Protocol):
+    """What starts and stops the bots behind a match's seats, one rotation ("lane") at a time (local bot processes,
+    arena.runner.local_bots): ``start`` before the rotation's seats are waited for, ``stop`` once its hands are
+    played and its seats told the match is over for them, returning only when its processes are gone."""
+
+    async def start(self, lane: int) -> None:
+        """Start the bot processes of the seats of ``lane``."""
+        ...
+
+    async def stop(self, lane: int) -> None:
+        """Stop them, and return once they are gone (process group reaped, private folder deleted)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,9 +226,13 @@ class Match:
     """Runs a match to the end: every scheduled hand is played, whatever the bots do.
 
     ``seats`` gives each bot's name and either one seat, which then plays every rotation at one table, or one seat
-    per rotation, each playing its rotation at a table of its own, all at once. ``recorded`` are hand numbers
-    already played (a resumed match skips them); for a cash game or a freezeout, ``history`` gives each recorded
-    hand's final stacks (per seat), from which its game is brought back to where it was (arena.referee.game).
+    per rotation, each playing its rotation at a table of its own, the rotations one after the other (each seat is
+    waited for when its rotation begins, and told the match is over for it when its rotation ends).
+    ``unsafe_overlapping_halves`` plays the rotations all at once instead, as arena once did: then one bot's seats
+    that see the same deals are there at the same time, and its processes can tell each other the cards (for the
+    integrity tests' positive controls only; never a setting). ``recorded`` are hand numbers already played (a
+    resumed match skips them); for a cash game or a freezeout, ``history`` gives each recorded hand's final stacks
+    (per seat), from which its game is brought back to where it was (arena.referee.game).
     """
 
     def __init__(
@@ -224,6 +244,7 @@ class Match:
         recorded: Collection[int] = (),
         on_hand: Callable[[HandRecord], None] | None = None,
         history: Mapping[int, Sequence[int]] | None = None,
+        unsafe_overlapping_halves: bool = False,
     ) -> None:
         table_seats = spec.table_seats(len(seats))
         if not MIN_SEATS <= table_seats <= MAX_SEATS:
@@ -239,6 +260,7 @@ class Match:
             for i, (name, _) in enumerate(seats)
         ]
         self.lanes = count
+        self.overlapping = unsafe_overlapping_halves  # every lane at once: see the class docstring
         self.cross_tables = spec.hands_per_deal(len(seats)) if spec.cross_table(len(seats)) else 0
         if self.cross_tables and count != 1:
             raise ValueError("duplicate across tables needs one seat per bot")
@@ -273,6 +295,7 @@ class Match:
                                     for k in range(spec.tables)])
         self.tables = [table for group in self.groups for side in group for table in side]
         self.recorded = frozenset(recorded)
+        self._told: set[int] = set()  # seats told the match is over for them (by id)
         self.hands_played = 0
         self.on_hand = on_hand
         self._stop = asyncio.Event()
@@ -288,7 +311,8 @@ class Match:
         else:
             self.plan = [p for p in spec.plan(len(seats)) if p.hand_number not in self.recorded]
             firsts = self.plan
-        self._hands_per_deal = spec.hands_per_deal(len(seats))
+        # a deal's other rotations reuse its deck when they are played soon after it (one table, or lanes at once)
+        self._hands_per_deal = spec.hands_per_deal(len(seats)) if not self.sequential else 1
         self._decks: dict[int, tuple[list[int], int]] = {}  # deals in play: deck, hands of it still to play
         for lane in range(count):  # each seat learns in its Welcome where it sits in its first hand
             for index, participant in enumerate(self.participants):
@@ -335,62 +359,135 @@ class Match:
         self._dead.extend(p.seats if seat is None else [seat])
         self._crashed.set()  # a bot that dies before it joins need not be waited for
 
-    def _died_unjoined(self) -> bool:
-        """Whether a bot process ended before its seat ever joined: the match cannot begin whole, so it is not
-        waited for. One that joined and then died is absent from then on, like any dropped bot, and the
-        other processes (one per rotation) are still waited for."""
-        return any(not seat.has_joined for seat in self._dead)
-
     def stop(self, reason: MatchStatus = MatchStatus.ABORTED) -> None:
         """Finish the hands in play, then end the match with ``reason`` (STOPPED when a comparison has decided)."""
         self._stop_reason = reason
         self._stop.set()
 
-    async def run(self) -> MatchResult:
-        """Wait for the bots to connect (up to the policy's limit), then play every hand and tell the bots. A match
-        whose bots do not all connect deals nothing (NO_SHOW); one stopped early ends as ``stopped``."""
+    @property
+    def sequential(self) -> bool:
+        """Whether the lanes are played one after the other (several lanes, not ``overlapping``)."""
+        return self.lanes > 1 and not self.overlapping
+
+    def stages(self) -> list[list[int]]:
+        """The lanes played together, stage by stage: all of them at once (one lane; overlapping lanes), else one
+        lane per stage in rotation order, leaving out lanes with nothing left to play (a resumed match)."""
+        if not self.sequential:
+            return [list(range(len(self.groups)))]
+        return [[lane] for lane in range(self.lanes) if self._has_work(lane)]
+
+    def _has_work(self, lane: int) -> bool:
+        if self.games:
+            return any(not g.over for g in self.games if g.rotation == lane)
+        return any(p.rotation == lane for p in self.plan)
+
+    async def run(self, processes: SeatProcesses | None = None) -> MatchResult:
+        """Play every hand and tell the bots, stage by stage (``stages``): each stage starts its lanes' bots
+        (``processes``), waits for them to connect (up to the policy's limit), plays its hands, tells its seats the
+        match is over for them and stops their bots before the next stage starts. A match whose bots do not all
+        connect for its first stage deals nothing (NO_SHOW); a bot that does not connect for a later one is played
+        by the time-out policy there (absent); a match stopped early ends as ``stopped``."""
         started = time.monotonic()
-        timeout = self.spec.policy.connect_timeout_ms / 1000
-        seats = [seat for p in self.participants for seat in p.seats]
-        waiting: asyncio.Future[Any] = asyncio.ensure_future(
-            asyncio.gather(*(seat.wait_connected(timeout) for seat in seats)))
-        cut_short = False
-        while not waiting.done():  # a bot that dies before it joins is not waited for
-            crash: asyncio.Future[Any] = asyncio.ensure_future(self._crashed.wait())
-            await asyncio.wait({waiting, crash}, return_when=asyncio.FIRST_COMPLETED)
-            crash.cancel()
-            self._crashed.clear()
-            if self._died_unjoined():
-                cut_short = True
-                waiting.cancel()
-                waiting.add_done_callback(lambda f: f.cancelled() or f.exception())
+        stages = self.stages()
+        running: list[int] = []  # lanes whose bots were started and not yet stopped
+        reason: MatchStatus | None = None
+        if not stages:  # nothing left to play
+            for participant in self.participants:
+                participant.ever_connected = True
+        for number, lanes in enumerate(stages):
+            if self._stop.is_set():
+                break
+            if processes is not None:
+                for lane in lanes:
+                    running.append(lane)
+                    await processes.start(lane)
+            if number == 0:
+                if not await self._begin(lanes):
+                    reason = MatchStatus.NO_SHOW
+                    break
+            else:
+                await self._rejoin(lanes)
+            self._warn_few_tables(lanes)
+            await asyncio.gather(*(self._play_group(group) for group in lanes))
+            if number < len(stages) - 1:  # the next stage's seats play on; these are done
+                await self._tell(lanes, self.result(self._end_reason(), time.monotonic() - started))
+                if processes is not None:
+                    for lane in lanes:
+                        running.remove(lane)
+                        await processes.stop(lane)
+        result = self.result(reason or self._end_reason(), time.monotonic() - started)
+        await self._tell(None, result)
+        if processes is not None:
+            for lane in running:
+                await processes.stop(lane)
+        return result
+
+    def _end_reason(self) -> MatchStatus:
+        """COMPLETED, or why the match was stopped while hands were left."""
+        return self._stop_reason if self._stop.is_set() and self.unfinished else MatchStatus.COMPLETED
+
+    async def _begin(self, lanes: Sequence[int]) -> bool:
+        """Wait for the first stage's seats; whether the match can begin (every bot joined). A bot still starting
+        when another one died before joining is not to blame for the match not starting."""
+        cut_short = await self._wait_for(lanes, give_up=True)
         for participant in self.participants:
-            joined = all(seat.has_joined for seat in participant.seats)
-            # a bot that was still starting when another one died is not to blame for the match not starting
+            joined = all(participant.seats[lane].has_joined for lane in lanes)
             participant.ever_connected = joined or (cut_short and participant.crashed is None)
             if not joined:
                 participant.notes.append("never connected" if not participant.ever_connected else
                                          "not waited for: another bot died before the match began")
-        if cut_short or not all(p.ever_connected for p in self.participants):
-            reason = MatchStatus.NO_SHOW
-        else:
-            self._warn_few_tables()
-            await asyncio.gather(*(self._play_group(group) for group in range(len(self.groups))))
-            cut = self._stop.is_set() and self.unfinished
-            reason = self._stop_reason if cut else MatchStatus.COMPLETED
-        result = self.result(reason, time.monotonic() - started)
-        for index, participant in enumerate(self.participants):
-            for seat in participant.seats:
-                await notify(seat.match_finished(result, index), f"match end to {participant.name}")
-        return result
+        return not cut_short and all(p.ever_connected for p in self.participants)
 
-    def _warn_few_tables(self) -> None:
+    async def _rejoin(self, lanes: Sequence[int]) -> None:
+        """Wait for a later stage's seats; a bot whose seat did not join is played by the time-out policy there."""
+        await self._wait_for(lanes, give_up=False)
+        for participant in self.participants:
+            for lane in lanes:
+                if not participant.seats[lane].has_joined:
+                    participant.notes.append(f"its process for rotation {lane} never connected: the time-out "
+                                             "policy played its seat there")
+
+    async def _wait_for(self, lanes: Sequence[int], give_up: bool) -> bool:
+        """Wait for the seats of ``lanes`` to connect, each up to the policy's limit; a seat whose bot died before it
+        joined is not waited for (with ``give_up``, nor then are the others). Whether such a death happened."""
+        timeout = self.spec.policy.connect_timeout_ms / 1000
+        seats = {id(p.seats[lane]): p.seats[lane] for p in self.participants for lane in lanes}
+        waits = {key: asyncio.ensure_future(seat.wait_connected(timeout)) for key, seat in seats.items()}
+        crash: asyncio.Future[Any] = asyncio.ensure_future(self._crashed.wait())  # a bot's process ended
+        died = False
+        try:
+            while True:
+                dead = {id(seat) for seat in self._dead if not seat.has_joined} & waits.keys()
+                for key in dead:
+                    waits[key].cancel()
+                died = died or bool(dead)
+                pending = [f for f in waits.values() if not f.done()]
+                if not pending or (died and give_up):
+                    return died
+                await asyncio.wait({*pending, crash}, return_when=asyncio.FIRST_COMPLETED)
+                if crash.done():
+                    self._crashed.clear()
+                    crash = asyncio.ensure_future(self._crashed.wait())
+        finally:
+            crash.cancel()
+            for waiting in waits.values():
+                waiting.cancel()
+
+    async def _tell(self, lanes: Collection[int] | None, result: MatchResult) -> None:
+        """Tell the seats of ``lanes`` (None: every seat) not told yet that the match is over for them."""
+        for index, participant in enumerate(self.participants):
+            for lane, seat in enumerate(participant.seats):
+                if (lanes is None or lane in lanes) and id(seat) not in self._told:
+                    self._told.add(id(seat))
+                    await notify(seat.match_finished(result, index), f"match end to {participant.name}")
+
+    def _warn_few_tables(self, lanes: Sequence[int]) -> None:
         """Say so when a bot takes fewer tables at once than the match is played on: its hands (and those of the
         bots at its tables) are then played fewer at a time than asked."""
         if self.spec.tables == 1:
             return
         for participant in self.participants:
-            most = min(seat.max_tables for seat in participant.seats)
+            most = min(participant.seats[lane].max_tables for lane in lanes)
             if most < self.spec.tables:
                 log.warning("%s takes %d table(s) at once (its Join's max_tables), not %d: its hands are played %s",
                             participant.name, most, self.spec.tables,

@@ -116,6 +116,11 @@ class BotProcess:
             await asyncio.sleep(every_s)
 
     @property
+    def private_folder(self) -> Path | None:
+        """The sandbox's private folder (its /tmp), deleted when the process is stopped; None unsandboxed."""
+        return self._box.private if self._box is not None else None
+
+    @property
     def returncode(self) -> int | None:
         """The exit status once the process has ended."""
         return self.process.returncode if self.process is not None else None

@@ -1,5 +1,5 @@
-"""Comparing two bots, a candidate and a baseline: heads-up duplicate matches played side by side and read one deal
-at a time, so that a sequential test can stop them all as soon as it has decided.
+"""Comparing two bots, a candidate and a baseline: heads-up duplicate matches read one deal at a time, so that a
+sequential test can stop them all as soon as it has decided.
 
 The matches of a comparison (``plan_comparison``) all use the same seed, so deal d has the same cards in each:
 
@@ -13,6 +13,10 @@ is complete everywhere, hands the caller a ``DealRound`` with each session's win
 participant's chips over the session / hands / big blind * 1000, as ``arena.ratings.sessions`` computes it from
 the database). The caller's function answers whether to stop; if it does, every match is stopped after its hand
 in play, and the hands of an unfinished round stay recorded but are not counted.
+
+Local bots play the comparison block of deals by block, and within a block match rotation by rotation, in phases
+whose processes are gone before the next phase starts (arena.runner.compare_schedule): a bot's processes all see the
+same deals, so no two of them are ever alive at once. A round is complete when its block's last phase plays it.
 
 This module knows nothing of statistics (``arena.ratings.sprt`` does) nor of the database (the sinks passed in
 do): it plays, counts and stops.
@@ -30,6 +34,7 @@ from pathlib import Path
 from arena.engine import TableConfig
 from arena.referee import ClockPolicy, HandRecord, HandSink, Match, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec
+from arena.runner.compare_schedule import blocks, merged, phases, skipped
 from arena.runner.executor import LocalExecutor, MatchControl, MatchExecutor, MatchJob, MatchWriter
 from arena.runner.sandbox import SandboxPolicy, check_sandbox
 from arena.transport.server import ServerLimits
@@ -232,10 +237,11 @@ async def run_local_comparison(
     sandbox: SandboxPolicy | None = None,
     executor: MatchExecutor | None = None,
 ) -> ComparisonRun:
-    """Play every match of the comparison at once with ``executor`` (here by default: a referee on a private local
-    socket per match and sandboxed processes of each bot command, one per rotation, so no process is dealt a deal
-    twice), each hand written by the one writer to ``sinks`` and counted by the collector, until the collector's
-    test decides or a bot dies. ``bots`` are the candidate, the baseline, then the reference bots, as in the plan."""
+    """Play the comparison with ``executor`` (here by default: a referee on a private local socket per match and
+    sandboxed processes of each bot command), block of deals by block and phase by phase (arena.runner.
+    compare_schedule), so that no bot ever has two processes alive that see the same deals; each hand is written by
+    the one writer to ``sinks`` and counted by the collector, until the collector's test decides, a bot dies or the
+    hands run out. ``bots`` are the candidate, the baseline, then the reference bots, as in the plan."""
     if len(bots) != 2 + plan.references:
         raise ValueError(f"the plan has {plan.references} reference bots but {len(bots) - 2} were given")
     policy = sandbox if sandbox is not None else SandboxPolicy()
@@ -247,15 +253,35 @@ async def run_local_comparison(
     def crashed(failure: str) -> None:  # a bot that dies ends the comparison: its verdict would mean nothing
         collector.stop()
 
-    controls = [MatchControl(on_crash=crashed) for _ in plan.pairings]
-    collector.attach_stops([control.stop for control in controls])
+    parts: list[list[tuple[MatchResult, int]]] = [[] for _ in plan.pairings]
+    players = [(p.first, p.second) for p in plan.pairings]
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:  # bots' output, for a crash report
-        jobs = [MatchJob(spec, (bots[pairing.first], bots[pairing.second]), cwd=cwd or Path.cwd(), sandbox=policy,
-                         log_dir=log_dir or Path(scratch))
-                for pairing, spec in zip(plan.pairings, plan.specs, strict=True)]
-        results = await asyncio.gather(*(
-            executor.play(job, MatchWriter(sinks, on_hand=collector.hand_finished), control)
-            for job, control in zip(jobs, controls, strict=True)))
-    failures = [failure for result in results for failure in result.failures()]
-    return ComparisonRun(list(results), collector.rounds, collector.hands_played, time.monotonic() - started,
+        for deals in blocks(plan.rounds):
+            for phase in phases(players, ROTATIONS):
+                if collector.stopped:
+                    break
+                controls = [MatchControl(on_crash=crashed) for _ in phase]
+                collector.attach_stops([control.stop for control in controls])
+                jobs = []
+                for half in phase:
+                    pairing, spec = plan.pairings[half.match], plan.specs[half.match]
+                    jobs.append(MatchJob(spec, (bots[pairing.first], bots[pairing.second]),
+                                         skipped(spec, deals, half.rotation), cwd or Path.cwd(), policy,
+                                         log_dir or Path(scratch)))
+                results = await asyncio.gather(*(
+                    executor.play(job, MatchWriter(sinks, on_hand=collector.hand_finished), control)
+                    for job, control in zip(jobs, controls, strict=True)))
+                for half, job, result in zip(phase, jobs, results, strict=True):
+                    parts[half.match].append((result, len(job.recorded)))
+                    if result.reason is MatchStatus.NO_SHOW:  # a bot that cannot play ends the comparison
+                        collector.stop()
+            if collector.stopped:
+                break
+    merged_results = [
+        merged(spec, played, [(bots[p.first].name, bots[p.first].version), (bots[p.second].name,
+                                                                             bots[p.second].version)],
+               MatchStatus.STOPPED)
+        for p, spec, played in zip(plan.pairings, plan.specs, parts, strict=True)]
+    failures = [failure for result in merged_results for failure in result.failures()]
+    return ComparisonRun(merged_results, collector.rounds, collector.hands_played, time.monotonic() - started,
                          failures)

@@ -2,8 +2,9 @@
 
 Local bots are sandboxed processes (arena.runner.sandbox) that reach the referee through a Unix-domain socket and
 nothing else. A duplicate match gives every bot one process per rotation, each playing its rotation at a table of
-its own, side by side: no process is dealt the same cards twice, so a bot's memory of a hand never meets that hand's
-mirror (arena.referee.match).
+its own, the rotations one after the other: a rotation's processes are started when it begins and are gone before
+the next one begins (arena.runner.local_bots), so no process is dealt the same cards twice and no two processes of a
+bot that see the same deals are ever alive at once (arena.referee.match).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from arena.referee import HandRecord, HandSink, Match, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotProcess, BotSpec
+from arena.runner.local_bots import LocalBots
 from arena.runner.sandbox import SandboxPolicy, check_sandbox
 from arena.transport import convert
 from arena.transport.pb import arena_pb2, bot_pb2
@@ -27,11 +29,12 @@ from arena.transport.server import RefereeServer, ServerLimits
 @dataclass(slots=True)
 class MatchSetup:
     """A match ready to be played: its server, its seats with their tokens (``lanes[lane][participant]``), the
-    match itself, and the bot processes started for it."""
+    match itself, its local bots once ``launch`` gave it some, and the bot processes started for it."""
 
     server: RefereeServer
     lanes: list[list[RemoteSeat]]
     match: Match
+    bots: LocalBots | None = None
     processes: list[BotProcess] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
@@ -82,10 +85,12 @@ async def prepare_match(
     local: bool = False,
     tcp: bool = True,
     history: Mapping[int, Sequence[int]] | None = None,
+    unsafe_overlapping_halves: bool = False,
 ) -> MatchSetup:
     """Create (or reuse) a referee server and token-protected seats: one per bot, or one per bot and rotation
-    (``lanes``). A new server listens on TCP (``tcp``: remote bots and spectators) and, with ``local``, on a
-    Unix-domain socket for local bots."""
+    (``lanes``, played one after the other; ``unsafe_overlapping_halves``: all at once, for the integrity tests'
+    positive controls only, see ``Match``). A new server listens on TCP (``tcp``: remote bots and spectators) and,
+    with ``local``, on a Unix-domain socket for local bots."""
     if server is None:
         server = RefereeServer(host, port, tls, limits, tcp=tcp, local=local)
         await server.start()
@@ -96,18 +101,19 @@ async def prepare_match(
     all_sinks = [*sinks, server.directory.sink(spec.match_id)]
     by_bot = [[lane[i] for lane in seats] for i in range(len(names))]
     match = Match(spec, list(zip(names, by_bot, strict=True)), all_sinks, versions, recorded=recorded,
-                  on_hand=on_hand, history=history)
+                  on_hand=on_hand, history=history, unsafe_overlapping_halves=unsafe_overlapping_halves)
     server.add_match(match, [seat for lane in seats for seat in lane])
     return MatchSetup(server, seats, match)
 
 
 async def play(setup: MatchSetup) -> MatchResult:
-    """Run the match, keeping the spectator service's status current."""
+    """Run the match (its local bots, if ``launch`` gave it some, started and stopped rotation by rotation),
+    keeping the spectator service's status current."""
     directory = setup.server.directory
     match_id = setup.match.spec.match_id
     directory.set_status(match_id, arena_pb2.MATCH_STATUS_RUNNING)
     try:
-        result = await setup.match.run()
+        result = await setup.match.run(setup.bots)
     except BaseException:
         directory.set_status(match_id, arena_pb2.MATCH_STATUS_ABORTED)
         raise
@@ -117,7 +123,8 @@ async def play(setup: MatchSetup) -> MatchResult:
 
 
 def lanes_for(spec: MatchSpec, num_bots: int) -> int:
-    """How many tables a local match plays at: one per rotation, so that no process sees a deal twice."""
+    """How many lanes a local match plays (one after the other): one per rotation, so that no process sees a deal
+    twice."""
     return len(spec.rotations(num_bots))
 
 
@@ -127,59 +134,24 @@ async def launch(
     log_dir: Path | None,
     cwd: Path | None,
     sandbox: SandboxPolicy,
-) -> None:
-    """Start one process per seat of the setup: ``bots[i]`` for participant i, at every table."""
-    socket = setup.server.socket_path
-    if socket is None:
-        raise RuntimeError("local bots need a referee that serves a local socket")
-    match_id = setup.match.spec.match_id
-    for lane, seats in enumerate(setup.lanes):
-        for bot, seat in zip(bots, seats, strict=True):
-            suffix = "" if len(setup.lanes) == 1 else f"-r{lane}"
-            log_path = log_dir / f"{_file_name(match_id)}{suffix}-{bot.name}.log" if log_dir is not None else None
-            process = BotProcess(bot, log_path, sandbox)
-            setup.processes.append(process)
-            await process.start(socket, seat.token, cwd)
-
-
-def _file_name(match_id: str) -> str:
-    return match_id.replace("/", "_")
+    on_crash: Callable[[str], None] | None = None,
+) -> LocalBots:
+    """Give the setup its local bots: ``bots[i]`` for participant i, one process per seat, each started when the
+    match begins its rotation (``play``) and stopped before the next one begins."""
+    setup.bots = LocalBots(setup, bots, log_dir, cwd, sandbox, on_crash)
+    return setup.bots
 
 
 async def play_watched(setup: MatchSetup, on_crash: Callable[[str], None] | None = None) -> MatchResult:
-    """Play the match while watching its bot processes: one that exits while the match still runs is a crash, noted
-    on its participant with its exit status and the last lines it wrote (``on_crash`` hears of it too)."""
-    playing = asyncio.ensure_future(play(setup))
-    bots = len(setup.seats)
-    exits = [  # processes were started table by table, in participant order (``launch``)
-        (asyncio.ensure_future(p.process.wait()), p, index % bots, setup.lanes[index // bots][index % bots])
-        for index, p in enumerate(setup.processes)
-        if p.process is not None
-    ]
+    """Play the match while watching its bot processes: one that exits while its seat still plays is a crash,
+    noted on its participant with its exit status and the last lines it wrote (``on_crash`` hears of it too)."""
+    if setup.bots is not None and on_crash is not None:
+        setup.bots.on_crash = on_crash
     try:
-        watching = list(exits)
-        while True:
-            waiting: list[asyncio.Future[int] | asyncio.Future[MatchResult]] = [playing, *(e[0] for e in watching)]
-            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-            if playing in done:
-                return playing.result()
-            for entry in [e for e in watching if e[0] in done]:
-                watching.remove(entry)
-                _, process, participant, seat = entry
-                if seat.finished:  # it was told the match is over, and left: as it should
-                    continue
-                tail = [convert.printable(line, 200) for line in process.tail(5)]  # the bot's own words: no escapes
-                text = f"exited with status {process.returncode}"
-                if tail:
-                    text += f"; last output: {' | '.join(tail)}"
-                setup.match.crashed(participant, text, seat)
-                failure = f"{process.spec.name} {text} (match {setup.match.spec.match_id})"
-                setup.failures.append(failure)
-                if on_crash is not None:
-                    on_crash(failure)
+        return await play(setup)
     finally:
-        for entry in exits:
-            entry[0].cancel()
+        if setup.bots is not None:
+            await setup.bots.close()
 
 
 async def run_local_match(
@@ -196,10 +168,10 @@ async def run_local_match(
     on_crash: Callable[[str], None] | None = None,
     history: Mapping[int, Sequence[int]] | None = None,
 ) -> MatchResult:
-    """Start a referee on a private local socket, launch every bot command (sandboxed, one process per rotation),
-    play the match; once ``stop`` is set, the hands in play are finished and the match ends as ``stopped``
-    (a comparison's verdict); ``on_crash`` hears of each bot process that dies while the match runs. ``history``
-    (a resumed cash game or freezeout): the recorded hands' final stacks."""
+    """Start a referee on a private local socket, play the match with every bot command (sandboxed, one process
+    per rotation, the rotations one after the other); once ``stop`` is set, the hands in play are finished and the
+    match ends as ``stopped`` (a comparison's verdict); ``on_crash`` hears of each bot process that dies while the
+    match runs. ``history`` (a resumed cash game or freezeout): the recorded hands' final stacks."""
     policy = sandbox if sandbox is not None else SandboxPolicy()
     if policy.enabled:
         check_sandbox()
@@ -210,8 +182,8 @@ async def run_local_match(
     stopping = asyncio.ensure_future(_stop_when(stop, setup.match)) if stop is not None else None
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:  # bots' output, for a crash report
         try:
-            await launch(setup, bots, log_dir or Path(scratch), cwd, policy)
-            return await play_watched(setup, on_crash)
+            await launch(setup, bots, log_dir or Path(scratch), cwd, policy, on_crash)
+            return await play_watched(setup)
         finally:
             if stopping is not None:
                 stopping.cancel()

@@ -217,12 +217,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("chip", "chip", _integer(1), "The smallest chip, the unit split pots are divided in.", "R10.4"),
     Setting("muck", "muck", _boolean, "Hands that cannot win may be mucked at showdown (default: all revealed).",
             "R8.4", "flag", "--muck/--reveal-all"),
-    Setting("duplicate", "duplicate", _boolean, "Replay every deal once per seat rotation (default: yes).",
-            "R11.5", "flag", "--duplicate/--no-duplicate"),
+    Setting("duplicate", "duplicate", _boolean, "Replay every deal once per seat rotation (default: yes); local "
+            "bots play the rotations one after the other, a fresh process each.", "R11.5", "flag",
+            "--duplicate/--no-duplicate"),
     Setting("all_orders", "all_orders", _boolean, "Duplicate over all K! seat orders, not K rotations.", "R11.5",
             "flag", "--all-orders/--rotations"),
-    Setting("tables", "tables", _integer(1, MAX_TABLES), "Tables each bot plays at once, side by side, on one "
-            "connection (the records are the same as on one)."),
+    Setting("tables", "tables", _integer(1, MAX_TABLES), "Tables each rotation is played on at once, side by side, "
+            "each bot process hosting them on one connection (the records are the same as on one)."),
     Setting("clock.per_action_ms", "per_action_ms", _integer(1), "Milliseconds per action before the time bank."),
     Setting("clock.time_bank_ms", "time_bank_ms", _integer(0), "Milliseconds of time bank for the match."),
     Setting("clock.max_retries", "max_retries", _integer(0, 100), "Illegal actions refused per request before the "

@@ -12,10 +12,10 @@ since any other work on a machine this small skews every figure.
    Action. ``Bare`` awaits write/read in one coroutine; ``Pattern`` has the referee's shape (generator handler,
    reader task, driver awaiting a future under ``wait_for``); see tests/bench/grpc_pingpong.py.
 2. One heads-up match (calling station against the random bot, both Python SDK bots as subprocesses) through
-   ``run_local_match``; rates are measured between the first and the last finished hand, so bot start-up and the
-   connect phase are left out.
+   ``run_local_match``; rates are measured over its first rotation (the second one is played after it by fresh
+   processes), between its first and its last finished hand, so bot start-up and the connect phase are left out.
 3. Several such matches at once on one shared RefereeServer in one event loop (``prepare_match`` + ``play``);
-   rates are measured while every table is playing.
+   rates are measured over their first rotations, while every table is playing.
 
 The server's per-connection rate limit is raised for 2 and 3: the default ``ServerLimits`` (200 messages/s, burst
 400) cuts off a fast bot after a few hundred actions, which would measure the limit rather than the referee.
@@ -290,6 +290,15 @@ class HandClock:
         return Window(self.hands - 1, sum(d for _, d in self.times[1:]), self.first, self.last)
 
 
+def first_rotation(on_hand: Callable[[HandRecord], None]) -> Callable[[HandRecord], None]:
+    """``on_hand`` for the hands of a match's first rotation only: a local match plays its rotations one after the
+    other, each by fresh processes, so its first rotation is its steady part."""
+    def hand(record: HandRecord) -> None:
+        if record.rotation == 0:
+            on_hand(record)
+    return hand
+
+
 @dataclass(slots=True)
 class HeadsUp:
     result: MatchResult
@@ -317,13 +326,14 @@ def report_problems(results: list[MatchResult], log_dir: Path) -> None:
 
 
 async def bench_heads_up(hands: int = HEADS_UP_HANDS, log_dir: Path | None = None) -> HeadsUp:
-    """One match through run_local_match, timed from its first finished hand to its last."""
+    """One match through run_local_match, timed over its first rotation, from its first finished hand to its last
+    (the second rotation is played after it by fresh processes: their start-up is left out, as the first's is)."""
     spec = MatchSpec("heads-up", SEED, hands, policy=POLICY)
-    clock = HandClock(len(spec.plan(2)))
+    clock = HandClock(sum(1 for p in spec.plan(2) if p.rotation == 0))
     started = time.perf_counter()
     result = await asyncio.wait_for(
-        run_local_match(spec, bot_specs(), on_hand=clock, limits=LIMITS, log_dir=log_dir), MATCH_TIMEOUT_S
-    )
+        run_local_match(spec, bot_specs(), on_hand=first_rotation(clock), limits=LIMITS, log_dir=log_dir),
+        MATCH_TIMEOUT_S)
     total = time.perf_counter() - started
     startup = (clock.times[0][0] - started) if clock.times else total
     return HeadsUp(result, clock.window(), startup, total)
@@ -362,10 +372,10 @@ async def bench_many_tables(
 
         for index in range(tables):
             spec = MatchSpec(f"table-{index + 1}", f"{SEED}-{index}", hands, policy=POLICY)
-            clock = HandClock(len(spec.plan(2)))
+            clock = HandClock(sum(1 for p in spec.plan(2) if p.rotation == 0))
             clocks.append(clock)
-            setup = await prepare_match(spec, [b.name for b in bot_specs()], server=server, on_hand=on_hand_for(clock),
-                                        lanes=lanes_for(spec, 2))
+            setup = await prepare_match(spec, [b.name for b in bot_specs()], server=server,
+                                        on_hand=first_rotation(on_hand_for(clock)), lanes=lanes_for(spec, 2))
             setups.append(setup)
             await launch(setup, bot_specs(), log_dir, None, SandboxPolicy())
         results = list(await asyncio.wait_for(asyncio.gather(*(play(s) for s in setups)), MATCH_TIMEOUT_S))

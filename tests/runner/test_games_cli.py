@@ -5,6 +5,7 @@ the whole games."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -67,9 +68,13 @@ def test_R11_4_a_freezeout_killed_mid_game_resumes_to_the_uninterrupted_games_an
     # and no table (no process) was dealt a deck twice
     conn = sqlite3.connect(whole)
     tables = conn.execute("SELECT table_id, rotation, deal FROM hands").fetchall()
+    spans = conn.execute("SELECT rotation, MIN(started_at), MAX(finished_at) FROM hands GROUP BY rotation"
+                         " ORDER BY rotation").fetchall()
     conn.close()
     assert {(t, r) for t, r, _ in tables} == {(f"table-1-r{r}", r) for r in range(3)}
     assert len({(t, d) for t, _, d in tables}) == len(tables) == total
+    # ... one rotation after the other: every game of a rotation is over before the next rotation's first hand
+    assert all(earlier[2] <= later[1] for earlier, later in itertools.pairwise(spans)), spans
 
     cut = tmp_path / "cut.db"
     env = {k: v for k, v in os.environ.items() if k != "ARENA_SEED"}

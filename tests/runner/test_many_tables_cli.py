@@ -147,9 +147,13 @@ def test_sixteen_tables_record_exactly_the_hands_and_leaderboard_of_one(
     assert sum(len(r.decisions) for r in one) > HANDS  # the bots really played: not only blinds and folds
     assert {d.how for r in many for d in r.decisions} == {"ok"}
 
-    # they really were played on many tables: every one of the 16 tables of each of the 3 lanes took hands
+    # they really were played on many tables: every one of the 16 tables of each of the 3 lanes took hands, the
+    # lanes one after the other (every hand of a rotation over before the next rotation's first began)
     assert set(table_ids(one_db)) == tables_of(3, 1)
     assert set(table_ids(many_db)) == tables_of(3, 16)
+    for lane in range(2):
+        assert max(r.finished_at for r in many if r.rotation == lane) <= min(
+            r.started_at for r in many if r.rotation == lane + 1)
 
     assert without(one_report, MATCH_RUN_DEPENDENT) == without(many_report, MATCH_RUN_DEPENDENT)
     one_board, many_board = leaderboard(one_db), leaderboard(many_db)
@@ -191,7 +195,7 @@ def test_a_referee_killed_on_eight_tables_resumes_to_the_uninterrupted_records(
     env = {k: v for k, v in os.environ.items() if k != "ARENA_SEED"}
     victim = subprocess.Popen([PY, "-m", "arena", *match_args(cut, 8, seed_file)], cwd=tmp_path, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    target = random.Random(os.getpid()).randint(10, 150)
+    target = random.Random(os.getpid()).randint(110, 190)  # in rotation 1 (hands 100 to 199 of play)
     try:
         wait_for_hands(cut, target, victim)
         assert victim.poll() is None, "the match ended before it could be killed"
@@ -211,11 +215,18 @@ def test_a_referee_killed_on_eight_tables_resumes_to_the_uninterrupted_records(
     conn.close()
     assert status == "running"
     assert {r.table_id for r in before} <= tables_of(3, 8)
+    # the rotations are played one after the other: every hand of rotation 0, some of rotation 1, none of 2
+    numbers = {r.hand_number for r in before}
+    assert {n for n in numbers if n % 3 == 0} == set(range(0, HANDS, 3)) and not any(n % 3 == 2 for n in numbers)
+    assert numbers != set(range(len(numbers)))  # not a prefix: a set
 
-    # --resume (no seed file: the seed is the recorded match's) plays the rest
-    resumed = arena(*match_args(cut, 8), "--resume", cwd=tmp_path)
+    # --resume (no seed file: the seed is the recorded match's) plays exactly the rest, starting no process for the
+    # rotation that is done
+    logs = tmp_path / "resumed-logs"
+    resumed = arena(*match_args(cut, 8), "--resume", "--log-dir", logs, cwd=tmp_path)
     assert resumed.returncode == EXIT_OK, resumed.stdout + resumed.stderr
     resumed_report = json.loads(resumed.stdout)
+    assert sorted(p.name.split("-")[1] for p in logs.glob("*.log")) == ["r1"] * 3 + ["r2"] * 3
 
     after = {r.hand_number: r for r in records(cut)}
     for record in before:  # every hand recorded before the kill is still there, unchanged (table, times and all)

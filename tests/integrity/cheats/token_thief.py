@@ -5,7 +5,8 @@ Where it looks: every process in /proc (environment: ``ARENA_TOKEN=``; command l
 environment, and the files of its working directory, its own folder, ``$HOME``, /tmp, /run and /dev/shm. Then it
 opens a stream for each token found (other than its own) and for a dozen guesses (empty, its own token altered,
 random ones), all at once, and notes what the referee answers. A stream that is welcomed is held open, silent, to
-the end (a stolen seat). It looks in /proc first and tries what it found there at once (line ``THIEF-PROC
+the end (a stolen seat), and the seat is stolen again if its own bot, still starting when it was stolen, takes it
+back. It looks in /proc first and tries what it found there at once (line ``THIEF-PROC
 {json}``), then in the files and with the guesses (line ``THIEF-START {json}``). Then it plays its own seat
 honestly (check, else call) and at the match's end prints one line ``THIEF {json}``.
 """
@@ -80,8 +81,9 @@ def search_files() -> dict[str, str]:
     return found
 
 
-def try_join(token: str) -> str:
-    """Join with ``token``; what the referee answered (a welcome is a stolen seat, held open)."""
+def try_join(token: str, again: int = 3) -> str:
+    """Join with ``token``; what the referee answered (a welcome is a stolen seat, held open, and stolen ``again``
+    times more if the seat's own bot joins after the theft and takes it back)."""
     outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
     outbox.put(bot_pb2.BotMessage(join=bot_pb2.Join(token=token, bot_name="thief", protocol_version=1))
                .SerializeToString())
@@ -103,11 +105,25 @@ def try_join(token: str) -> str:
     kind = first.WhichOneof("msg")
     if kind == "welcome":
         HOLD.append((channel, responses, outbox))
-        threading.Thread(target=lambda: [None for _ in responses], daemon=True).start()  # read, never answer
+        threading.Thread(target=hold, args=(responses, token, again), daemon=True).start()
         return "welcome"
     if kind == "error":
         return f"refused: {bot_pb2.ErrorCode.Name(first.error.code)}"
     return f"answered {kind}"
+
+
+def hold(responses: Iterator[bot_pb2.RefereeMessage], token: str, again: int) -> None:
+    """Read a stolen stream, never answering; if the seat's own bot joined after the theft (it was still starting)
+    and took the seat back, steal it again."""
+    replaced = False
+    try:
+        for message in responses:
+            replaced = replaced or (message.WhichOneof("msg") == "error"
+                                    and message.error.code == bot_pb2.ERROR_CODE_BAD_TOKEN)
+    except grpc.RpcError:
+        pass
+    if replaced and again > 0:
+        try_join(token, again - 1)
 
 
 def guesses() -> list[str]:
