@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from arena.engine import AnteMode, Structure, TableConfig
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.referee import ClockPolicy, GameRules, HandRecord, Match, MatchResult, MatchSpec
 from arena.referee.game import GameKind, Level
 from arena.runner.bots import BotSpec
@@ -96,16 +98,16 @@ def test_the_writer_stores_each_hand_once(tmp_path: Path) -> None:
     records, _ = _played(4)
     db = Database(tmp_path / "a.db")
     spec = MatchSpec("codec", "codec-seed", 4)
-    db.start_match(spec, [("equity", "1", ""), ("random", "2", "")], 4)
+    entry = Ledger(db).open(spec, [BotSpec("equity", "", "1"), BotSpec("random", "", "2")])
     seen: list[int] = []
-    writer = MatchWriter([db], recorded={records[0].hand_number}, on_hand=lambda r: seen.append(r.hand_number))
+    writer = MatchWriter([entry], recorded={records[0].hand_number}, on_hand=lambda r: seen.append(r.hand_number))
     with pytest.raises(DuplicateHand):
         writer.hand_finished(records[0])  # recorded before this run
     for record in records[1:]:
         writer.hand_finished(record)
     with pytest.raises(DuplicateHand):
         writer.hand_finished(records[2])  # sent twice
-    assert seen == [r.hand_number for r in records[1:]] and db.hands_recorded("codec") == 3
+    assert seen == [r.hand_number for r in records[1:]] and queries.hands_recorded(db, "codec") == 3
 
 
 def test_the_executor_key_is_checked(tmp_path: Path) -> None:

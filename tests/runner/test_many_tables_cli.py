@@ -22,6 +22,7 @@ import pytest
 
 from arena.cli.exits import EXIT_BOT_FAILED, EXIT_OK, EXIT_USAGE
 from arena.engine import ActionKind
+from arena.records import queries
 from arena.records.db import Database
 from arena.records.verify import verify_match
 from arena.referee import HandRecord
@@ -71,7 +72,7 @@ def play(db: Path, tables: int, seed_file: Path) -> dict[str, Any]:
 def records(db: Path, match_id: str = MATCH) -> list[HandRecord]:
     database = Database(db, read_only=True)
     try:
-        return list(database.hand_records(match_id))
+        return list(queries.hand_records(database, match_id))
     finally:
         database.close()
 
@@ -288,7 +289,7 @@ def test_a_bot_that_crashes_with_many_tables_open_leaves_a_finished_match(tmp_pa
     assert "error: crasher crashed" in proc.stderr
 
     database = Database(db, read_only=True)
-    assert database.match_row("c")["hands_total"] == hands
+    assert queries.require(database, "c").hands_total == hands
     database.close()
     played = records(db, "c")
     assert [r.hand_number for r in played] == list(range(hands))  # every hand recorded
@@ -366,7 +367,7 @@ def tournament_file(folder: Path, name: str, tables: object) -> Path:
 def tournament_hands(db: Path) -> dict[str, list[tuple[object, ...]]]:
     database = Database(db, read_only=True)
     try:
-        return {m: [essence(r) for r in database.hand_records(m)] for m in database.match_ids()}
+        return {m: [essence(r) for r in queries.hand_records(database, m)] for m in queries.match_ids(database)}
     finally:
         database.close()
 
