@@ -53,6 +53,14 @@ class Pairing:
         """Whether this is the candidate-against-baseline match."""
         return self.first == CANDIDATE and self.second == BASELINE
 
+    @property
+    def role(self) -> tuple[str, int]:
+        """What the match is in the comparison, as recorded: ``head_to_head`` (0), or ``candidate`` or ``baseline``
+        against reference bot k (from 1)."""
+        if self.head_to_head:
+            return "head_to_head", 0
+        return ("candidate" if self.first == CANDIDATE else "baseline"), self.second - 1
+
 
 @dataclass(frozen=True, slots=True)
 class ComparisonPlan:
@@ -231,13 +239,17 @@ async def run_local_comparison(
     limits: ServerLimits | None = None,
     sandbox: SandboxPolicy | None = None,
     executor: MatchExecutor | None = None,
+    entries: Sequence[HandSink] = (),
 ) -> ComparisonRun:
     """Play every match of the comparison at once with ``executor`` (here by default: a referee on a private local
     socket per match and sandboxed processes of each bot command, one per rotation, so no process is dealt a deal
-    twice), each hand written by the one writer to ``sinks`` and counted by the collector, until the collector's
-    test decides or a bot dies. ``bots`` are the candidate, the baseline, then the reference bots, as in the plan."""
+    twice), each hand written by the one writer to its match's ledger entry (``entries``, one per match of the
+    plan, in its order) and to ``sinks``, and counted by the collector, until the collector's test decides or a bot
+    dies. ``bots`` are the candidate, the baseline, then the reference bots, as in the plan."""
     if len(bots) != 2 + plan.references:
         raise ValueError(f"the plan has {plan.references} reference bots but {len(bots) - 2} were given")
+    if entries and len(entries) != len(plan.pairings):
+        raise ValueError(f"the plan has {len(plan.pairings)} matches but {len(entries)} ledger entries were given")
     policy = sandbox if sandbox is not None else SandboxPolicy()
     if policy.enabled:
         check_sandbox()
@@ -253,9 +265,9 @@ async def run_local_comparison(
         jobs = [MatchJob(spec, (bots[pairing.first], bots[pairing.second]), cwd=cwd or Path.cwd(), sandbox=policy,
                          log_dir=log_dir or Path(scratch))
                 for pairing, spec in zip(plan.pairings, plan.specs, strict=True)]
-        results = await asyncio.gather(*(
-            executor.play(job, MatchWriter(sinks, on_hand=collector.hand_finished), control)
-            for job, control in zip(jobs, controls, strict=True)))
+        writers = [MatchWriter([*entries[i:i + 1], *sinks], on_hand=collector.hand_finished) for i in range(len(jobs))]
+        results = await asyncio.gather(*(executor.play(job, writer, control)
+                                         for job, writer, control in zip(jobs, writers, controls, strict=True)))
     failures = [failure for result in results for failure in result.failures()]
     return ComparisonRun(list(results), collector.rounds, collector.hands_played, time.monotonic() - started,
                          failures)
