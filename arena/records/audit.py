@@ -3,8 +3,11 @@ schedule, participants and seed; every hand's rows against the digests written w
 the hands recorded against the schedule; the final hash. ``arena verify`` reports every problem found, and a resume
 refuses to play on at the first one (arena.records.ledger).
 
-Each problem names the first hand and the field that differ, e.g. ``hand 41: how each decision was taken (how,
-elapsed ms, ...) differs from what was written``.
+Each problem names the first hand and the field that differ, e.g. ``hand 41: the decisions (how each was taken:
+how, elapsed ms, request id, rejections, mixed policy) differ from what was written``. A match whose commitment was
+downgraded to version 1 (the seed's hash alone, which skips the chain) is caught too: a version-2 commitment is never
+the seed's own hash, and a published commitment or final hash (``arena verify --commitment``, ``--final``) is never
+that of a version-1 record.
 """
 
 from __future__ import annotations
@@ -156,7 +159,7 @@ def chain_entries(db: Database, match_id: str) -> tuple[list[Entry], dict[int, t
     stacks: dict[int, tuple[int, ...]] = {}
     for rows, place in hand_rows(db, match_id):
         out.append((place.position, rows.number, place.digests, place.link, part_digests(rows)))
-        stacks[rows.number] = tuple(int(s[5]) for s in rows.seats)
+        stacks[rows.number] = rows.final_stacks
     return out, stacks
 
 

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.cards import format_cards, parse_cards
-from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
+from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, RuleError, Structure, TableConfig
 from arena.records.errors import RecordsDamaged
 from arena.referee import DecisionHow, DecisionRecord, HandRecord, MatchSpec
 from arena.referee.game import GameRules
@@ -31,6 +31,10 @@ DECISION_KINDS = {EventKind.FOLD: ActionKind.FOLD, EventKind.CHECK: ActionKind.C
 VIOLATIONS = (DecisionHow.TIMEOUT, DecisionHow.ILLEGAL)  # and ABSENT when the bot's clock ran (a lost connection)
 
 Row = tuple[Any, ...]
+_KIND_NAMES = {kind: kind.name for kind in EventKind}  # an enum's .name is a descriptor call: hands have many events
+_HOW_VALUES: dict[str, str] = {how: how.value for how in DecisionHow}
+UNDECODABLE = (KeyError, ValueError, TypeError, IndexError, AttributeError, OverflowError, RuleError)
+"""What decoding a damaged value raises (a rule the engine refuses included: a table config no table can have)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +50,17 @@ class HandRows:
     @property
     def number(self) -> int:
         """The hand's number."""
-        return int(self.hand[0])
+        number = self.hand[0]
+        if not isinstance(number, int):
+            raise RecordsDamaged(f"a hand's number is {number!r}", table="hands")
+        return number
+
+    @property
+    def final_stacks(self) -> tuple[int, ...]:
+        """Each seat's stack after the hand (a resumed game starts from them)."""
+        stacks: tuple[int, ...] = decode("the final stacks", "hand_seats", None,
+                                         lambda: tuple(int(s[5]) for s in self.seats))
+        return stacks
 
 
 # ---------------------------------------------------------------------------------------------- settings as JSON
@@ -113,12 +127,13 @@ def hand_rows(record: HandRecord, own_config: str | None) -> HandRows:
     actions = []
     for seq, event in enumerate(record.events):
         d = by_event.get(seq)
-        actions.append((seq, event.street, event.seat, event.kind.name, event.amount, format_cards(event.cards),
-                        int(event.all_in), event.pot, DecisionHow(d.how).value if d else None,
+        actions.append((seq, event.street, event.seat, _KIND_NAMES[event.kind], event.amount,
+                        format_cards(event.cards) if event.cards else "", int(event.all_in), event.pot,
+                        _HOW_VALUES[d.how] if d else None,
                         float(d.elapsed_ms) if d else None, d.request_id if d else None,
                         json.dumps(list(d.rejected)) if d and d.rejected else None,
                         policy_json(d.policy) if d and d.policy else None))
-    violations = tuple((d.participant, DecisionHow(d.how).value, "; ".join(d.rejected)) for d in record.decisions
+    violations = tuple((d.participant, _HOW_VALUES[d.how], "; ".join(d.rejected)) for d in record.decisions
                        if d.how in VIOLATIONS or (d.how == DecisionHow.ABSENT and d.elapsed_ms > 0))
     return HandRows(hand, seats, tuple(actions), violations)
 
@@ -152,7 +167,7 @@ def hand_record(match_id: str, rows: HandRows, default: TableConfig, configs: di
             deal=int(deal), rotation=int(rotation), seating=seating, button=int(button), config=config,
             starting_stacks=starting, deck=cards(deck), hole=hole, board=cards(board), events=events, payoffs=payoffs,
             final_stacks=final, decisions=decisions, names=tuple(names[p] for p in seating),
-            started_at=float(started_at), finished_at=float(finished_at),
+            started_at=stamp(started_at), finished_at=stamp(finished_at),
         )
     return record
 
@@ -198,6 +213,14 @@ def _parse(text: str) -> tuple[int, ...]:
     return found
 
 
+def stamp(value: Any) -> float:
+    """A time as recorded (seconds since 1970): a value no clock gives (beyond the year 5000) does not decode."""
+    seconds = float(value)
+    if not -1e11 < seconds < 1e11:
+        raise ValueError(f"{value!r} is no time")
+    return seconds
+
+
 def card_parser() -> Callable[[str], tuple[int, ...]]:
     """How card text is parsed when many hands are read (the same cards come up again and again)."""
     return _parse
@@ -219,7 +242,7 @@ class _Damage:
         return None
 
     def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
-        if isinstance(value, (KeyError, ValueError, TypeError, IndexError, AttributeError)):
+        if isinstance(value, UNDECODABLE):
             raise RecordsDamaged(f"a row does not decode ({_words(value)})", table=self.table,
                                  match_id=self.match_id, hand=self.hand) from None
 
@@ -232,6 +255,6 @@ def decode(what: str, table: str, match_id: str | None, convert: Callable[[], An
     """``convert()``, a row's values decoded; a value that does not decode is ``RecordsDamaged`` naming ``what``."""
     try:
         return convert()
-    except (KeyError, ValueError, TypeError, IndexError, AttributeError) as exc:
+    except UNDECODABLE as exc:
         raise RecordsDamaged(f"{what} does not decode ({_words(exc)})", table=table, match_id=match_id) from None
 

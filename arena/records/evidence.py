@@ -59,7 +59,7 @@ COMMITMENT_VERSION = 2
 SEED_ONLY = 1  # the commitment of a match recorded before schema 5: the seed's hash alone
 
 PARTS: tuple[tuple[str, str], ...] = (
-    ("deal", "the deal (deal number, rotation, table, button, blinds)"),
+    ("deal", "the deal's settings (deal number, rotation, table, button, blinds)"),
     ("cards", "the cards (deck, board, hole cards)"),
     ("seating", "the seats (each seat's participant and starting stack)"),
     ("actions", "the actions (kind, amount, street, seat, pot)"),
@@ -71,9 +71,17 @@ PARTS: tuple[tuple[str, str], ...] = (
 """The parts of a hand the chain digests one by one, with what each holds (named when one differs)."""
 
 
+def _foreign(value: Any) -> str:
+    """What no written value is (bytes an edit put in a column), as text, so that a damaged row digests too."""
+    return f"<{type(value).__name__}:{bytes(value).hex() if isinstance(value, bytes | bytearray) else value!r}>"
+
+
+_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_foreign)
+
+
 def canonical(value: Any) -> bytes:
-    """The one JSON text of a value: sorted keys, no spaces, UTF-8."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+    """The one JSON text of a value: sorted keys, no spaces, UTF-8 (``json.dumps`` with those settings)."""
+    return _JSON.encode(value).encode()
 
 
 def _hash(tag: bytes, value: Any) -> str:

@@ -181,9 +181,8 @@ class LedgerEntry:
             problems += check_final(info, audit, len(played), stored_outcomes(self.db, self.match_id),
                                     stored_games(self.db, self.match_id))[1]
         if problems:
-            raise RecordsDamaged(f"{problems[0]}; not resumed" + (f" ({len(problems) - 1} more problems: arena verify "
-                                                                  "names them)" if len(problems) > 1 else ""),
-                                 match_id=self.match_id)
+            more = f" (and {len(problems) - 1} more: arena verify names them)" if len(problems) > 1 else ""
+            raise RecordsDamaged(f"{problems[0]}; not resumed{more}", match_id=self.match_id)
         self.played = frozenset(played)
         self.history = {n: stacks[n] for n in played} if self.spec.game.is_game else None
         self._links, self._tail = audit.links, audit.tail
@@ -261,13 +260,17 @@ class Ledger:
         return entry
 
     def check(self, spec: MatchSpec, entrants: Sequence[Entrant]) -> None:
-        """Whether a recorded match (if it is) is the one asked for: its seed, schedule and participants;
-        ``LedgerError`` naming what differs (a tournament file changed since the tournament began)."""
+        """Whether a recorded match (if it is) is the one asked for: its record first against its commitment
+        (``RecordsDamaged``), then its seed, schedule and participants against the request (``LedgerError`` naming
+        what differs: a tournament file changed since the tournament began)."""
         info = None if self.db is None else match_info(self.db, spec.match_id)
         if self.db is None or info is None:
             return
-        asked = check_schedule(info, participants(self.db, spec.match_id), spec,
-                               [Contestant(e.name, e.version) for e in entrants])
+        recorded = participants(self.db, spec.match_id)
+        damage = check_commitment(info, recorded, info.seed or self.db.vault_seed(spec.match_id))
+        if damage:
+            raise RecordsDamaged(damage[0], match_id=spec.match_id)
+        asked = check_schedule(info, recorded, spec, [Contestant(e.name, e.version) for e in entrants])
         if asked:
             raise LedgerError(f"match {spec.match_id} in {self.db.path}: {'; '.join(asked)}")
 

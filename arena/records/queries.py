@@ -25,12 +25,14 @@ from arena.records.codec import (
     decode,
     game_from,
     hand_record,
+    stamp,
 )
 from arena.records.db import Database
 from arena.records.errors import RecordsDamaged
 from arena.referee import ClockPolicy, DecisionHow, HandRecord, Introduction, MatchSpec
 from arena.referee.game import EndReason, GameKind, GameResult, GameRules
 from arena.referee.status import BotOutcome, MatchKind, MatchStatus
+from arena.runner.settings import MAX_HANDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +64,13 @@ class MatchInfo:
     tables: int  # tables played side by side by the run that last played it
 
     def spec(self, seed: str) -> MatchSpec:
-        """The match's spec as it was played, dealt from ``seed``."""
-        return MatchSpec(
+        """The match's spec as it was played, dealt from ``seed`` (``RecordsDamaged`` if no match can be so)."""
+        spec: MatchSpec = decode("the match's settings", "matches", self.match_id, lambda: MatchSpec(
             match_id=self.match_id, seed=seed, hands=self.game_hands or self.hands_total, game=self.game,
             config=self.config, starting_stack=self.starting_stack, policy=self.policy, duplicate=self.duplicate,
             all_orders=self.all_orders, seats=self.seats, tables=self.tables,
-        )
+        ))
+        return spec
 
 
 class Contestant(NamedTuple):
@@ -134,10 +137,12 @@ def match_info(db: Database, match_id: str) -> MatchInfo | None:
 
     def convert() -> MatchInfo:
         game, hands = game_from(row["game"])
+        if not game.is_game and not 0 <= int(row["hands_total"]) <= 2 * MAX_HANDS:  # its schedule must fit in memory
+            raise ValueError(f"hands_total {row['hands_total']} is no match's (at most {2 * MAX_HANDS:,})")
         return MatchInfo(
             match_id=match_id, kind=MatchKind(row["kind"]), event=row["tournament"],
-            created_at=float(row["created_at"]),
-            finished_at=None if row["finished_at"] is None else float(row["finished_at"]),
+            created_at=stamp(row["created_at"]),
+            finished_at=None if row["finished_at"] is None else stamp(row["finished_at"]),
             status=MatchStatus(row["status"]), seed=str(row["seed"]), commitment=str(row["commitment"]),
             commitment_version=int(row["commitment_version"]), committed=str(row["committed"]),
             final_hash=str(row["final_hash"]), config=config_from_json(row["config"]), config_json=str(row["config"]),
@@ -161,7 +166,16 @@ def require(db: Database, match_id: str) -> MatchInfo:
 
 def match_ids(db: Database) -> list[str]:
     """Every recorded match, oldest first."""
-    return [str(r["id"]) for r in db.rows("matches", "SELECT id FROM matches ORDER BY created_at, id")]
+    return _ids(db.rows("matches", "SELECT id FROM matches ORDER BY created_at, id"))
+
+
+def _ids(rows: list[Any]) -> list[str]:
+    """The match ids of ``rows`` (a damaged row's id may be anything: ``RecordsDamaged``)."""
+    ids = [r["id"] for r in rows]
+    for found in ids:
+        if not isinstance(found, str) or not found:
+            raise RecordsDamaged(f"a match's id is {found!r}, not a name", table="matches")
+    return ids
 
 
 def match_seed(db: Database, match_id: str) -> str | None:
@@ -181,8 +195,9 @@ def participants(db: Database, match_id: str) -> list[Contestant]:
     """Who each participant of a match is, in participant order."""
     rows = db.rows("match_bots", "SELECT m.participant, b.name, b.version FROM match_bots m JOIN bots b ON"
                    " b.id = m.bot_id WHERE m.match_id = ? ORDER BY m.participant", (match_id,), match_id)
-    if [r["participant"] for r in rows] != list(range(len(rows))):
-        raise RecordsDamaged(f"the participants are numbered {[r['participant'] for r in rows]}, not 0 to n-1",
+    if [r["participant"] for r in rows] != list(range(len(rows))) or len(rows) < 2:
+        raise RecordsDamaged(f"the participants are numbered {[r['participant'] for r in rows]}, not 0 to n-1 "
+                             "(at least two)",
                              table="match_bots", match_id=match_id)
     return [Contestant(str(r["name"]), str(r["version"])) for r in rows]
 
@@ -429,8 +444,7 @@ def owners(db: Database) -> dict[str, str]:
 
 def event_match_ids(db: Database, event: str) -> list[str]:
     """The matches of a tournament, comparison or league (whatever their kind), oldest first."""
-    rows = db.rows("matches", "SELECT id FROM matches WHERE tournament = ? ORDER BY created_at, id", (event,))
-    return [str(r["id"]) for r in rows]
+    return _ids(db.rows("matches", "SELECT id FROM matches WHERE tournament = ? ORDER BY created_at, id", (event,)))
 
 
 def event_names(db: Database) -> list[str]:
@@ -448,8 +462,8 @@ def event_taken(db: Database, name: str) -> bool:
 
 def matches_of(db: Database, event: str, kind: MatchKind) -> list[str]:
     """The match ids of a tournament, comparison or league, by id."""
-    rows = db.rows("matches", "SELECT id FROM matches WHERE tournament = ? AND kind = ? ORDER BY id", (event, kind))
-    return [str(r["id"]) for r in rows]
+    return _ids(db.rows("matches", "SELECT id FROM matches WHERE tournament = ? AND kind = ? ORDER BY id",
+                        (event, kind)))
 
 
 def finished_matches_of(db: Database, event: str, kind: MatchKind) -> list[str]:
@@ -457,8 +471,8 @@ def finished_matches_of(db: Database, event: str, kind: MatchKind) -> list[str]:
     are replayed in this order, the order they were updated in as the matches ended)."""
     rows = db.rows("matches", "SELECT id, status FROM matches WHERE tournament = ? AND kind = ? AND finished_at IS"
                    " NOT NULL ORDER BY finished_at, id", (event, kind))
-    statuses: list[tuple[str, MatchStatus]] = decode("a match's status", "matches", None, lambda: [
-        (str(r["id"]), MatchStatus(r["status"])) for r in rows])
+    statuses: list[tuple[str, MatchStatus]] = decode("a match's status", "matches", None, lambda: list(zip(
+        _ids(rows), [MatchStatus(r["status"]) for r in rows], strict=True)))
     return [match_id for match_id, status in statuses if status.over]
 
 
@@ -468,7 +482,9 @@ def bots_played(db: Database, event: str, kind: MatchKind, since: float = 0.0) -
     rows = db.rows("matches", "SELECT b.name AS name, COUNT(*) AS n, MAX(m.finished_at) AS last FROM matches m"
                    " JOIN match_bots mb ON mb.match_id = m.id JOIN bots b ON b.id = mb.bot_id WHERE m.tournament = ?"
                    " AND m.kind = ? AND m.finished_at >= ? GROUP BY b.name", (event, kind, since))
-    return {str(r["name"]): (int(r["n"]), float(r["last"])) for r in rows}
+    played: dict[str, tuple[int, float]] = decode("a bot's matches", "matches", None, lambda: {
+        str(r["name"]): (int(r["n"]), stamp(r["last"])) for r in rows})
+    return played
 
 
 def published_seed(db: Database, key: str) -> str | None:

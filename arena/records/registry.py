@@ -16,7 +16,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
-from arena.records.codec import decode
+from arena.records.codec import decode, stamp
 from arena.records.db import Database
 
 KEY_PREFIX = "arena_"  # says what the secret is when it turns up in a log or a shell history
@@ -56,8 +56,8 @@ def key_hash(key: str) -> str:
 
 def _bot(row: sqlite3.Row) -> RegisteredBot:
     bot: RegisteredBot = decode("a registered bot", "registered_bots", None, lambda: RegisteredBot(
-        str(row["name"]), str(row["owner"]), float(row["created_at"]), float(row["key_issued_at"]),
-        None if row["revoked_at"] is None else float(row["revoked_at"])))
+        str(row["name"]), str(row["owner"]), stamp(row["created_at"]), stamp(row["key_issued_at"]),
+        None if row["revoked_at"] is None else stamp(row["revoked_at"])))
     return bot
 
 

@@ -102,7 +102,7 @@ def _verify(db: Database, info: MatchInfo, commitment: str | None, final: str | 
     evidence, result.problems = result.problems, []  # the record against its evidence first, then the re-deal
     for rows, place in hand_rows(db, info.match_id):
         entries.append((place.position, rows.number, place.digests, place.link, part_digests(rows)))
-        stacks[rows.number] = tuple(int(s[5]) for s in rows.seats)
+        stacks[rows.number] = rows.final_stacks
         try:
             record = hand_record(info.match_id, rows, info.config, configs, names, cards)
         except RecordsDamaged as exc:
