@@ -3,7 +3,8 @@ optionally, both against reference bots), judged by a sequential probability rat
 stopped as soon as it decides (arena.ratings.sprt explains the statistics, arena.runner.compare the matches).
 
 Exit status: 0 H1 accepted (the candidate is better), 1 H0 accepted (it is not), 3 inconclusive at the hand
-limit, 2 on errors (bad arguments, a bot that crashed, forfeited or never connected, a failed verification).
+limit, 2 on errors (bad arguments, a bot that crashed, forfeited or never connected, a failed verification), 5 when
+the database's records are damaged.
 ``--json PATH`` writes everything for a CI job to read. Every hand is recorded in the database (``--db``), the
 matches as kind ``compare`` with the comparison id as their tournament, and ``--verify ID`` recomputes a recorded
 comparison's verdict from its hands.
@@ -51,7 +52,7 @@ from arena.ratings.sprt import (
     recorded_comparison,
     replay_comparison,
 )
-from arena.records import RecordsError, queries
+from arena.records import RecordsDamaged, RecordsError, queries
 from arena.records.comparisons import comparison, record_comparison, record_outcome
 from arena.records.db import Database
 from arena.records.ledger import Ledger
@@ -71,7 +72,7 @@ from arena.transport.server import ServerLimits
 
 DEFAULT_DB = "arena.db"
 DEFAULT_MAX_HANDS = 20000
-EXIT_H1, EXIT_H0, EXIT_ERROR, EXIT_INCONCLUSIVE = 0, 1, 2, 3
+EXIT_H1, EXIT_H0, EXIT_ERROR, EXIT_INCONCLUSIVE, EXIT_DAMAGED = 0, 1, 2, 3, 5
 # The bots are local commands the user started, and fast ones (a calling station answers in microseconds) send far
 # more than the default 200 actions a second that guards a public referee against floods; so a local comparison
 # allows 100 times as many.
@@ -225,6 +226,7 @@ def print_report(report: dict[str, Any], err: bool) -> None:
     elif report["db"]:
         lines.append(f"recorded in {report['db']} as comparison {report['comparison_id']} "
                      f"(seed {report['seed']}); {report['seconds']:.1f} s")
+    lines += [f"final hash {m['match_id']}: {m['final_hash']}" for m in report["matches"] if m.get("final_hash")]
     for line in lines:
         click.echo(line, err=err)
 
@@ -251,6 +253,15 @@ def _fail(message: str, json_path: str | None) -> NoReturn:
     if json_path is not None:
         _write_json({"verdict": "error", "exit_code": EXIT_ERROR, "errors": [message]}, json_path)
     raise CompareError(message)
+
+
+def _damaged(exc: RecordsDamaged, json_path: str | None) -> NoReturn:
+    """Records damaged or edited: a short JSON for the CI job, the message naming table and hand, status 5."""
+    message = f"records damaged: {exc}"
+    if json_path is not None:
+        _write_json({"verdict": "error", "exit_code": EXIT_DAMAGED, "errors": [message]}, json_path)
+    click.secho(f"error: {message}", fg="red", err=True)
+    raise SystemExit(EXIT_DAMAGED)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -338,7 +349,8 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
     """Is the candidate better than the baseline? Plays duplicate heads-up sessions and stops as soon as a
     sequential probability ratio test (H0: mean <= M0 against H1: mean >= M1, in mbb/hand) decides.
 
-    Exit status: 0 H1 accepted (better), 1 H0 accepted (not better), 3 inconclusive at the hand limit, 2 errors.
+    Exit status: 0 H1 accepted (better), 1 H0 accepted (not better), 3 inconclusive at the hand limit, 2 errors,
+    5 records damaged.
 
     Example: arena compare --candidate new='python my_bot.py' --baseline old='python old_bot.py'
     --hands 20000 --json compare.json
@@ -372,6 +384,8 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
                        Estimator(estimator))
     except click.ClickException:
         raise
+    except RecordsDamaged as exc:
+        _damaged(exc, json_path)
     except Exception as exc:  # anything that stops the comparison itself is an error for the CI job, not a crash
         logging.getLogger("arena.compare").debug("comparison failed", exc_info=True)
         _fail(f"the comparison failed: {exc!r}", json_path)
@@ -434,6 +448,8 @@ def _verify(comparison_id: str, db_path: str, params: SprtParams, explicit: set[
     """Recompute a recorded comparison's test from its hands; status 2 if it disagrees with what was recorded."""
     try:
         db = Database(db_path, read_only=True)
+    except RecordsDamaged as exc:
+        _damaged(exc, json_path)
     except RecordsError as exc:
         _fail(str(exc), json_path)
     try:
@@ -451,6 +467,8 @@ def _verify(comparison_id: str, db_path: str, params: SprtParams, explicit: set[
         bots = meta.get("bots") or [{"key": k} for k in (recorded.candidate, recorded.baseline, *recorded.references)]
         infos = {m: info for m in recorded.match_ids if (info := queries.match_info(db, m)) is not None}
         played = sum(queries.hands_recorded(db, m) for m in recorded.match_ids)
+    except RecordsDamaged as exc:
+        _damaged(exc, json_path)
     except RecordsError as exc:
         _fail(str(exc), json_path)
     finally:
