@@ -42,9 +42,10 @@ MATCH = "m"
 # Fields of `arena leaderboard --json` that depend on the run, not on the hands: when the board and the match were
 # made (wall-clock times) and the bots' mean think time (measured; with 16 tables a bot's requests queue behind
 # each other, so it is several times that of one table)
-RUN_DEPENDENT = frozenset({"generated_at", "created_at", "think_ms"})
+# the final hash seals one run's record, its timings and table ids included (arena.records.evidence)
+RUN_DEPENDENT = frozenset({"generated_at", "created_at", "think_ms", "final_hash"})
 # the same in a match's --json: its duration and the bots' mean think time
-MATCH_RUN_DEPENDENT = frozenset({"seconds", "mean_think_ms"})
+MATCH_RUN_DEPENDENT = frozenset({"seconds", "mean_think_ms", "final_hash"})
 
 
 def arena(*args: str | Path, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:

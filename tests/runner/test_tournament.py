@@ -200,12 +200,14 @@ def test_a_match_cut_short_resumes_to_the_uninterrupted_result(tmp_path: Path) -
     conn = sqlite3.connect(whole)
     conn.execute(f"VACUUM INTO '{cut}'")
     conn.close()
-    conn = sqlite3.connect(cut)  # as if the referee had died after hand 6: later hands never reached the database
-    for table in ("actions", "hand_seats", "violations", "hands"):
-        conn.execute(f"DELETE FROM {table} WHERE match_id = 'm' AND hand_number > 6")
-    conn.execute("UPDATE matches SET status = 'running'")
+    conn = sqlite3.connect(cut)  # as if the referee had died after 7 hands: later hands never reached the database,
+    later = "SELECT hand_number FROM hands WHERE match_id = 'm' AND chain_index > 7"  # the match never ended and
+    for table in ("actions", "hand_seats", "violations", "hands"):  # its seed was still a secret (in the vault)
+        conn.execute(f"DELETE FROM {table} WHERE match_id = 'm' AND hand_number IN ({later})")
+    conn.execute("UPDATE matches SET status = 'running', seed = '', final_hash = ''")
     conn.commit()
     conn.close()
+    cut.with_name("cut.db.seeds").write_text(json.dumps({"m": "resume"}))
     again = subprocess.run([*arena, "--hands", "16", "--db", str(cut)], capture_output=True, text=True)
     assert again.returncode == 1 and "--resume" in again.stderr
     subprocess.run([*arena, "--db", str(cut), "--resume"], check=True, capture_output=True)
