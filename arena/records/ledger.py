@@ -81,43 +81,43 @@ class LedgerEntry:
 
     @property
     def chained(self) -> bool:
-        """Whether this match's hands are hash-chained (every match recorded since schema 5)."""
-        return self.commitment_version >= COMMITMENT_VERSION
+        """Whether this match's hands are hash-chained: every match recorded since schema 5 (a match recorded
+        nowhere has a commitment, but no record to chain or seal)."""
+        return self.db is not None and self.commitment_version >= COMMITMENT_VERSION
 
     # ------------------------------------------------------------------ recording
 
     def hand_finished(self, record: HandRecord) -> None:
         """Store one finished hand in one transaction, chained to the hand written before it."""
-        own = None if record.config == self.spec.config else config_to_json(record.config)
-        rows = hand_rows(record, own)
-        link = digests = None
-        if self.chained:
-            parts = part_digests(rows)
-            digests = ".".join(parts)
-            link = chain_link(self._tail or self.commitment, record.hand_number, parts)
         if self.db is not None:
-            index = self._links + 1 if self.chained else None
-            with self.db.transaction():
-                self.db.write("hands", "INSERT INTO hands(match_id, hand_number, deal, rotation, table_id, button,"
-                              " deck, board, started_at, finished_at, config, chain_index, digests, chain) VALUES"
-                              " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                              (self.match_id, *rows.hand, index, digests, link))
-                self.db.write("hand_seats", "INSERT INTO hand_seats(match_id, hand_number, seat, participant, hole,"
-                              " starting_stack, payoff, final_stack) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                              [(self.match_id, rows.number, *s) for s in rows.seats], many=True)
-                self.db.write("actions", "INSERT INTO actions(match_id, hand_number, seq, street, seat, kind, amount,"
-                              " cards, all_in, pot, how, elapsed_ms, request_id, rejected, policy) VALUES"
-                              " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                              [(self.match_id, rows.number, *a) for a in rows.actions], many=True)
-                self.db.write("violations", "INSERT INTO violations(match_id, hand_number, participant, kind, detail)"
-                              " VALUES (?, ?, ?, ?, ?)", [(self.match_id, rows.number, *v) for v in rows.violations],
-                              many=True)
-        if self.chained:
-            self._links += 1
-            self._tail = link
+            self._write(self.db, record)
         self.written += 1
         if self.history is not None:
             self.history[record.hand_number] = tuple(record.final_stacks)
+
+    def _write(self, db: Database, record: HandRecord) -> None:
+        own = None if record.config == self.spec.config else config_to_json(record.config)
+        rows = hand_rows(record, own)
+        index = link = digests = None
+        if self.chained:
+            parts = part_digests(rows)
+            index, digests = self._links + 1, ".".join(parts)
+            link = chain_link(self._tail or self.commitment, record.hand_number, parts)
+        with db.transaction():
+            db.write("hands", "INSERT INTO hands(match_id, hand_number, deal, rotation, table_id, button, deck, board,"
+                     " started_at, finished_at, config, chain_index, digests, chain) VALUES"
+                     " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (self.match_id, *rows.hand, index, digests, link))
+            db.write("hand_seats", "INSERT INTO hand_seats(match_id, hand_number, seat, participant, hole,"
+                     " starting_stack, payoff, final_stack) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(self.match_id, rows.number, *s) for s in rows.seats], many=True)
+            db.write("actions", "INSERT INTO actions(match_id, hand_number, seq, street, seat, kind, amount, cards,"
+                     " all_in, pot, how, elapsed_ms, request_id, rejected, policy) VALUES"
+                     " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(self.match_id, rows.number, *a) for a in rows.actions], many=True)
+            db.write("violations", "INSERT INTO violations(match_id, hand_number, participant, kind, detail)"
+                     " VALUES (?, ?, ?, ?, ?)", [(self.match_id, rows.number, *v) for v in rows.violations], many=True)
+        if link is not None:
+            self._links, self._tail = self._links + 1, link
 
     def finish(self, result: MatchResult) -> MatchResult:
         """Record how the match ended (each bot's outcome, what each said of itself when it joined, a game's places)
