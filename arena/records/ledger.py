@@ -33,7 +33,7 @@ from arena.records.audit import (
     stored_outcomes,
     walk_chain,
 )
-from arena.records.codec import config_to_json, game_json, hand_rows
+from arena.records.codec import config_to_json, decode, game_json, hand_rows
 from arena.records.db import Database
 from arena.records.errors import LedgerError, RecordsDamaged
 from arena.records.evidence import (
@@ -351,6 +351,13 @@ def _bot_id(db: Database, entrant: Entrant) -> int:
 def _totals(db: Database, match_id: str, contestants: Sequence[Contestant],
             big_blind: int) -> list[ParticipantResult]:
     """Each participant's figures over the hands recorded so far (what a resumed match adds to)."""
+    totals: list[ParticipantResult] = decode("a participant's figures", "hand_seats", match_id,
+                                             lambda: _sums(db, match_id, contestants, big_blind))
+    return totals
+
+
+def _sums(db: Database, match_id: str, contestants: Sequence[Contestant],
+          big_blind: int) -> list[ParticipantResult]:
     seats = {int(r["participant"]): (int(r["hands"]), int(r["net"])) for r in db.rows(
         "hand_seats", "SELECT participant, COUNT(*) AS hands, COALESCE(SUM(payoff), 0) AS net FROM hand_seats"
         " WHERE match_id = ? GROUP BY participant", (match_id,), match_id)}

@@ -211,16 +211,23 @@ def hands_recorded(db: Database, match_id: str) -> int:
 def recorded_hands(db: Database, match_id: str) -> set[int]:
     """The hand numbers of a match stored so far."""
     rows = db.rows("hands", "SELECT hand_number FROM hands WHERE match_id = ?", (match_id,), match_id)
-    return {int(r["hand_number"]) for r in rows}
+    numbers: set[int] = decode("a hand's number", "hands", match_id, lambda: {int(r["hand_number"]) for r in rows})
+    return numbers
 
 
 def final_stacks(db: Database, match_id: str) -> dict[int, tuple[int, ...]]:
     """Each recorded hand's final stacks, seat by seat, by hand number (a resumed game starts from them)."""
-    out: dict[int, list[int]] = {}
-    for r in db.rows("hand_seats", "SELECT hand_number, final_stack FROM hand_seats WHERE match_id = ?"
-                     " ORDER BY hand_number, seat", (match_id,), match_id):
-        out.setdefault(int(r["hand_number"]), []).append(int(r["final_stack"]))
-    return {number: tuple(stacks) for number, stacks in out.items()}
+    rows = db.rows("hand_seats", "SELECT hand_number, final_stack FROM hand_seats WHERE match_id = ?"
+                   " ORDER BY hand_number, seat", (match_id,), match_id)
+
+    def convert() -> dict[int, tuple[int, ...]]:
+        out: dict[int, list[int]] = {}
+        for r in rows:
+            out.setdefault(int(r["hand_number"]), []).append(int(r["final_stack"]))
+        return {number: tuple(stacks) for number, stacks in out.items()}
+
+    stacks: dict[int, tuple[int, ...]] = decode("a final stack", "hand_seats", match_id, convert)
+    return stacks
 
 
 def game_kind(db: Database, match_id: str) -> GameKind:
@@ -256,12 +263,18 @@ def game_results(db: Database, match_id: str) -> list[GameResult]:
 def joined(db: Database, match_id: str) -> dict[int, list[Introduction]]:
     """What each participant's bot said of itself when it joined, by participant (those that never joined are
     missing)."""
-    out: dict[int, list[Introduction]] = {}
-    for r in db.rows("joins", "SELECT participant, bot_name, bot_version, language FROM joins WHERE match_id = ?"
-                     " ORDER BY participant, rowid", (match_id,), match_id):
-        out.setdefault(int(r["participant"]), []).append(
-            Introduction(str(r["bot_name"]), str(r["bot_version"]), str(r["language"])))
-    return out
+    rows = db.rows("joins", "SELECT participant, bot_name, bot_version, language FROM joins WHERE match_id = ?"
+                   " ORDER BY participant, rowid", (match_id,), match_id)
+
+    def convert() -> dict[int, list[Introduction]]:
+        out: dict[int, list[Introduction]] = {}
+        for r in rows:
+            out.setdefault(int(r["participant"]), []).append(
+                Introduction(str(r["bot_name"]), str(r["bot_version"]), str(r["language"])))
+        return out
+
+    found: dict[int, list[Introduction]] = decode("a join", "joins", match_id, convert)
+    return found
 
 
 # ---------------------------------------------------------------------------------------------- hands
@@ -295,18 +308,28 @@ def hand_rows(db: Database, match_id: str, numbers: Collection[int] | None = Non
                         " WHERE match_id = ? ORDER BY hand_number, seq", (match_id,), match_id)
     violations = db.stream("violations", f"SELECT hand_number, {', '.join(VIOLATION_COLUMNS)} FROM violations"
                            " WHERE match_id = ? ORDER BY hand_number, rowid", (match_id,), match_id)
-    pending = [next(stream, None) for stream in (seats, actions, violations)]
+    streams = [_numbered(table, stream, match_id) for table, stream in
+               (("hand_seats", seats), ("actions", actions), ("violations", violations))]
+    pending = [next(stream, None) for stream in streams]
     keep = None if wanted is None else set(wanted)
-    for hand in hands:
+    for hand in _numbered("hands", hands, match_id):
         number = hand["hand_number"]
         parts: list[list[tuple[object, ...]]] = [[], [], []]
-        for i, stream in enumerate((seats, actions, violations)):
+        for i, stream in enumerate(streams):
             while (row := pending[i]) is not None and row[0] <= number:
                 if row[0] == number:
                     parts[i].append(tuple(row)[1:])
                 pending[i] = next(stream, None)
         if keep is None or number in keep:
             yield HandRows(tuple(hand)[:len(HAND_COLUMNS)], *(tuple(p) for p in parts)), _place(hand)
+
+
+def _numbered(table: str, rows: Iterator[Any], match_id: str) -> Iterator[Any]:
+    """The rows of a hand's table, each with a hand number that is a number (an edit may have made it text)."""
+    for row in rows:
+        if not isinstance(row["hand_number"], int):
+            raise RecordsDamaged(f"a row's hand number is {row['hand_number']!r}", table=table, match_id=match_id)
+        yield row
 
 
 def _place(hand: Any) -> ChainPlace:
@@ -338,8 +361,16 @@ def hand_records(db: Database, match_id: str, numbers: Collection[int] | None = 
         yield hand_record(match_id, rows, info.config, configs, names, cards)
 
 
+def _seated(value: object, count: int) -> int:
+    """A participant as recorded in a row: one of the match's ``count`` (``ValueError`` otherwise)."""
+    if not isinstance(value, int) or not 0 <= value < count:
+        raise ValueError(f"participant {value!r} is not one of the match's {count}")
+    return value
+
+
 def hand_results(db: Database, match_id: str) -> list[HandResult]:
     """Every recorded hand of a match in brief, by hand number (for sessions, listings and pages)."""
+    count = len(participants(db, match_id))
     rows = db.rows("hand_seats", "SELECT h.hand_number, h.deal, h.rotation, h.board, s.participant, s.payoff FROM"
                    " hands h JOIN hand_seats s USING (match_id, hand_number) WHERE h.match_id = ?"
                    " ORDER BY h.hand_number, s.seat", (match_id,), match_id)
@@ -355,7 +386,7 @@ def hand_results(db: Database, match_id: str) -> list[HandResult]:
                 if current is not None:
                     out.append(HandResult(*current[:3], tuple(seating), tuple(payoffs), current[3]))
                 current, seating, payoffs = key, [], []
-            seating.append(int(r["participant"]))
+            seating.append(_seated(r["participant"], count))
             payoffs.append(int(r["payoff"]))
         if current is not None:
             out.append(HandResult(*current[:3], tuple(seating), tuple(payoffs), current[3]))
@@ -370,8 +401,9 @@ def player_events(db: Database, match_id: str) -> list[PlayerEvent]:
     rows = db.rows("actions", "SELECT a.hand_number, s.participant, a.street, a.kind, a.how, a.elapsed_ms FROM"
                    " actions a JOIN hand_seats s USING (match_id, hand_number, seat) WHERE a.match_id = ? AND"
                    " a.seat >= 0 ORDER BY a.hand_number, a.seq", (match_id,), match_id)
+    count = len(participants(db, match_id))
     events: list[PlayerEvent] = decode("an action", "actions", match_id, lambda: [
-        PlayerEvent(int(r["hand_number"]), int(r["participant"]), int(r["street"]), EventKind[r["kind"]],
+        PlayerEvent(int(r["hand_number"]), _seated(r["participant"], count), int(r["street"]), EventKind[r["kind"]],
                     None if r["how"] is None else DecisionHow(r["how"]), float(r["elapsed_ms"] or 0.0))
         for r in rows])
     return events
@@ -384,33 +416,43 @@ def runouts(db: Database, match_id: str) -> list[int]:
                    " HAVING SUM(kind IN ('SHOW', 'MUCK')) > 0 AND MAX(CASE WHEN kind = 'DEAL_BOARD' THEN seq END) >"
                    " COALESCE(MAX(CASE WHEN kind IN ('FOLD', 'CHECK', 'CALL', 'BET', 'RAISE') THEN seq END), -1)"
                    " ORDER BY hand_number", (match_id,), match_id)
-    return [int(r["hand_number"]) for r in rows]
+    numbers: list[int] = decode("a hand's number", "actions", match_id, lambda: [int(r["hand_number"]) for r in rows])
+    return numbers
 
 
 def violation_counts(db: Database, match_id: str) -> dict[int, int]:
     """Violations recorded per participant of a match."""
     rows = db.rows("violations", "SELECT participant, COUNT(*) AS n FROM violations WHERE match_id = ?"
                    " GROUP BY participant", (match_id,), match_id)
-    return {int(r["participant"]): int(r["n"]) for r in rows}
+    count = len(participants(db, match_id))
+    counts: dict[int, int] = decode("a violation", "violations", match_id, lambda: {
+        _seated(r["participant"], count): int(r["n"]) for r in rows})
+    return counts
 
 
 def hands_per_participant(db: Database, match_id: str) -> dict[int, int]:
     """How many recorded hands each participant of a match was dealt into."""
     rows = db.rows("hand_seats", "SELECT participant, COUNT(*) AS n FROM hand_seats WHERE match_id = ?"
                    " GROUP BY participant", (match_id,), match_id)
-    return {int(r["participant"]): int(r["n"]) for r in rows}
+    count = len(participants(db, match_id))
+    counts: dict[int, int] = decode("a seat", "hand_seats", match_id, lambda: {
+        _seated(r["participant"], count): int(r["n"]) for r in rows})
+    return counts
 
 
 def net_chips(db: Database, match_id: str) -> list[int]:
     """Each participant's chips won over the recorded hands of a match."""
-    net = [0] * len(participants(db, match_id))
-    for r in db.rows("hand_seats", "SELECT participant, SUM(payoff) AS s FROM hand_seats WHERE match_id = ?"
-                     " GROUP BY participant", (match_id,), match_id):
-        participant = int(r["participant"])
-        if not 0 <= participant < len(net):
-                raise RecordsDamaged(f"a seat is held by participant {participant}, who is not in the match",
-                                 table="hand_seats", match_id=match_id)
-        net[participant] = int(r["s"])
+    count = len(participants(db, match_id))
+    rows = db.rows("hand_seats", "SELECT participant, SUM(payoff) AS s FROM hand_seats WHERE match_id = ?"
+                   " GROUP BY participant", (match_id,), match_id)
+
+    def convert() -> list[int]:
+        net = [0] * count
+        for r in rows:
+            net[_seated(r["participant"], count)] = int(r["s"])
+        return net
+
+    net: list[int] = decode("a seat's payoff", "hand_seats", match_id, convert)
     return net
 
 
