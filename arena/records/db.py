@@ -194,6 +194,9 @@ class Database:
         try:
             self.conn = self._connect()
             self._check_schema()
+        except UnicodeDecodeError as exc:  # text in a damaged page that is not UTF-8
+            raise RecordsDamaged(f"{self.path} cannot be read as an arena database ({exc}): the file is "
+                                 "damaged") from None
         except sqlite3.DatabaseError as exc:
             if "file is not a database" in str(exc):  # no SQLite header: nobody's database, so not ours either
                 raise DatabaseError(f"{self.path} is not an arena database ({exc})") from None
@@ -326,7 +329,7 @@ class Database:
         """Every row of a query on ``table``; a file that cannot be read is ``RecordsDamaged`` naming the table."""
         try:
             return self.conn.execute(sql, params).fetchall()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise _damaged(exc, table, match_id) from None
 
     def row(self, table: str, sql: str, params: Sequence[Any] = (), match_id: str | None = None) -> sqlite3.Row | None:
@@ -334,7 +337,7 @@ class Database:
         try:
             found: sqlite3.Row | None = self.conn.execute(sql, params).fetchone()
             return found
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise _damaged(exc, table, match_id) from None
 
     def stream(self, table: str, sql: str, params: Sequence[Any] = (), match_id: str | None = None,
@@ -344,7 +347,7 @@ class Database:
             cursor = self.conn.execute(sql, params)
             while (found := cursor.fetchone()) is not None:
                 yield found
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise _damaged(exc, table, match_id) from None
 
     def write(self, table: str, sql: str, params: Sequence[Any] = (), many: bool = False) -> None:
@@ -367,7 +370,7 @@ class Database:
             raise RecordsDamaged(str(exc)) from None
 
 
-def _damaged(exc: sqlite3.DatabaseError, table: str, match_id: str | None) -> RecordsDamaged:
+def _damaged(exc: Exception, table: str, match_id: str | None) -> RecordsDamaged:
     return RecordsDamaged(f"cannot be read ({exc})", table=table, match_id=match_id)
 
 
@@ -383,7 +386,8 @@ class _Transaction:
         return self.db.conn
 
     def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
-        if kind is None:
-            self.db.conn.execute("COMMIT")
-        else:
-            self.db.conn.execute("ROLLBACK")
+        try:
+            self.db.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+        except sqlite3.DatabaseError as exc:
+            if kind is None:
+                raise RecordsDamaged(f"{self.db.path} cannot be written ({exc})") from None
