@@ -40,7 +40,6 @@ SIDE: dict[str, frozenset[str]] = {
 types and transport")."""
 
 KNOWN: frozenset[tuple[str, str]] = frozenset({
-    ("runner", "records"),  # the tournament runner resumes from and writes the database: to go behind a ledger
     ("sdk", "referee"),  # the SDK's in-process seat for tests and benchmarks: to move out of the bot-side package
 })
 """Imports that break the layers today and are to go (issue 26). Each must still be there: when one is fixed, take
@@ -91,3 +90,19 @@ def test_the_known_exceptions_are_still_there() -> None:
     present = set(imports())
     gone = sorted(KNOWN - present)
     assert not gone, f"fixed: take {gone} off KNOWN in tests/test_layering.py"
+
+
+def test_only_the_records_touch_sqlite() -> None:
+    """Nobody outside arena.records opens a database, writes SQL or sees a row (ARCHITECTURE.md, "Results in types"):
+    no other module imports sqlite3."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).parts
+        if parts[0] == "records":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            if any(name == "sqlite3" or name.startswith("sqlite3.") for name in names):
+                found.append(str(path.relative_to(PACKAGE.parent)))
+    assert not found, f"sqlite3 imported outside arena/records: {found}"

@@ -8,6 +8,7 @@ import json
 import click
 from rich.table import Table
 
+from arena.cli.exits import ArenaGroup
 from arena.cli.leaderboard import console, open_db
 from arena.records.registry import RegisteredBot, Registry, RegistryError
 
@@ -30,7 +31,7 @@ def _fail(exc: RegistryError) -> click.ClickException:
     return click.ClickException(str(exc))
 
 
-@click.group()
+@click.group(cls=ArenaGroup)
 def bots() -> None:
     """Register a league's bots and manage their API keys (a key is shown once; only its hash is stored)."""
 

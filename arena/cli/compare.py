@@ -3,7 +3,8 @@ optionally, both against reference bots), judged by a sequential probability rat
 stopped as soon as it decides (arena.ratings.sprt explains the statistics, arena.runner.compare the matches).
 
 Exit status: 0 H1 accepted (the candidate is better), 1 H0 accepted (it is not), 3 inconclusive at the hand
-limit, 2 on errors (bad arguments, a bot that crashed, forfeited or never connected, a failed verification).
+limit, 2 on errors (bad arguments, a bot that crashed, forfeited or never connected, a failed verification), 5 when
+the database's records are damaged.
 ``--json PATH`` writes everything for a CI job to read. Every hand is recorded in the database (``--db``), the
 matches as kind ``compare`` with the comparison id as their tournament, and ``--verify ID`` recomputes a recorded
 comparison's verdict from its hands.
@@ -25,6 +26,7 @@ from typing import Any, NoReturn
 import click
 from click.core import ParameterSource
 
+from arena.cli.exits import ArenaCommand
 from arena.cli.leaderboard import open_db
 from arena.cli.live import LiveLine as Progress
 from arena.cli.options import (
@@ -51,7 +53,10 @@ from arena.ratings.sprt import (
     recorded_comparison,
     replay_comparison,
 )
-from arena.records.db import Database, DatabaseError
+from arena.records import RecordsDamaged, RecordsError, queries
+from arena.records.comparisons import comparison, record_comparison, record_outcome
+from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.referee import MatchKind, MatchResult, MatchStatus
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.compare import (
@@ -68,8 +73,7 @@ from arena.transport.server import ServerLimits
 
 DEFAULT_DB = "arena.db"
 DEFAULT_MAX_HANDS = 20000
-EXIT_H1, EXIT_H0, EXIT_ERROR, EXIT_INCONCLUSIVE = 0, 1, 2, 3
-META_PREFIX = "compare:"
+EXIT_H1, EXIT_H0, EXIT_ERROR, EXIT_INCONCLUSIVE, EXIT_DAMAGED = 0, 1, 2, 3, 5
 # The bots are local commands the user started, and fast ones (a calling station answers in microseconds) send far
 # more than the default 200 actions a second that guards a public referee against floods; so a local comparison
 # allows 100 times as many.
@@ -223,6 +227,7 @@ def print_report(report: dict[str, Any], err: bool) -> None:
     elif report["db"]:
         lines.append(f"recorded in {report['db']} as comparison {report['comparison_id']} "
                      f"(seed {report['seed']}); {report['seconds']:.1f} s")
+    lines += [f"final hash {m['match_id']}: {m['final_hash']}" for m in report["matches"] if m.get("final_hash")]
     for line in lines:
         click.echo(line, err=err)
 
@@ -251,6 +256,15 @@ def _fail(message: str, json_path: str | None) -> NoReturn:
     raise CompareError(message)
 
 
+def _damaged(exc: RecordsDamaged, json_path: str | None) -> NoReturn:
+    """Records damaged or edited: a short JSON for the CI job, the message naming table and hand, status 5."""
+    message = f"records damaged: {exc}"
+    if json_path is not None:
+        _write_json({"verdict": "error", "exit_code": EXIT_DAMAGED, "errors": [message]}, json_path)
+    click.secho(f"error: {message}", fg="red", err=True)
+    raise SystemExit(EXIT_DAMAGED)
+
+
 # ---------------------------------------------------------------------------------------------- helpers
 
 
@@ -263,31 +277,23 @@ def _parse_bot(text: str, option: str) -> BotSpec:
 
 def _unused_id(db: Database, wanted: str | None) -> str:
     if wanted is not None:
-        if db.event_taken(wanted):
+        if queries.event_taken(db, wanted):
             raise click.UsageError(f"comparison {wanted!r} is already recorded in {db.path}; choose another --id")
         return wanted
     base = time.strftime("c%Y%m%d-%H%M%S")
     cid, n = base, 1
-    while db.event_taken(cid):
+    while queries.event_taken(db, cid):
         n += 1
         cid = f"{base}-{n}"
     return cid
 
 
-def _save_meta(db: Database, comparison_id: str, data: dict[str, Any]) -> None:
-    """The test's parameters and verdict, kept beside the hands for ``--verify``."""
-    db.save_note(META_PREFIX + comparison_id, data)
-
-
-def _load_meta(db: Database, comparison_id: str) -> dict[str, Any] | None:
-    return db.note(META_PREFIX + comparison_id)
-
-
-def _match_json(result: MatchResult, status: str) -> dict[str, Any]:
+def _match_json(result: MatchResult, status: str, final_hash: str | None) -> dict[str, Any]:
     keep = ("name", "version", "net", "hands", "mbb_per_hand", "decisions", "mean_think_ms", "violations",
             "timeouts", "illegal", "absent", "forfeited")
     return {
         "match_id": result.match_id, "status": status, "hands_played": result.hands_played,
+        "commitment": result.commitment, "final_hash": final_hash,
         "results": [{k: v for k, v in dataclasses.asdict(r).items() if k in keep} for r in result.results],
     }
 
@@ -300,7 +306,7 @@ def _logging(verbosity: int) -> None:
 # ---------------------------------------------------------------------------------------------- the command
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.option("--candidate", metavar="NAME=COMMAND", help="The new version (NAME@VERSION=COMMAND to record a version).")
 @click.option("--baseline", metavar="NAME=COMMAND", help="The version to beat.")
 @click.option("--reference", "references", multiple=True, metavar="NAME=COMMAND",
@@ -344,7 +350,8 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
     """Is the candidate better than the baseline? Plays duplicate heads-up sessions and stops as soon as a
     sequential probability ratio test (H0: mean <= M0 against H1: mean >= M1, in mbb/hand) decides.
 
-    Exit status: 0 H1 accepted (better), 1 H0 accepted (not better), 3 inconclusive at the hand limit, 2 errors.
+    Exit status: 0 H1 accepted (better), 1 H0 accepted (not better), 3 inconclusive at the hand limit, 2 errors,
+    5 records damaged.
 
     Example: arena compare --candidate new='python my_bot.py' --baseline old='python old_bot.py'
     --hands 20000 --json compare.json
@@ -379,6 +386,8 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
                        Estimator(estimator))
     except click.ClickException:
         raise
+    except RecordsDamaged as exc:
+        _damaged(exc, json_path)
     except Exception as exc:  # anything that stops the comparison itself is an error for the CI job, not a crash
         logging.getLogger("arena.compare").debug("comparison failed", exc_info=True)
         _fail(f"the comparison failed: {exc!r}", json_path)
@@ -390,15 +399,14 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
 def _play(plan: ComparisonPlan, bots: list[BotSpec], keys: list[str], params: SprtParams, db: Database,
           db_path: str, log_dir: Path | None, quiet: bool, sandbox: SandboxPolicy,
           estimator: Estimator = Estimator.RAW) -> dict[str, Any]:
-    for pairing, spec in zip(plan.pairings, plan.specs, strict=True):
-        pair = [bots[pairing.first], bots[pairing.second]]
-        db.start_match(spec, [(b.name, b.version, b.command) for b in pair], len(spec.plan(2)),
-                       kind=MatchKind.COMPARE, tournament=plan.comparison_id)
+    ledger = Ledger(db)
+    entries = [ledger.open(spec, [bots[pairing.first], bots[pairing.second]], MatchKind.COMPARE, plan.comparison_id)
+               for pairing, spec in zip(plan.pairings, plan.specs, strict=True)]
     bot_info = [{"key": k, "name": b.name, "version": b.version, "command": b.command} for k, b in zip(
         keys, bots, strict=True)]
     meta: dict[str, Any] = {"params": dataclasses.asdict(params), "bots": bot_info, "max_hands": plan.max_hands,
                             "estimator": estimator.value}
-    _save_meta(db, plan.comparison_id, meta)
+    record_comparison(db, plan.comparison_id, meta, [(p.match_id, *p.role) for p in plan.pairings])
     test = Sprt(params)
     with Progress(not quiet) as progress:
         collector: RoundCollector
@@ -410,27 +418,30 @@ def _play(plan: ComparisonPlan, bots: list[BotSpec], keys: list[str], params: Sp
 
         collector = RoundCollector(plan, on_round, per_hand(estimator))
         run: ComparisonRun = asyncio.run(
-            run_local_comparison(plan, bots, collector, [db], log_dir, limits=LOCAL_LIMITS, sandbox=sandbox)
+            run_local_comparison(plan, bots, collector, log_dir=log_dir, limits=LOCAL_LIMITS, sandbox=sandbox,
+                                 entries=entries)
         )
         progress.update(status_line(test, collector.hands_played))
     errors = list(run.failures)
     if errors and log_dir is None:
         errors.append("run again with --log-dir DIR to keep each bot's output")
     statuses = []
-    for result in run.results:
+    matches = []
+    for entry, result in zip(entries, run.results, strict=True):
         # a comparison is never resumed: stopped by its verdict or by an error, its matches are over for good
         status = MatchStatus.STOPPED if errors and not result.reason.over else result.reason
-        db.finish_match(dataclasses.replace(result, reason=status))
+        finished = entry.finish(dataclasses.replace(result, reason=status))
         statuses.append(status)
+        matches.append(_match_json(finished, status, entry.final_hash))
     report = build_report(
         test, comparison_id=plan.comparison_id, bots=bot_info, hands_per_round=plan.hands_per_round,
         hands_played=run.hands_played, max_hands=plan.max_hands, seed=plan.seed, errors=errors,
-        matches=[_match_json(r, s) for r, s in zip(run.results, statuses, strict=True)], seconds=run.seconds,
+        matches=matches, seconds=run.seconds,
         db_path=db_path,
     )
     report["estimator"] = estimator.value
-    meta.update(verdict=report["verdict"], test_verdict=test.verdict.value, sessions=test.sessions, llr=test.llr)
-    _save_meta(db, plan.comparison_id, meta)
+    record_outcome(db, plan.comparison_id, {"verdict": report["verdict"], "test_verdict": test.verdict.value,
+                                            "sessions": test.sessions, "llr": test.llr})
     return report
 
 
@@ -439,10 +450,13 @@ def _verify(comparison_id: str, db_path: str, params: SprtParams, explicit: set[
     """Recompute a recorded comparison's test from its hands; status 2 if it disagrees with what was recorded."""
     try:
         db = Database(db_path, read_only=True)
-    except DatabaseError as exc:
+    except RecordsDamaged as exc:
+        _damaged(exc, json_path)
+    except RecordsError as exc:
         _fail(str(exc), json_path)
     try:
-        meta = _load_meta(db, comparison_id) or {}
+        recorded_info = comparison(db, comparison_id)
+        meta = {**recorded_info.params, **recorded_info.outcome} if recorded_info is not None else {}
         try:
             recorded = recorded_comparison(db, comparison_id, Estimator(meta.get("estimator", Estimator.RAW.value)))
         except (KeyError, ValueError) as exc:
@@ -453,9 +467,12 @@ def _verify(comparison_id: str, db_path: str, params: SprtParams, explicit: set[
         params = SprtParams(**merged)
         test = replay_comparison(recorded, params)
         bots = meta.get("bots") or [{"key": k} for k in (recorded.candidate, recorded.baseline, *recorded.references)]
-        seed_row = db.match_row(recorded.match_ids[0])
-        played = sum(db.hands_recorded(m) for m in recorded.match_ids)
-        statuses = {m: str(row["status"]) for m in recorded.match_ids if (row := db.match_row(m)) is not None}
+        infos = {m: info for m in recorded.match_ids if (info := queries.match_info(db, m)) is not None}
+        played = sum(queries.hands_recorded(db, m) for m in recorded.match_ids)
+    except RecordsDamaged as exc:
+        _damaged(exc, json_path)
+    except RecordsError as exc:
+        _fail(str(exc), json_path)
     finally:
         db.close()
     errors = []
@@ -468,8 +485,10 @@ def _verify(comparison_id: str, db_path: str, params: SprtParams, explicit: set[
     hands_per_round = 2 * len(recorded.match_ids)
     report = build_report(
         test, comparison_id=comparison_id, bots=bots, hands_per_round=hands_per_round, hands_played=played,
-        max_hands=int(meta.get("max_hands", played)), seed=str(seed_row["seed"]) if seed_row else "",
-        errors=errors, matches=[{"match_id": m, "status": s} for m, s in statuses.items()], db_path=db_path,
+        max_hands=int(meta.get("max_hands", played)), seed=infos[recorded.match_ids[0]].seed if infos else "",
+        errors=errors, db_path=db_path,
+        matches=[{"match_id": m, "status": i.status.value, "commitment": i.commitment,
+                  "final_hash": i.final_hash or None} for m, i in infos.items()],
         verified=not errors,
     )
     report["estimator"] = meta.get("estimator", Estimator.RAW.value)

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from arena.cli.exits import EXIT_ERROR
+from arena.cli.exits import EXIT_ERROR, ArenaCommand
 from arena.cli.leaderboard import console, open_db, print_leaderboard
 from arena.cli.options import (
     checked_outputs,
@@ -30,6 +30,8 @@ from arena.cli.tournament import play_tournament, report_failures
 from arena.deals import commitment
 from arena.publish.site import publish
 from arena.ratings.leaderboard import build_leaderboard
+from arena.records import queries
+from arena.records.ledger import Ledger
 from arena.records.verify import verify_match
 from arena.referee import ClockPolicy
 from arena.runner.bots import BotSpec
@@ -73,7 +75,7 @@ def demo_config(hands: int, seed_file: Path | None = None) -> TournamentConfig:
     )
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.option("--hands", type=click.IntRange(min=2), default=300, show_default=True, help="Hands per pairing.")
 @seed_options
 @click.option("--out", "out_dir", default="out/demo", show_default=True, type=click.Path(file_okay=False),
@@ -93,7 +95,7 @@ def demo(hands: int, seed_file: Path | None, out_dir: str, **kw: Any) -> None:
     clear_demo(out)
     config = dataclasses.replace(config, sandbox=sandbox)
     db = open_db(out / DEMO_DB, create=True)
-    config = config.with_seed(db)
+    config = config.with_seed(Ledger(db))
     names = ", ".join(b.name for b in config.bots)
     click.echo(f"demo: heads-up duplicate round-robin of {names}; {hands} hands per pairing; "
                f"commitment {commitment(config.seed)} (the seed is published when it is over)")
@@ -101,7 +103,7 @@ def demo(hands: int, seed_file: Path | None, out_dir: str, **kw: Any) -> None:
     results = play_tournament(config, db, resume=False, show_progress=sys.stdout.isatty(), log_dir=out / "logs")
     elapsed = time.monotonic() - started
     ids = list(matches_of(config))
-    total = sum(db.hands_recorded(m) for m in ids)
+    total = sum(queries.hands_recorded(db, m) for m in ids)
     bad = [v for v in (verify_match(db, m) for m in ids) if not v.ok]
     click.echo(f"played {total} hands in {elapsed:.1f} s ({total / elapsed:.0f} hands/s); "
                f"{len(ids) - len(bad)}/{len(ids)} matches re-dealt from their seeds and verified")

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from arena.cli.bots import DEFAULT_LEAGUE_DB
+from arena.cli.exits import ArenaCommand
 from arena.cli.leaderboard import open_db
 from arena.cli.options import ConfigurationError
 from arena.league.admin import AdminServicer, admin_token_path, load_or_create_token
@@ -23,7 +24,7 @@ from arena.referee import MatchResult
 from arena.transport.server import ServerError, reachable_addresses
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.argument("config_path", metavar="LEAGUE.toml", type=click.Path(dir_okay=False))
 @click.option("--db", "db_path", default=DEFAULT_LEAGUE_DB, show_default=True, type=click.Path(dir_okay=False),
               help="The league's database (its registered bots and every match).")

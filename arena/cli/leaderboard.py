@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cli.exits import ArenaCommand
 from arena.cli.options import rating_options, rules_from_flags
 from arena.ratings.games import Standing
 from arena.ratings.leaderboard import Leaderboard, build_leaderboard, flag_text, leaderboard_json
 from arena.ratings.stats import WinRate
-from arena.records.db import Database, DatabaseError
+from arena.records import queries
+from arena.records.db import Database
+from arena.records.errors import DatabaseError
 
 DEFAULT_DB = "arena.db"
 HISTORY_POINTS = 30  # in the JSON: the rating after the first n rating games, for this many values of n
@@ -28,10 +32,12 @@ def console() -> Console:
     return Console(width=None if sys.stdout.isatty() else 160)
 
 
-def open_db(path: str | Path, create: bool = False) -> Database:
-    """Open a database (an existing one, read-only, unless ``create``), or fail with a clear message."""
+def open_db(path: str | Path, create: bool = False, upgrade: bool = False) -> Database:
+    """Open a database (an existing one, read-only, unless ``create``; ``upgrade``: an existing one, upgraded in
+    place if an older arena wrote it), or fail with a clear message."""
+    writable = create or (upgrade and os.access(path, os.W_OK))  # a file it may not write is verified as it is
     try:
-        return Database(path, read_only=not create)
+        return Database(path, read_only=not writable, create=create)
     except DatabaseError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -113,7 +119,7 @@ def _games(standing: Standing | None) -> list[str]:
     return [str(standing.games), str(standing.wins), str(standing.itm), mean]
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, type=click.Path(dir_okay=False))
 @click.option("--match", "match_ids", multiple=True, help="Only these matches (repeat); default: all.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
@@ -123,7 +129,7 @@ def leaderboard(db_path: str, match_ids: tuple[str, ...], as_json: bool, **kw: A
     mu - 3 sigma), beside mbb/hand with 95% CIs; then check the order against every head-to-head result."""
     rules = rules_from_flags(kw)
     db = open_db(db_path)
-    unknown = [m for m in match_ids if db.match_row(m) is None]
+    unknown = [m for m in match_ids if queries.match_info(db, m) is None]
     if unknown:
         raise click.ClickException(f"no match {', '.join(unknown)} in {db_path}")
     board = build_leaderboard(db, list(match_ids) or None, history_points=HISTORY_POINTS if as_json else 0,

@@ -14,7 +14,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from arena.cli.exits import EXIT_BOT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from arena.cli.exits import EXIT_BOT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ArenaCommand
 from arena.cli.leaderboard import console, open_db
 from arena.cli.live import LiveLine
 from arena.cli.options import (
@@ -31,9 +31,11 @@ from arena.ratings.estimators import Estimator
 from arena.ratings.games import standings
 from arena.ratings.stats import WinRate
 from arena.ratings.tally import SessionTally
+from arena.records import LedgerError, queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger, LedgerEntry
 from arena.records.phh_sink import PhhDirSink
-from arena.referee import GameKind, HandRecord, HandSink, MatchResult, MatchSpec, MatchStatus
+from arena.referee import GameKind, HandRecord, HandSink, MatchResult, MatchSpec
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.remote_match import play, prepare_match, run_local_match
 from arena.runner.settings import SETTINGS, MatchSettings, SettingsError, resume_conflicts, settings_of
@@ -80,14 +82,18 @@ def _spec(settings: MatchSettings, match_id: str, seed: str, seats: int = 0) -> 
         raise click.UsageError(str(exc)) from None
 
 
-def _sinks(kw: dict[str, Any]) -> tuple[list[HandSink], Database | None]:
-    sinks: list[HandSink] = []
-    db = open_db(kw["db_path"], create=True) if kw["db_path"] else None
-    if db is not None:
-        sinks.append(db)
-    if kw["phh_dir"]:
-        sinks.append(PhhDirSink(kw["phh_dir"]))
-    return sinks, db
+def _sinks(kw: dict[str, Any], entry: LedgerEntry) -> list[HandSink]:
+    """Where each hand goes: the match's ledger entry (the database, when there is one), PHH files if asked."""
+    return [entry, PhhDirSink(kw["phh_dir"])] if kw["phh_dir"] else [entry]
+
+
+def _open(ledger: Ledger, spec: MatchSpec, bots: Sequence[BotSpec], resume: bool = False) -> LedgerEntry:
+    """The match's entry in the ledger; a refusal (a match recorded already, one to resume that is not there or is
+    over, other bots) is an error in words."""
+    try:
+        return ledger.open(spec, bots, resume=resume)
+    except LedgerError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _ci(rate: WinRate) -> str:
@@ -116,7 +122,8 @@ def live_line(tally: SessionTally, names: Sequence[str], total: int, started: fl
     return head + ", ".join(bots)
 
 
-def match_report(result: MatchResult, big_blind: int, tally: SessionTally | None) -> dict[str, Any]:
+def match_report(result: MatchResult, big_blind: int, tally: SessionTally | None,
+                 final_hash: str | None = None) -> dict[str, Any]:
     """The match as JSON data: what the table shows, and what went wrong (the same keys in every command)."""
     failures = result.failures()
     code = EXIT_BOT_FAILED if failures else EXIT_OK
@@ -140,7 +147,7 @@ def match_report(result: MatchResult, big_blind: int, tally: SessionTally | None
         "summary": summary, "exit_code": code, "match_id": result.match_id, "status": result.reason.value,
         "hands": {"played": result.hands_played, "total": result.hands_total}, "seconds": round(result.seconds, 3),
         "seed": result.seed if result.reason.over else None, "commitment": result.commitment,
-        "big_blind": big_blind, "results": rows, "errors": failures,
+        "final_hash": final_hash, "big_blind": big_blind, "results": rows, "errors": failures,
     }
 
 
@@ -190,9 +197,11 @@ def print_games(result: MatchResult) -> None:
                    "share); ITM: the top third of the field, at least the winner")
 
 
-def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: SessionTally | None = None) -> int:
-    """The result table (or JSON) of a match, and what went wrong on stderr; returns the exit status."""
-    report = match_report(result, big_blind, tally)
+def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: SessionTally | None = None,
+                 final_hash: str | None = None) -> int:
+    """The result table (or JSON) of a match with its final hash, and what went wrong on stderr; returns the exit
+    status."""
+    report = match_report(result, big_blind, tally, final_hash)
     if result.games:
         report["game"] = games_report(result)
     if as_json:
@@ -222,7 +231,7 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: Sess
                            + ", ".join(f"{name} {ev.mean:+,.0f} {_ci(ev)}" for name, ev in evs))
         elapsed = max(result.seconds, 1e-9)
         seed = f"seed {result.seed}" if result.reason.over else "seed kept secret until the match is over"
-        click.echo(f"{seed}; commitment {result.commitment}")
+        click.echo(f"{seed}; commitment {result.commitment}" + (f"; final hash {final_hash}" if final_hash else ""))
         what = ("mbb/hand: chips won per hand dealt, in the table's first big blinds" if result.games else
                 "mbb/hand over duplicate sessions")
         click.echo(f"{result.seconds:.1f} s, {result.hands_played / elapsed:.0f} hands/s; {what} (ms: mean think "
@@ -232,7 +241,7 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: Sess
     return int(report["exit_code"])
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.option("--bot", "bots", multiple=True, required=True, metavar="NAME=COMMAND",
               help="A bot to launch (repeat; at least two). It gets ARENA_ADDRESS and ARENA_TOKEN in its environment.")
 @click.option("--seats", type=click.IntRange(2, 22), default=None, help="Seats at the table (default: one per bot).")
@@ -263,31 +272,28 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
     settings = settings_from_flags(kw)
     _check_game(settings, len(specs))
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings)
+    if resume and (not kw["db_path"] or not kw["match_id"]):
+        raise click.UsageError("--resume needs --db and the --match-id of the match to finish")
     sandbox = checked_outputs(sandbox, specs, Path.cwd(), {"--phh-dir": kw["phh_dir"], "--log-dir": log_dir},
                               {"--db": kw["db_path"]})
-    sinks, db = _sinks(kw)
-    recorded: set[int] = set()
+    db = open_db(kw["db_path"], create=True) if kw["db_path"] else None
     match_id = _match_id(kw)
     if resume:
-        if db is None or not kw["match_id"]:
-            raise click.UsageError("--resume needs --db and the --match-id of the match to finish")
-        spec, recorded = _resumed(db, match_id, specs, settings)
+        assert db is not None
+        spec = _resumed(db, match_id, specs, settings)
     else:
         spec = _spec(settings, match_id, resolve_seed(kw["seed_file"]))
-        if db is not None and db.match_row(spec.match_id) is not None:
-            raise click.ClickException(f"match {spec.match_id} is already in {db.path}: use --resume to finish it")
+    ledger = Ledger(db)
+    entry = _open(ledger, spec, specs, resume)  # a resume is verified before it plays
+    sinks = _sinks(kw, entry)
+    recorded = entry.played
     total = spec.hands_planned(len(specs))
-    if db is not None:
-        db.start_match(spec, [(s.name, s.version, s.command) for s in specs], total)
-        sandbox = sandbox.hiding(db.path, *db.vault.files)
-    sandbox = sandbox.hiding(kw["seed_file"])
-    earlier = db.participant_totals(spec.match_id) if db is not None and recorded else []
-    history = db.final_stacks(spec.match_id) if db is not None and recorded and spec.game.is_game else None
-    reader = None if db is None else (lambda numbers: db.hand_records(spec.match_id, numbers))  # read back at the end
+    sandbox = sandbox.hiding(*ledger.hidden, kw["seed_file"])
+    reader = None if db is None else (lambda numbers: queries.hand_records(db, spec.match_id, numbers))  # at the end
     tally = None if spec.game.is_game else SessionTally(len(specs), spec.hands_per_deal(len(specs)),
                                                         spec.config.big_blind, spec.cross_table(len(specs)), reader)
     if tally is not None and db is not None and recorded:
-        tally.add_all(db.hand_records(spec.match_id))
+        tally.add_all(queries.hand_records(db, spec.match_id))
     started = time.monotonic()
     names = [s.name for s in specs]
     played = [len(recorded)]
@@ -305,18 +311,16 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
         try:
             result = asyncio.run(run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None,
                                                  on_hand=hand_done, recorded=recorded, sandbox=sandbox,
-                                                 history=history))
+                                                 history=entry.history))
         except KeyboardInterrupt:
             click.secho(f"interrupted: {played[0]} hands recorded" + (
                 f"; finish with --resume --db {db.path} --match-id {spec.match_id}" if db is not None else ""),
                 err=True, fg="yellow")
             raise SystemExit(EXIT_INTERRUPTED) from None
-    result = result.after(earlier, spec.config.big_blind)
-    if db is not None:
-        db.finish_match(result)
+    result = entry.finish(result)  # the whole match's, the part played before a resume added in
     if tally is not None and tally.hands >= SCORING_NOTICE_HANDS and not kw["json_out"]:
         click.echo(f"scoring {tally.hands:,} hands by all-in EV and AIVAT...", err=True)
-    raise SystemExit(print_result(result, spec.config.big_blind, kw["json_out"], tally))
+    raise SystemExit(print_result(result, spec.config.big_blind, kw["json_out"], tally, entry.final_hash))
 
 
 def _check_game(settings: MatchSettings, players: int) -> None:
@@ -327,28 +331,28 @@ def _check_game(settings: MatchSettings, players: int) -> None:
         raise click.UsageError(str(exc)) from None
 
 
-def _resumed(db: Database, match_id: str, bots: list[BotSpec], settings: MatchSettings,
-             ) -> tuple[MatchSpec, set[int]]:
-    """The recorded match's spec (seed, table, length; the clock may change) and the hands already played."""
-    row = db.match_row(match_id)
-    if row is None:
+def _resumed(db: Database, match_id: str, bots: list[BotSpec], settings: MatchSettings) -> MatchSpec:
+    """The recorded match's spec (seed, table, length; the clock and the tables side by side may change). The
+    ledger then checks it, the seed and every recorded hand against the match's commitment and hash chain."""
+    info = queries.match_info(db, match_id)
+    if info is None:
         raise click.ClickException(f"no match {match_id} in {db.path} to resume")
-    if MatchStatus(row["status"]).over:
-        raise click.ClickException(f"match {match_id} in {db.path} is over ({row['status']}): nothing to resume")
-    players = [name for name, _ in db.participants(match_id)]
+    if info.status.over:
+        raise click.ClickException(f"match {match_id} in {db.path} is over ({info.status.value}): nothing to resume")
+    players = [c.name for c in queries.participants(db, match_id)]
     if players != [b.name for b in bots]:
         raise click.ClickException(f"match {match_id} was played by {players}: give those --bot names in order")
-    recorded = db.match_spec(match_id)
-    if not recorded.seed:
+    seed = queries.match_seed(db, match_id)
+    if not seed:
         raise click.ClickException(f"the seed of match {match_id} is not in {db.vault.path}: cannot resume")
+    recorded = info.spec(seed)
     conflicts = resume_conflicts(settings_of(recorded), settings, MatchSettings())
     if conflicts:
         raise click.UsageError("a resumed match keeps its schedule and table: " + "; ".join(conflicts))
-    resumed = dataclasses.replace(recorded, policy=settings.clock(), tables=settings.tables)
-    return resumed, db.recorded_hands(match_id)
+    return dataclasses.replace(recorded, policy=settings.clock(), tables=settings.tables)
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.option("--bot", "names", multiple=True, required=True, metavar="NAME",
               help="A seat for a remote bot (repeat); a token is printed for each.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
@@ -404,9 +408,9 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         settings = settings.replace(duplicate=False)
     spec = _spec(settings, _match_id(kw), resolve_seed(kw["seed_file"]), cross)
     tls = (Path(tls_key).read_bytes(), Path(tls_cert).read_bytes()) if tls_cert and tls_key else None
-    sinks, db = _sinks(kw)
-    if db is not None:
-        db.start_match(spec, [(n, "", "") for n in names], spec.hands_planned(len(names)))
+    db = open_db(kw["db_path"], create=True) if kw["db_path"] else None
+    entry = _open(Ledger(db), spec, [BotSpec(n, "") for n in names])
+    sinks = _sinks(kw, entry)
 
     def announce(seat: RemoteSeat, peer: str, join: bot_pb2.Join) -> None:
         click.echo(f"{seat.name} connected from {peer} as {printable(join.bot_name)!r} "
@@ -417,7 +421,7 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         limits = ServerLimits(watch_token=watch_token)
         setup = await prepare_match(spec, names, sinks, host=host, port=port, tls=tls, limits=limits)
         addresses = reachable_addresses(host, setup.server.port)
-        click.echo(f"referee listening on {', '.join(addresses)}; commitment {spec.commitment}")
+        click.echo(f"referee listening on {', '.join(addresses)}; commitment {entry.commitment}")
         for seat in setup.seats:
             click.echo(f"  {seat.name}: ARENA_ADDRESS={addresses[0]} ARENA_TOKEN={seat.token}")
             seat.on_join = announce
@@ -436,9 +440,8 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         result = asyncio.run(serve_match())
     except ServerError as exc:
         raise click.ClickException(str(exc)) from None
-    if db is not None:
-        db.finish_match(result)
-    raise SystemExit(print_result(result, spec.config.big_blind, kw["json_out"], tally))
+    result = entry.finish(result)
+    raise SystemExit(print_result(result, spec.config.big_blind, kw["json_out"], tally, entry.final_hash))
 
 
 class TallySink:

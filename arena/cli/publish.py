@@ -4,20 +4,21 @@ system or any static host.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import click
 
+from arena.cli.exits import ArenaCommand
 from arena.cli.leaderboard import open_db
 from arena.cli.options import rating_options, rules_from_flags
 from arena.publish import publish as publish_site
 from arena.publish.site import DEFAULT_TITLE
+from arena.records import queries
 from arena.records.db import Database
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.option("--db", "db_path", default="arena.db", show_default=True, type=click.Path(dir_okay=False),
               help="The match database to publish.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
@@ -39,8 +40,6 @@ def publish(db_path: str, out_dir: str, title: str | None, event: str | None, ma
             title = f"{event}: leaderboard" if event else (f"match {match_ids[0]}" if len(match_ids) == 1
                                                            else DEFAULT_TITLE)
         result = publish_site(db, Path(out_dir), title, match_ids=selected, rules=rules)
-    except sqlite3.DatabaseError as exc:
-        raise click.ClickException(f"cannot read {db_path}: {exc}") from None
     except OSError as exc:
         raise click.ClickException(f"cannot write the site to {out_dir}: {exc}") from None
     finally:
@@ -57,13 +56,13 @@ def _selection(db: Database, db_path: str, event: str | None, match_ids: tuple[s
     if event is not None and match_ids:
         raise click.UsageError("give --tournament or --match, not both")
     if event is not None:
-        ids = db.event_match_ids(event)
+        ids = queries.event_match_ids(db, event)
         if not ids:
-            known = ", ".join(db.event_names()[:10]) or "none"
+            known = ", ".join(queries.event_names(db)[:10]) or "none"
             raise click.UsageError(f"no tournament, comparison or league {event!r} in {db_path} (recorded: {known})")
         return ids
     if match_ids:
-        missing = [m for m in match_ids if db.match_row(m) is None]
+        missing = [m for m in match_ids if queries.match_info(db, m) is None]
         if missing:
             raise click.UsageError(f"no match {missing[0]!r} in {db_path} (see arena leaderboard --db {db_path})")
         return list(dict.fromkeys(match_ids))

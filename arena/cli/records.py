@@ -1,4 +1,5 @@
-"""``arena verify`` and ``arena export``: re-check recorded matches against their seeds; write them as PHH."""
+"""``arena verify`` and ``arena export``: re-check recorded matches against their seeds and their evidence (the
+commitment, the hash chain, the final hash); write them as PHH."""
 
 from __future__ import annotations
 
@@ -6,12 +7,14 @@ from pathlib import Path
 
 import click
 
+from arena.cli.exits import ArenaCommand
 from arena.cli.leaderboard import DEFAULT_DB, open_db
 from arena.ratings.estimators import ADJUSTED, Estimator, adjusted_payoffs
 from arena.ratings.sessions import bot_key
+from arena.records import RecordsDamaged, queries
 from arena.records.db import Database
 from arena.records.phh_sink import PhhDirSink
-from arena.records.verify import verify_match
+from arena.records.verify import Verification, verify_match
 
 
 def _matches(db_ids: list[str], wanted: tuple[str, ...], db_path: str) -> list[str]:
@@ -27,10 +30,10 @@ def adjusted_summary(db: Database, match_id: str, estimator: Estimator) -> str:
     adjusted = adjusted_payoffs(db, match_id, estimator)
     if not adjusted:
         return ""
-    names = [bot_key(n, v) for n, v in db.participants(match_id)]
+    names = [bot_key(n, v) for n, v in queries.participants(db, match_id)]
     raw = [0.0] * len(names)
     ev = [0.0] * len(names)
-    for hand in db.hand_results(match_id):
+    for hand in queries.hand_results(db, match_id):
         payoffs = adjusted.get(hand.hand_number, hand.payoffs)
         for seat, participant in enumerate(hand.seating):
             raw[participant] += hand.payoffs[seat]
@@ -41,29 +44,45 @@ def adjusted_summary(db: Database, match_id: str, estimator: Estimator) -> str:
     return f"{estimator.label} recomputed: {len(adjusted)} {what} rescored; {nets}"
 
 
-@click.command()
+def _evidence(result: Verification) -> str:
+    """What was checked of a match's evidence, in words."""
+    if not result.chained:
+        return "commitment version 1 (the seed's hash alone: recorded before the hash chain)"
+    sealed = f"; final hash {result.final_hash}" if result.final_hash else ""
+    return f"commitment version 2 (seed, schedule, participants) and the hash chain{sealed}"
+
+
+@click.command(cls=ArenaCommand)
 @click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, type=click.Path(dir_okay=False))
 @click.option("--match", "match_ids", multiple=True, help="Only these matches (repeat); default: all.")
 @click.option("--commitment", default=None, help="The commitment published before the match (one --match).")
-def verify(db_path: str, match_ids: tuple[str, ...], commitment: str | None) -> None:
-    """Re-deal recorded matches from their seeds and check every card and chip, and recompute the
-    variance-reduced figures (all-in EV, AIVAT) from the verified hands; exit 1 on any difference."""
-    db = open_db(db_path)
-    ids = _matches(db.match_ids(), match_ids, db_path)
-    if commitment and len(ids) != 1:
-        raise click.UsageError("--commitment checks one match: give exactly one --match")
+@click.option("--final", "final", default=None, metavar="HASH",
+              help="The final hash published with the match's result (one --match): the record must give it.")
+def verify(db_path: str, match_ids: tuple[str, ...], commitment: str | None, final: str | None) -> None:
+    """Check recorded matches against their evidence (the commitment, every hand's hash chain, the final hash),
+    re-deal them from their seeds, check every card and chip, and recompute the variance-reduced figures (all-in
+    EV, AIVAT) from the verified hands; exit 1 on any difference. A database an older arena wrote is upgraded in
+    place first."""
+    db = open_db(db_path, upgrade=True)
+    ids = _matches(queries.match_ids(db), match_ids, db_path)
+    if (commitment or final) and len(ids) != 1:
+        raise click.UsageError("--commitment and --final check one match: give exactly one --match")
     bad = checked = 0
     for match_id in ids:
-        result = verify_match(db, match_id, commitment)
-        if result.pending is not None:
-            click.echo(f"wait  {match_id}: not verifiable yet: {result.pending}")
+        result = verify_match(db, match_id, commitment, final)
+        if result.pending is not None and result.ok:
+            click.echo(f"wait  {match_id}: not verifiable yet: {result.pending}; {_evidence(result)} hold")
         elif result.ok:
             checked += 1
             note = f"; incomplete: {result.incomplete}" if result.incomplete else ""
             click.echo(f"ok    {match_id}: {result.hands} hands re-dealt from the seed, every card and chip "
                        f"agrees{note}")
+            click.echo(f"      checked {_evidence(result)}")
             for estimator in ADJUSTED:
-                rescored = adjusted_summary(db, match_id, estimator)
+                try:
+                    rescored = adjusted_summary(db, match_id, estimator)
+                except RecordsDamaged as exc:
+                    rescored = f"{estimator.label}: not recomputed: {exc}"
                 if rescored:
                     click.echo(f"      {rescored}")
         else:
@@ -79,7 +98,7 @@ def verify(db_path: str, match_ids: tuple[str, ...], commitment: str | None) -> 
     raise SystemExit(1 if bad else 0)
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, type=click.Path(dir_okay=False))
 @click.option("--phh", "phh_dir", required=True, type=click.Path(file_okay=False), help="Folder to write into.")
 @click.option("--match", "match_ids", multiple=True, help="Only these matches (repeat); default: all.")
@@ -88,8 +107,8 @@ def export(db_path: str, phh_dir: str, match_ids: tuple[str, ...]) -> None:
     db = open_db(db_path)
     sink = PhhDirSink(phh_dir)
     count = 0
-    for match_id in _matches(db.match_ids(), match_ids, db_path):
-        for record in db.hand_records(match_id):
+    for match_id in _matches(queries.match_ids(db), match_ids, db_path):
+        for record in queries.hand_records(db, match_id):
             sink.hand_finished(record)
             count += 1
     click.echo(f"wrote {count} hands under {Path(phh_dir).resolve()}")

@@ -13,7 +13,7 @@ from typing import Any
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from arena.cli.exits import EXIT_BOT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK
+from arena.cli.exits import EXIT_BOT_FAILED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, ArenaCommand
 from arena.cli.leaderboard import DEFAULT_DB, console, open_db, print_leaderboard
 from arena.cli.options import (
     ConfigurationError,
@@ -28,7 +28,9 @@ from arena.cli.options import (
 from arena.deals import commitment
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.settings import rules_from_mapping
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.referee import HandRecord, MatchResult
 from arena.runner.executor import ExecutorError, ExecutorKind, MatchExecutor, make_executor
 from arena.runner.settings import SANDBOX_SETTINGS, MatchSettings, SettingsError, read_toml
@@ -57,7 +59,8 @@ def play_tournament(
         console=console(), disable=not show_progress, transient=False,
     ) as bars:
         # a cash game's or a freezeout's length is known only once it is over: no total for those hands
-        hands = bars.add_task("hands", total=None if config.game.is_game else hands_to_play(config, db))
+        total = None if config.game.is_game else hands_to_play(config, lambda m: queries.hands_recorded(db, m))
+        hands = bars.add_task("hands", total=total)
         matches = bars.add_task("matches", total=len(scheduled))
 
         def hand_done(record: HandRecord) -> None:
@@ -67,10 +70,10 @@ def play_tournament(
             bars.advance(matches)
 
         progress = TournamentProgress(hand_done, match_done)
-        return asyncio.run(run_tournament(config, db, resume, progress, log_dir, executor))
+        return asyncio.run(run_tournament(config, Ledger(db), resume, progress, log_dir, executor))
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.argument("config_path", metavar="CONFIG.toml", type=click.Path(dir_okay=False))
 @click.option("--db", "db_path", default=DEFAULT_DB, show_default=True, type=click.Path(dir_okay=False))
 @click.option("--resume", is_flag=True, help="Finish a tournament already started in the database.")
@@ -113,7 +116,7 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     executor: MatchExecutor | None = None
     try:
         db = open_db(db_path, create=True)
-        config = config.with_seed(db)
+        config = config.with_seed(Ledger(db))
     except TournamentError as exc:
         raise ConfigurationError(str(exc)) from None
     try:
@@ -146,10 +149,14 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
             "summary": f"tournament {config.name}: {len(results)} matches played, {board.sessions} duplicate sessions"
                        + (f"; {len(failures)} bot failure(s)" if failures else ""),
             "exit_code": code, "tournament": config.name, "commitment": commitment(config.seed),
-            "seed": db.published_seed(config.seed_key), "leaderboard": leaderboard_json(board), "errors": failures,
+            "seed": queries.published_seed(db, config.seed_key),
+            "final_hashes": {m.match_id: m.final_hash or None for m in board.matches},
+            "leaderboard": leaderboard_json(board), "errors": failures,
         }, indent=2))
         raise SystemExit(code)
     print_leaderboard(board, f"tournament {config.name}")
+    for m in board.matches:  # each match's seal: arena verify --match ID --final HASH checks a copy against it
+        click.echo(f"final hash {m.match_id}: {m.final_hash or '(not sealed: ' + m.status + ')'}")
     raise SystemExit(report_failures(results))
 
 

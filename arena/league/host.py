@@ -29,9 +29,12 @@ from arena.league.settings import LeagueConfig
 from arena.ratings.blocks import rating_games
 from arena.ratings.league_ratings import LeagueRatings
 from arena.ratings.sessions import bot_key, load_sessions
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger, LedgerEntry
 from arena.records.registry import RegisteredBot, Registry, RegistryError
 from arena.referee import Match, MatchKind, MatchResult, MatchStatus
+from arena.runner.bots import BotSpec
 from arena.runner.remote_match import remote_seats
 from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
@@ -144,6 +147,7 @@ class LiveMatch:
 
     match: Match
     bots: tuple[str, ...]
+    entry: LedgerEntry
     started: float = field(default_factory=time.time)
 
 
@@ -154,6 +158,7 @@ class LeagueHost:
                  tls: tuple[bytes, bytes] | None = None) -> None:
         self.config = config
         self.db = db
+        self.ledger = Ledger(db)
         self.registry = Registry(db)
         host, port = config.grpc
         self.server = RefereeServer(host, port, tls, limits)
@@ -178,17 +183,17 @@ class LeagueHost:
     async def start(self) -> None:
         """Make sure no other host runs on the database, recover from an earlier run, then listen."""
         self._lock()
-        self.interrupted = self.db.interrupt_running(self.config.name, MatchKind.LEAGUE)
+        self.interrupted = self.ledger.interrupt_running(self.config.name, MatchKind.LEAGUE)  # verified first
         for match_id in self.interrupted:
             log.warning("match %s was cut short when the host stopped: it ends as interrupted (its finished hands "
                         "stand, its seed is published)", match_id)
-        self._count = len(self.db.matches_of(self.config.name, MatchKind.LEAGUE))
-        finished = self.db.finished_matches_of(self.config.name, MatchKind.LEAGUE)
+        self._count = len(queries.matches_of(self.db, self.config.name, MatchKind.LEAGUE))
+        finished = queries.finished_matches_of(self.db, self.config.name, MatchKind.LEAGUE)
         sessions = load_sessions(self.db, finished) if finished else []
         self.ratings = LeagueRatings.replay(rating_games(sessions, self.config.rating_rules),
                                             version_sigma=self.config.version_sigma)
         self.rated = len(finished)
-        self.played = self.db.bots_played(self.config.name, MatchKind.LEAGUE)
+        self.played = queries.bots_played(self.db, self.config.name, MatchKind.LEAGUE)
         await self.server.start()
 
     def _lock(self) -> None:
@@ -340,7 +345,7 @@ class LeagueHost:
         """Create, record and start a match between connected members (its task runs it)."""
         self._count += 1
         match_id = f"{self.config.name}-{self._count:06d}"
-        while self.db.match_row(match_id) is not None:  # an id taken by an earlier run
+        while queries.match_info(self.db, match_id) is not None:  # an id taken by an earlier run
             self._count += 1
             match_id = f"{self.config.name}-{self._count:06d}"
         settings = self.config.match
@@ -348,10 +353,9 @@ class LeagueHost:
         members = [self.members[name] for name in names]
         versions = [m.version for m in members]
         [seats] = remote_seats(spec, names, token=str)
-        hands_total = seats[0].hands_total
-        self.db.start_match(spec, [(n, v, "") for n, v in zip(names, versions, strict=True)], hands_total,
-                            kind=MatchKind.LEAGUE, tournament=self.config.name)
-        match = Match(spec, list(zip(names, seats, strict=True)), [self.db, self.server.directory.sink(match_id)],
+        entry = self.ledger.open(spec, [BotSpec(n, "", v) for n, v in zip(names, versions, strict=True)],
+                                 MatchKind.LEAGUE, self.config.name)
+        match = Match(spec, list(zip(names, seats, strict=True)), [entry, self.server.directory.sink(match_id)],
                       versions)
         self.server.add_match(match, seats)
         for member, seat in zip(members, seats, strict=True):
@@ -359,14 +363,15 @@ class LeagueHost:
             session = member.session
             assert session is not None
             seat.adopt(session, member.peer)
-        self.live[match_id] = LiveMatch(match, names)
-        task = asyncio.create_task(self._play(match_id, match, members, seats))
+        self.live[match_id] = LiveMatch(match, names, entry)
+        task = asyncio.create_task(self._play(match_id, match, entry, members, seats))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         log.info("match %s: %s", match_id, " vs ".join(names))
         return match_id
 
-    async def _play(self, match_id: str, match: Match, members: list[Member], seats: list[RemoteSeat]) -> None:
+    async def _play(self, match_id: str, match: Match, entry: LedgerEntry, members: list[Member],
+                    seats: list[RemoteSeat]) -> None:
         directory = self.server.directory
         directory.set_status(match_id, arena_pb2.MATCH_STATUS_RUNNING)
         try:
@@ -385,7 +390,7 @@ class LeagueHost:
             self.live.pop(match_id, None)
         if self._stopping and not result.reason.over:  # the host is shutting down: the match will not go on
             result = dataclasses.replace(result, reason=MatchStatus.INTERRUPTED)
-        self.db.finish_match(result)
+        result = entry.finish(result)
         directory.set_status(match_id, arena_pb2.MATCH_STATUS_FINISHED if result.reason.over
                              else arena_pb2.MATCH_STATUS_ABORTED)
         if result.reason.over:

@@ -28,6 +28,7 @@ from arena.publish import publish
 from arena.publish.site import environment
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.sessions import bot_key
+from arena.records import queries
 from arena.records.db import Database
 from arena.referee import MatchKind, MatchResult
 
@@ -61,7 +62,7 @@ class LeagueSite:
         """Runs in a worker thread, with a read-only connection of its own."""
         db = Database(self.host.db.path, read_only=True)
         try:
-            ids = db.matches_of(self.host.config.name, MatchKind.LEAGUE)
+            ids = queries.matches_of(db, self.host.config.name, MatchKind.LEAGUE)
             board = build_leaderboard(db, ids, rules=self.host.config.rating_rules)
             data = leaderboard_json(board)
             staging = Path(tempfile.mkdtemp(prefix="arena-league-build-"))
@@ -173,7 +174,7 @@ class LeagueSite:
 
     def _bot_rows(self) -> list[dict[str, Any]]:
         host = self.host  # games in the last hour from the database, not from the pages (rebuilt in the background)
-        recent = {name: n for name, (n, _) in host.db.bots_played(host.config.name, MatchKind.LEAGUE,
+        recent = {name: n for name, (n, _) in queries.bots_played(host.db, host.config.name, MatchKind.LEAGUE,
                                                                    since=time.time() - 3600).items()}
         rows = []
         for bot in host.registry.list():

@@ -12,10 +12,11 @@ from typing import Any
 from arena.ratings.estimators import Estimator
 from arena.ratings.sprt import Sprt, SprtParams, Verdict, recorded_comparison
 from arena.ratings.stats import WinRate
+from arena.records import queries
+from arena.records.comparisons import comparison
 from arena.records.db import Database
 from arena.referee import MatchSpec
 
-NOTE_PREFIX = "compare:"  # where arena compare keeps a comparison's parameters and verdict (arena.cli.compare)
 VERDICTS = {
     "H1": "H1 accepted: the candidate is better",
     "H0": "H0 accepted: the candidate is not better",
@@ -93,7 +94,8 @@ def _command(comparison_id: str, note: dict[str, Any], params: SprtParams, estim
 
 def comparison_page(db: Database, comparison_id: str, slug: str, match_slugs: dict[str, str]) -> ComparisonPage:
     """A comparison's page data: its rounds replayed through the test with its recorded parameters."""
-    note = db.note(NOTE_PREFIX + comparison_id) or {}
+    recorded_info = comparison(db, comparison_id)
+    note = {**recorded_info.params, **recorded_info.outcome} if recorded_info is not None else {}
     stored = note.get("params") if isinstance(note.get("params"), dict) else {}
     try:
         params = SprtParams(**stored) if stored else SprtParams()
@@ -113,9 +115,10 @@ def comparison_page(db: Database, comparison_id: str, slug: str, match_slugs: di
         page.problem = str(exc.args[0]) if exc.args else repr(exc)
         return page
     page.candidate, page.baseline, page.references = recorded.candidate, recorded.baseline, recorded.references
-    page.command = _command(comparison_id, note, params, estimator, _table_flags(db.match_spec(recorded.match_ids[0])))
+    table = _table_flags(queries.match_spec(db, recorded.match_ids[0]))
+    page.command = _command(comparison_id, note, params, estimator, table)
     page.match_slugs = [(m, match_slugs[m]) for m in recorded.match_ids if m in match_slugs]
-    page.hands_played = sum(db.hands_recorded(m) for m in recorded.match_ids)
+    page.hands_played = sum(queries.hands_recorded(db, m) for m in recorded.match_ids)
     test = Sprt(params)
     for head_to_head, references, hands in recorded.rounds:
         test.add_round(head_to_head, references, hands)

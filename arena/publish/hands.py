@@ -15,6 +15,7 @@ from arena.cards import format_cards
 from arena.engine import EventKind
 from arena.engine.pots import build_pots
 from arena.publish import formatting
+from arena.records.errors import RecordsDamaged
 from arena.records.phh import dumps, format_action
 from arena.records.phh_sink import rebuild_hand
 from arena.records.replay import MUCKED_NOTE, hand_to_phh
@@ -31,8 +32,9 @@ _LIVE_POSTS = {EventKind.POST_SMALL_BLIND, EventKind.POST_BIG_BLIND, EventKind.P
 _BOARD_NAMES = {3: "Flop", 4: "Turn", 5: "River"}
 
 
-class HandStateError(ValueError):
-    """A record whose events do not add up to its own final stacks (R10.5): the hand cannot be shown truthfully."""
+class HandStateError(RecordsDamaged):
+    """A record whose events do not add up to its own final stacks (R10.5): the hand cannot be shown truthfully
+    (records damaged: every command ends on it with status 5)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,8 +178,9 @@ def hand_steps(record: HandRecord, names: list[str] | None = None) -> list[Step]
             which = "the main pot" if event.pot <= 0 else f"side pot {event.pot}"
             add(f"{name} wins {_amount(amount)} from {which}", seat, index, True)
     if tuple(stacks) != tuple(record.final_stacks) or pot != 0:
-        raise HandStateError(f"hand {record.hand_number} of {record.match_id}: its events end at stacks {stacks} "
-                             f"and pot {pot}, the record says {list(record.final_stacks)} (R10.5)")
+        raise HandStateError(f"its events end at stacks {stacks} and pot {pot}, the record says "
+                             f"{list(record.final_stacks)} (R10.5)", table="actions", match_id=record.match_id,
+                             hand=record.hand_number)
     return steps
 
 

@@ -38,8 +38,10 @@ from arena.ratings.leaderboard import (
 )
 from arena.ratings.sessions import bot_key
 from arena.ratings.stats import WinRate
+from arena.records import queries
 from arena.records.db import Database
-from arena.referee.status import MatchKind, MatchStatus
+from arena.records.queries import MatchInfo
+from arena.referee.status import MatchKind
 
 MANIFEST = ".arena-publish.json"
 HANDS_KEY = "hands.key"  # beside a finished match's hand pages: what they were made from (see _hands_key)
@@ -112,6 +114,8 @@ class MatchPage:
     chips_plot: str | None = None
     finished: bool = False
     hands_per_deal: int = 1
+    final_hash: str | None = None  # once it ended (arena.records.evidence): anyone can check it with arena verify
+    commitment_version: int = 1
 
     @property
     def pages(self) -> list[HandsPage]:
@@ -196,17 +200,18 @@ def _mbb(net: int, big_blind: int, hands: int) -> float | None:
     return 1000.0 * net / big_blind / hands if hands else None
 
 
-def _settings(row: Any, config: Any, policy: dict[str, Any], seats: int, bots: int) -> list[tuple[str, str]]:
+def _settings(info: MatchInfo, policy: dict[str, Any], bots: int) -> list[tuple[str, str]]:
     """The match's settings as (label, value) lines."""
+    config, seats = info.config, info.seats
     structure = config.structure.name.replace("_", "-").lower()
     out = [
         ("Game", f"{structure} hold'em, blinds {config.small_blind:,}/{config.big_blind:,}"
                  + (f", ante {config.ante:,} ({config.ante_mode.name.replace('_', ' ').lower()})" if config.ante
                     else "")),
-        ("Starting stack", f"{int(row['starting_stack']):,} chips, reset every hand"),
-        ("Hands planned", f"{int(row['hands_total']):,}"),
-        ("Dealing", ("duplicate, " + ("every seat order" if row["all_orders"] else "every rotation")
-                     if row["duplicate"] else "fresh decks (not duplicate)")
+        ("Starting stack", f"{info.starting_stack:,} chips, reset every hand"),
+        ("Hands planned", f"{info.hands_total:,}"),
+        ("Dealing", ("duplicate, " + ("every seat order" if info.all_orders else "every rotation")
+                     if info.duplicate else "fresh decks (not duplicate)")
          + (f", {seats} seats a table" if seats and seats < bots else "")),
         ("Showdown", "every hand shown" if config.reveal_all else "losing hands may be mucked (R8.4)"),
     ]
@@ -223,12 +228,11 @@ def match_page(db: Database, summary: MatchSummary, slug: str) -> MatchPage:
     """A match's page data. The seed is shown only once the match is over; while it runs, the hands of a deal
     whose rotations are not all played yet are withheld (the same cards are still to come in other seats).
     """
-    row = db.match_row(summary.match_id)
-    assert row is not None
-    spec = db.match_spec(summary.match_id)
+    info = queries.require(db, summary.match_id)
+    spec = info.spec(info.seed)
     config = spec.config
-    finished = MatchStatus(row["status"]).over
-    results = db.hand_results(summary.match_id)
+    finished = info.status.over
+    results = queries.hand_results(db, summary.match_id)
     rotations_seen: dict[int, set[int]] = {}
     for hand in results:
         rotations_seen.setdefault(hand.deal, set()).add(hand.rotation)
@@ -248,11 +252,12 @@ def match_page(db: Database, summary: MatchSummary, slug: str) -> MatchPage:
     blinds = f"{config.small_blind:,}/{config.big_blind:,}" + (f", ante {config.ante:,}" if config.ante else "")
     policy = asdict(spec.policy)
     return MatchPage(
-        summary=summary, slug=slug, seed=row["seed"] if finished else None, finished_at=row["finished_at"],
+        summary=summary, slug=slug, seed=info.seed if finished else None, finished_at=info.finished_at,
         blinds=blinds, structure=config.structure.name.replace("_", "-").lower(), bots=bots, hands=hands,
         withheld=len(results) - len(hands),
-        settings=_settings(row, config, policy, int(row["seats"] or 0), len(summary.bots)),
-        kind=str(row["kind"]), event=row["tournament"], finished=finished, hands_per_deal=needed,
+        settings=_settings(info, policy, len(summary.bots)),
+        kind=info.kind.value, event=info.event, finished=finished, hands_per_deal=needed,
+        final_hash=info.final_hash or None, commitment_version=info.commitment_version,
     )
 
 
@@ -398,7 +403,7 @@ def write_hands(db: Database, page: MatchPage, writer: _Writer, env: jinja2.Envi
             ))
 
     summary = env.get_template("mirror.html")
-    for record in db.match_hand_records(page.summary.match_id):
+    for record in queries.hand_records(db, page.summary.match_id):
         if record.hand_number not in position:
             continue  # withheld: its deal is still to be played in other seats
         view = hand_view(record, names, page.finished)
@@ -487,9 +492,9 @@ def publish(
         bots=bots, unrated={bot: flag_text(f) for bot, f in board.unrated.items()}, **common,
     ))
 
-    infos = {bot_key(i.name, i.version): i for i in db.bot_infos()}
-    owners = db.owners()
-    recorded = db.bot_outcomes([m.match_id for m in board.matches])
+    infos = {bot_key(i.name, i.version): i for i in queries.bot_infos(db)}
+    owners = queries.owners(db)
+    recorded = queries.bot_outcomes(db, [m.match_id for m in board.matches])
     outcomes = {(o.match_id, bot_key(o.name, o.version)): o for o in recorded}
     names: dict[str, list[str]] = {}
     for bot in bots:

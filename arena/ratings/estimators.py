@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from arena.ratings.aivat import aivat_payoffs
 from arena.ratings.allin import allin_payoffs, runout_point
+from arena.records import queries
 from arena.records.db import Database
 from arena.referee import HandRecord
 
@@ -53,17 +54,17 @@ def adjusted_payoffs(db: Database, match_id: str, estimator: Estimator) -> dict[
     rebuilt after every match of a league recomputes only the new match."""
     if estimator is Estimator.RAW:
         return {}
-    key = (str(db.path.resolve()), match_id, estimator, db.hands_recorded(match_id))
+    key = (str(db.path.resolve()), match_id, estimator, queries.hands_recorded(db, match_id))
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
     out: dict[int, tuple[float, ...]] = {}
     if estimator is Estimator.AIVAT:
-        for record in db.hand_records(match_id):
+        for record in queries.hand_records(db, match_id):
             out[record.hand_number] = aivat_payoffs(record)
     else:
-        numbers = db.runouts(match_id)
-        for record in db.hand_records(match_id, numbers) if numbers else ():
+        numbers = queries.runouts(db, match_id)
+        for record in queries.hand_records(db, match_id, numbers) if numbers else ():
             payoffs = allin_payoffs(record)
             if payoffs is not None:
                 out[record.hand_number] = payoffs

@@ -23,6 +23,7 @@ from arena.ratings.sessions import Session, bot_key, load_sessions
 from arena.ratings.stats import WinRate, crosstable, win_rates
 from arena.ratings.system import Rating, RatingPoint, RatingSystem
 from arena.ratings.trueskill_ratings import TrueSkill
+from arena.records import queries
 from arena.records.db import Database
 from arena.referee.game import GameKind, GameResult
 
@@ -61,6 +62,7 @@ class MatchSummary:
     created_at: float
     commitment: str
     net: tuple[int, ...]
+    final_hash: str = ""  # the match's final hash once it ended (arena.records.evidence)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +92,11 @@ def matches_summary(db: Database, match_ids: list[str]) -> tuple[MatchSummary, .
     """A line per match: who played, how far it got, who won what."""
     out = []
     for match_id in match_ids:
-        row = db.match_row(match_id)
-        assert row is not None
-        bots = tuple(bot_key(n, v) for n, v in db.participants(match_id))
-        net = db.net_chips(match_id)
-        out.append(MatchSummary(match_id, row["status"], bots, db.hands_recorded(match_id), row["hands_total"],
-                                row["created_at"], row["commitment"], tuple(net)))
+        info = queries.require(db, match_id)
+        bots = tuple(bot_key(n, v) for n, v in queries.participants(db, match_id))
+        net = queries.net_chips(db, match_id)
+        out.append(MatchSummary(match_id, info.status.value, bots, queries.hands_recorded(db, match_id),
+                                info.hands_total, info.created_at, info.commitment, tuple(net), info.final_hash))
     return tuple(out)
 
 
@@ -108,7 +109,7 @@ def build_leaderboard(
     """
     system = system if system is not None else default_system(rules)
     system.check()
-    ids = match_ids if match_ids is not None else db.match_ids()
+    ids = match_ids if match_ids is not None else queries.match_ids(db)
     sessions: list[Session] = load_sessions(db, ids)
     games = rating_games(sessions, rules)
     rates = win_rates(sessions)
@@ -135,16 +136,16 @@ def game_standings(db: Database, match_ids: list[str]) -> dict[str, Standing]:
     """Each bot's standing over the finished cash games and freezeouts of the matches (arena.ratings.games)."""
     games: list[tuple[list[str], GameResult]] = []
     for match_id in match_ids:
-        if db.game_kind(match_id) is not GameKind.RESET:
-            names = [bot_key(n, v) for n, v in db.participants(match_id)]
-            games.extend((names, g) for g in db.game_results(match_id))
+        if queries.game_kind(db, match_id) is not GameKind.RESET:
+            names = [bot_key(n, v) for n, v in queries.participants(db, match_id)]
+            games.extend((names, g) for g in queries.game_results(db, match_id))
     return standings(games)
 
 
 def bot_flags(db: Database, match_ids: list[str]) -> dict[str, dict[str, int]]:
     """For each bot, in how many of the matches it never connected, crashed, forfeited or was disconnected."""
     flags: dict[str, dict[str, int]] = {}
-    for outcome in db.bot_outcomes(match_ids):
+    for outcome in queries.bot_outcomes(db, match_ids):
         if outcome.outcome.failed:
             counts = flags.setdefault(bot_key(outcome.name, outcome.version), {})
             counts[outcome.outcome.value] = counts.get(outcome.outcome.value, 0) + 1

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 from arena.engine import EventKind
 from arena.ratings.sessions import bot_key
+from arena.records import queries
 from arena.records.db import Database
+from arena.referee import DecisionHow
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +35,8 @@ class PlayStats:
 
 def play_stats(db: Database, match_ids: list[str] | None = None) -> dict[str, PlayStats]:
     """Statistics for every bot in the given matches (default: all)."""
-    ids = match_ids if match_ids is not None else db.match_ids()
-    names = {m: [bot_key(n, v) for n, v in db.participants(m)] for m in ids}
+    ids = match_ids if match_ids is not None else queries.match_ids(db)
+    names = {m: [bot_key(n, v) for n, v in queries.participants(db, m)] for m in ids}
     hands: dict[str, int] = defaultdict(int)
     vpip: dict[str, set[tuple[str, int]]] = defaultdict(set)
     pfr: dict[str, set[tuple[str, int]]] = defaultdict(set)
@@ -47,16 +49,16 @@ def play_stats(db: Database, match_ids: list[str] | None = None) -> dict[str, Pl
     timeouts: dict[str, int] = defaultdict(int)
     for match_id in ids:
         bots = names[match_id]
-        for participant, n in db.hands_per_participant(match_id).items():
+        for participant, n in queries.hands_per_participant(db, match_id).items():
             hands[bots[participant]] += n
-        for event in db.player_events(match_id):
+        for event in queries.player_events(db, match_id):
             bot = bots[event.participant]
             key = (match_id, event.hand_number)
             kind = event.kind
             if event.how is not None:
                 decisions[bot] += 1
                 think[bot] += event.elapsed_ms
-                if event.how == "timeout":
+                if event.how is DecisionHow.TIMEOUT:
                     timeouts[bot] += 1
             if kind in (EventKind.SHOW, EventKind.MUCK):
                 showdown[bot].add(key)
@@ -68,7 +70,7 @@ def play_stats(db: Database, match_ids: list[str] | None = None) -> dict[str, Pl
                 aggressive[bot] += 1
             elif event.street > 0 and kind is EventKind.CALL:
                 calls[bot] += 1
-        for participant, n in db.violation_counts(match_id).items():
+        for participant, n in queries.violation_counts(db, match_id).items():
             violations[bots[participant]] += n
     return {
         bot: PlayStats(

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from arena.ratings.cross import cross_table_scores
 from arena.ratings.estimators import Estimator, adjusted_payoffs
 from arena.ratings.games import game_places
-from arena.records.db import Database, HandResult
+from arena.records import queries
+from arena.records.db import Database
+from arena.records.queries import HandResult
 from arena.referee.game import GameKind, GameResult
 
 
@@ -62,9 +64,9 @@ def load_sessions(db: Database, match_ids: list[str] | None = None, complete_onl
     duplicate set. Across tables a bot's chips are its cross-table score (arena.ratings.cross).
     """
     sessions: list[Session] = []
-    for match_id in match_ids if match_ids is not None else db.match_ids():
-        spec = db.match_spec(match_id)
-        names = [bot_key(n, v) for n, v in db.participants(match_id)]
+    for match_id in match_ids if match_ids is not None else queries.match_ids(db):
+        spec = queries.match_spec(db, match_id)
+        names = [bot_key(n, v) for n, v in queries.participants(db, match_id)]
         if spec.game.is_game:
             for session in game_sessions(db, match_id, names, spec.config.big_blind):
                 session.order = len(sessions)
@@ -74,7 +76,7 @@ def load_sessions(db: Database, match_ids: list[str] | None = None, complete_onl
         cross = spec.cross_table(len(names))
         by_deal: dict[int, list[HandResult]] = defaultdict(list)
         adjusted = adjusted_payoffs(db, match_id, estimator)
-        for hand in db.hand_results(match_id):
+        for hand in queries.hand_results(db, match_id):
             by_deal[hand.deal].append(hand)
 
         def payoffs(hand: HandResult, adjusted: dict[int, tuple[float, ...]] = adjusted) -> Sequence[float]:
@@ -104,7 +106,7 @@ def load_sessions(db: Database, match_ids: list[str] | None = None, complete_onl
 def game_sessions(db: Database, match_id: str, names: list[str], big_blind: int) -> list[Session]:
     """The sessions of a cash game's or a freezeout's match: one per finished freezeout (placed by its finishing
     order), one per cash game's duplicate set of finished games (placed by chips); see the module docstring."""
-    results = [g for g in db.game_results(match_id) if g.finished]
+    results = [g for g in queries.game_results(db, match_id) if g.finished]
     out: list[Session] = []
     if not results:
         return out

@@ -77,7 +77,6 @@ from __future__ import annotations
 
 import enum
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -85,8 +84,9 @@ from statistics import NormalDist
 from arena.ratings.estimators import Estimator
 from arena.ratings.sessions import bot_key, load_sessions
 from arena.ratings.stats import RunningRate, WinRate, win_rate
+from arena.records.comparisons import ComparisonRole, comparison
 from arena.records.db import Database
-from arena.referee import MatchKind
+from arena.records.queries import participants
 
 DEFAULT_MBB0 = 0.0
 DEFAULT_MBB1 = 500.0
@@ -288,8 +288,6 @@ def expected_sessions(params: SprtParams, mean: float, sd: float) -> float:
 
 # ------------------------------------------------------------------------------- re-verifying from the database
 
-_REFERENCE_MATCH = re.compile(r"-ref(\d+)-(candidate|baseline)$")
-
 
 @dataclass(frozen=True, slots=True)
 class RecordedComparison:
@@ -305,25 +303,23 @@ class RecordedComparison:
 
 
 def recorded_comparison(db: Database, comparison_id: str, estimator: Estimator = Estimator.RAW) -> RecordedComparison:
-    """Rebuild a comparison's rounds from its recorded hands (matches of kind ``compare`` whose tournament is the
-    comparison id, named as ``arena.runner.compare.plan_comparison`` names them); a round counts only if its deal
-    was recorded complete in every match, as the live test counted it; with ``estimator``'s payoffs."""
-    ids = db.matches_of(comparison_id, MatchKind.COMPARE)
-    h2h = f"{comparison_id}-h2h"
-    if h2h not in ids:
+    """Rebuild a comparison's rounds from its recorded hands (its matches, by the role each was recorded with:
+    arena.records.comparisons); a round counts only if its deal was recorded complete in every match, as the live
+    test counted it; with ``estimator``'s payoffs."""
+    recorded = comparison(db, comparison_id)
+    h2h = recorded.role(ComparisonRole.HEAD_TO_HEAD) if recorded is not None else None
+    if recorded is None or h2h is None:
         raise KeyError(f"no comparison {comparison_id!r} in {db.path}")
-    keys = {m: [bot_key(n, v) for n, v in db.participants(m)] for m in ids}
+    numbers = sorted({m.reference for m in recorded.matches if m.reference})
+    pairs = {k: (recorded.role(ComparisonRole.CANDIDATE, k), recorded.role(ComparisonRole.BASELINE, k))
+             for k in numbers}
+    if numbers != list(range(1, len(numbers) + 1)) or any(None in pair for pair in pairs.values()):
+        raise ValueError(f"comparison {comparison_id!r}: incomplete set of reference matches "
+                         f"{sorted(m.match_id for m in recorded.matches)}")
+    ordered = [h2h] + [str(match_id) for k in numbers for match_id in pairs[k]]
+    keys = {m: [bot_key(n, v) for n, v in participants(db, m)] for m in ordered}
     candidate, baseline = keys[h2h]
-    by_reference: dict[int, dict[str, str]] = {}
-    for match_id in ids:
-        found = _REFERENCE_MATCH.search(match_id)
-        if match_id != h2h and found is not None:
-            by_reference.setdefault(int(found.group(1)), {})[found.group(2)] = match_id
-    numbers = sorted(by_reference)
-    if numbers != list(range(1, len(numbers) + 1)) or any(len(v) != 2 for v in by_reference.values()):
-        raise ValueError(f"comparison {comparison_id!r}: incomplete set of reference matches {sorted(ids)}")
-    references = tuple(keys[by_reference[k]["candidate"]][1] for k in numbers)
-    ordered = [h2h] + [by_reference[k][role] for k in numbers for role in ("candidate", "baseline")]
+    references = tuple(keys[ordered[2 * k - 1]][1] for k in numbers)
     firsts = [candidate] + [who for _ in numbers for who in (candidate, baseline)]
     sessions = [{s.deal: s for s in load_sessions(db, [m], estimator=estimator)} for m in ordered]
     rounds = []
@@ -331,8 +327,8 @@ def recorded_comparison(db: Database, comparison_id: str, estimator: Estimator =
     while all(deal in by_deal for by_deal in sessions):
         found_sessions = [by_deal[deal] for by_deal in sessions]
         rates = [s.mbb_per_hand(first) for s, first in zip(found_sessions, firsts, strict=True)]
-        pairs = tuple((rates[1 + 2 * k], rates[2 + 2 * k]) for k in range(len(numbers)))
-        rounds.append((rates[0], pairs, sum(s.hands[first] for s, first in zip(found_sessions, firsts, strict=True))))
+        against = tuple((rates[1 + 2 * k], rates[2 + 2 * k]) for k in range(len(numbers)))
+        rounds.append((rates[0], against, sum(s.hands[first] for s, first in zip(found_sessions, firsts, strict=True))))
         deal += 1
     return RecordedComparison(comparison_id, candidate, baseline, references, tuple(rounds), tuple(ordered))
 

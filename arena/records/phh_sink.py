@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from arena.engine import EventKind, Hand
+from arena.engine import EventKind, Hand, RuleError
+from arena.records.errors import RecordsDamaged
 from arena.records.phh import dump
 from arena.records.replay import hand_to_phh
 from arena.referee import HandRecord
@@ -14,25 +15,41 @@ from arena.referee import HandRecord
 def _start(record: HandRecord) -> Hand:
     """A recorded hand once its forced bets are posted: the seats that posted an entry blind (R2.4) post it again."""
     entries = [e.seat for e in record.events if e.kind is EventKind.POST_ENTRY_BLIND]
-    return Hand(record.config, list(record.starting_stacks), list(record.deck), button=record.button,
-                entry_blinds=entries)
+    try:
+        return Hand(record.config, list(record.starting_stacks), list(record.deck), button=record.button,
+                    entry_blinds=entries)
+    except RuleError as exc:
+        raise _damaged(record, exc) from None
+
+
+def _damaged(record: HandRecord, exc: RuleError) -> RecordsDamaged:
+    return RecordsDamaged(f"the recorded hand cannot be replayed: {exc}", table="actions", match_id=record.match_id,
+                          hand=record.hand_number)
 
 
 def replay_steps(record: HandRecord) -> Iterator[Hand]:
     """Replay a hand record through the engine (its deck and its decisions): the one hand, yielded once after the
-    forced bets and again after each decision (for estimators that look at the hand as it went)."""
+    forced bets and again after each decision (for estimators that look at the hand as it went). A record the
+    engine refuses (an edited action) is ``RecordsDamaged`` naming the hand."""
     hand = _start(record)
     yield hand
     for decision in record.decisions:
-        hand.act(decision.seat, decision.action)
+        try:
+            hand.act(decision.seat, decision.action)
+        except RuleError as exc:
+            raise _damaged(record, exc) from None
         yield hand
 
 
 def rebuild_hand(record: HandRecord) -> Hand:
-    """Replay a hand record through the engine (its deck and its decisions) to get the finished hand back."""
+    """Replay a hand record through the engine (its deck and its decisions) to get the finished hand back; a record
+    the engine refuses is ``RecordsDamaged``."""
     hand = _start(record)
     for decision in record.decisions:
-        hand.act(decision.seat, decision.action)
+        try:
+            hand.act(decision.seat, decision.action)
+        except RuleError as exc:
+            raise _damaged(record, exc) from None
     return hand
 
 

@@ -16,6 +16,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
+from arena.records.codec import decode, stamp
 from arena.records.db import Database
 
 KEY_PREFIX = "arena_"  # says what the secret is when it turns up in a log or a shell history
@@ -54,7 +55,10 @@ def key_hash(key: str) -> str:
 
 
 def _bot(row: sqlite3.Row) -> RegisteredBot:
-    return RegisteredBot(row["name"], row["owner"], row["created_at"], row["key_issued_at"], row["revoked_at"])
+    bot: RegisteredBot = decode("a registered bot", "registered_bots", None, lambda: RegisteredBot(
+        str(row["name"]), str(row["owner"]), stamp(row["created_at"]), stamp(row["key_issued_at"]),
+        None if row["revoked_at"] is None else stamp(row["revoked_at"])))
+    return bot
 
 
 class Registry:
@@ -71,18 +75,16 @@ class Registry:
         key = new_key()
         now = time.time()
         with self.db.transaction():
-            if self.db.conn.execute("SELECT 1 FROM registered_bots WHERE name = ?", (name,)).fetchone():
+            if self.db.row("registered_bots", "SELECT 1 FROM registered_bots WHERE name = ?", (name,)):
                 raise RegistryError(f"a bot named {name!r} is registered already (arena bots rotate {name} issues "
                                     "it a new key)")
-            self.db.conn.execute(
-                "INSERT INTO registered_bots(name, owner, key_hash, created_at, key_issued_at) VALUES (?, ?, ?, ?, ?)",
-                (name, owner, key_hash(key), now, now),
-            )
+            self.db.write("registered_bots", "INSERT INTO registered_bots(name, owner, key_hash, created_at,"
+                          " key_issued_at) VALUES (?, ?, ?, ?, ?)", (name, owner, key_hash(key), now, now))
         return key
 
     def get(self, name: str) -> RegisteredBot:
         """One registered bot (a ``RegistryError`` if there is none of that name)."""
-        row = self.db.conn.execute("SELECT * FROM registered_bots WHERE name = ?", (name,)).fetchone()
+        row = self.db.row("registered_bots", "SELECT * FROM registered_bots WHERE name = ?", (name,))
         if row is None:
             known = ", ".join(b.name for b in self.list()) or "none yet (arena bots add NAME)"
             raise RegistryError(f"no registered bot {name!r} in {self.db.path} (registered: {known})")
@@ -90,14 +92,14 @@ class Registry:
 
     def list(self) -> list[RegisteredBot]:
         """Every registered bot, by name."""
-        return [_bot(r) for r in self.db.conn.execute("SELECT * FROM registered_bots ORDER BY name")]
+        return [_bot(r) for r in self.db.rows("registered_bots", "SELECT * FROM registered_bots ORDER BY name")]
 
     def revoke(self, name: str) -> RegisteredBot:
         """Refuse the bot's key from now on (its results stay)."""
         self.get(name)
         with self.db.transaction():
-            self.db.conn.execute("UPDATE registered_bots SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
-                                 (time.time(), name))
+            self.db.write("registered_bots", "UPDATE registered_bots SET revoked_at = ? WHERE name = ? AND revoked_at"
+                          " IS NULL", (time.time(), name))
         return self.get(name)
 
     def rotate(self, name: str) -> str:
@@ -105,10 +107,8 @@ class Registry:
         self.get(name)
         key = new_key()
         with self.db.transaction():
-            self.db.conn.execute(
-                "UPDATE registered_bots SET key_hash = ?, key_issued_at = ?, revoked_at = NULL WHERE name = ?",
-                (key_hash(key), time.time(), name),
-            )
+            self.db.write("registered_bots", "UPDATE registered_bots SET key_hash = ?, key_issued_at = ?, revoked_at ="
+                          " NULL WHERE name = ?", (key_hash(key), time.time(), name))
         return key
 
     def authenticate(self, key: str) -> RegisteredBot | None:
@@ -117,7 +117,7 @@ class Registry:
         if not key.startswith(KEY_PREFIX) or len(key) > 200:
             return None
         presented = key_hash(key)
-        row = self.db.conn.execute("SELECT * FROM registered_bots WHERE key_hash = ?", (presented,)).fetchone()
+        row = self.db.row("registered_bots", "SELECT * FROM registered_bots WHERE key_hash = ?", (presented,))
         if row is None or not hmac.compare_digest(str(row["key_hash"]), presented):
             return None
         bot = _bot(row)

@@ -42,6 +42,8 @@ class SeedVault:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return {}
+        except UnicodeDecodeError:  # bytes that are not text: as damaged as a torn write
+            return None
         except OSError as exc:
             raise VaultError(f"cannot read the seed file {path}: {exc}") from None
         try:

@@ -8,6 +8,7 @@ from typing import Protocol
 from arena.engine import Action, Event, TableConfig
 from arena.engine.view import SeatView
 from arena.referee.clock import TurnTimer
+from arena.referee.status import DecisionHow
 
 
 @dataclass(slots=True)  # not frozen: built for every decision, and a frozen __init__ costs ten times more
@@ -39,16 +40,15 @@ class MixedAction:
 
 @dataclass(slots=True)  # not frozen: built for every decision, and a frozen __init__ costs ten times more
 class DecisionRecord:
-    """How one action came about. ``how``: ``ok``, ``timeout``, ``illegal`` (retries used up), ``absent``
-    (the bot was not connected), ``forfeited``; ``rejected`` lists the refused attempts as ``rule: message``.
-    """
+    """How one action came about (``how``: arena.referee.status.DecisionHow); ``rejected`` lists the refused
+    attempts as ``rule: message``."""
 
     seat: int
     participant: int
     request_id: int
     action: Action
     elapsed_ms: float
-    how: str
+    how: DecisionHow
     event_index: int
     rejected: tuple[str, ...] = ()
     policy: tuple[tuple[Action, float], ...] = ()  # the mixed action it was drawn from (MixedAction), if any

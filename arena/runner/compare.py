@@ -58,6 +58,14 @@ class Pairing:
         """Whether this is the candidate-against-baseline match."""
         return self.first == CANDIDATE and self.second == BASELINE
 
+    @property
+    def role(self) -> tuple[str, int]:
+        """What the match is in the comparison, as recorded: ``head_to_head`` (0), or ``candidate`` or ``baseline``
+        against reference bot k (from 1)."""
+        if self.head_to_head:
+            return "head_to_head", 0
+        return ("candidate" if self.first == CANDIDATE else "baseline"), self.second - 1
+
 
 @dataclass(frozen=True, slots=True)
 class ComparisonPlan:
@@ -236,14 +244,18 @@ async def run_local_comparison(
     limits: ServerLimits | None = None,
     sandbox: SandboxPolicy | None = None,
     executor: MatchExecutor | None = None,
+    entries: Sequence[HandSink] = (),
 ) -> ComparisonRun:
     """Play the comparison with ``executor`` (here by default: a referee on a private local socket per match and
     sandboxed processes of each bot command), block of deals by block and phase by phase (arena.runner.
     compare_schedule), so that no bot ever has two processes alive that see the same deals; each hand is written by
-    the one writer to ``sinks`` and counted by the collector, until the collector's test decides, a bot dies or the
-    hands run out. ``bots`` are the candidate, the baseline, then the reference bots, as in the plan."""
+    the one writer to its match's ledger entry (``entries``, one per match of the plan, in its order) and to
+    ``sinks``, and counted by the collector, until the collector's test decides, a bot dies or the hands run out.
+    ``bots`` are the candidate, the baseline, then the reference bots, as in the plan."""
     if len(bots) != 2 + plan.references:
         raise ValueError(f"the plan has {plan.references} reference bots but {len(bots) - 2} were given")
+    if entries and len(entries) != len(plan.pairings):
+        raise ValueError(f"the plan has {len(plan.pairings)} matches but {len(entries)} ledger entries were given")
     policy = sandbox if sandbox is not None else SandboxPolicy()
     if policy.enabled:
         check_sandbox()
@@ -269,8 +281,9 @@ async def run_local_comparison(
                                          skipped(spec, deals, half.rotation), cwd or Path.cwd(), policy,
                                          log_dir or Path(scratch)))
                 results = await asyncio.gather(*(
-                    executor.play(job, MatchWriter(sinks, on_hand=collector.hand_finished), control)
-                    for job, control in zip(jobs, controls, strict=True)))
+                    executor.play(job, MatchWriter([*entries[half.match:half.match + 1], *sinks],
+                                             on_hand=collector.hand_finished), control)
+                    for half, job, control in zip(phase, jobs, controls, strict=True)))
                 for half, job, result in zip(phase, jobs, results, strict=True):
                     parts[half.match].append((result, len(job.recorded)))
                     if result.reason is MatchStatus.NO_SHOW:  # a bot that cannot play ends the comparison

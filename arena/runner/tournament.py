@@ -20,8 +20,7 @@ from typing import Any
 
 from arena.deals import derive_seed
 from arena.engine import TableConfig
-from arena.records.db import Database
-from arena.referee import ClockPolicy, GameRules, HandRecord, MatchKind, MatchResult, MatchSpec, MatchStatus
+from arena.referee import ClockPolicy, GameRules, HandRecord, MatchKind, MatchResult, MatchSpec
 from arena.referee.game import RESET
 from arena.runner.bots import BotSpec
 from arena.runner.executor import (
@@ -33,6 +32,7 @@ from arena.runner.executor import (
     WorkerLost,
     executor_kind,
 )
+from arena.runner.ledger import LedgerRefused, MatchLedger
 from arena.runner.sandbox import SandboxPolicy
 from arena.runner.seed_source import SeedError, choose_seed
 from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping, read_toml
@@ -68,15 +68,15 @@ class TournamentConfig:
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     game: GameRules = RESET  # a cash game or a freezeout instead of the reset game (arena.referee.game)
 
-    def with_seed(self, db: Database) -> TournamentConfig:
-        """This config with its seed: from ``seed_file``, else ``ARENA_SEED``, else the one kept in ``db``'s vault
-        from an earlier start, else a fresh secret one (kept in the vault for a resume)."""
+    def with_seed(self, ledger: MatchLedger) -> TournamentConfig:
+        """This config with its seed: from ``seed_file``, else ``ARENA_SEED``, else the one the ledger keeps from an
+        earlier start, else a fresh secret one (kept secret in the ledger for a resume)."""
         key = self.seed_key
         try:
-            seed = choose_seed(self.seed_file, db.vault.get(key) or db.published_seed(key))
+            seed = choose_seed(self.seed_file, ledger.seed(key))
         except SeedError as exc:
             raise TournamentError(str(exc)) from None
-        db.vault.put(key, seed)
+        ledger.keep_seed(key, seed)
         return dataclasses.replace(self, seed=seed)
 
     @property
@@ -217,34 +217,30 @@ class TournamentProgress:
 
 async def run_tournament(
     config: TournamentConfig,
-    db: Database,
+    ledger: MatchLedger,
     resume: bool = False,
     progress: TournamentProgress | None = None,
     log_dir: Path | None = None,
     executor: MatchExecutor | None = None,
 ) -> list[MatchResult]:
-    """Play every scheduled match not yet completed in ``db`` with ``executor`` (here by default); a match cut short
-    resumes at its first lost hand, and one whose worker died is played on from there (``REPLAYS`` times) or left
-    for ``--resume``."""
+    """Play every scheduled match not yet over in the ``ledger`` with ``executor`` (here by default); a match cut
+    short resumes at its first lost hand (its record verified first), and one whose worker died is played on from
+    there (``REPLAYS`` times) or left for ``--resume``."""
     matches = schedule(config)
     if not config.seed:
         raise TournamentError("the tournament has no seed yet (TournamentConfig.with_seed gives it one)")
-    known = [m for m in matches if db.match_row(m.match_id) is not None]
+    known = [m for m in matches if ledger.status(m.match_id) is not None]
     if known and not resume:
         raise TournamentError(
-            f"tournament {config.name!r} is already in {db.path} ({len(known)} matches): use --resume to finish it"
+            f"tournament {config.name!r} is already recorded ({len(known)} matches): use --resume to finish it"
         )
     for m in known:
-        row = db.match_row(m.match_id)
-        assert row is not None
-        if row["commitment"] != m.spec.commitment:
-            raise TournamentError(f"{m.match_id} in {db.path} was dealt from another seed: not the same tournament")
-        planned = m.spec.hands_planned(len(m.bots))
-        if row["hands_total"] != planned:
-            raise TournamentError(f"{m.match_id} in {db.path} was started with {row['hands_total']} hands, the file "
-                                  f"now asks for {planned}: a resumed tournament keeps its schedule (restore hands, "
-                                  "or use another database)")
-    sandbox = config.policy_for_bots.hiding(db.path, *db.vault.files, log_dir)
+        try:
+            ledger.check(m.spec, m.bots)
+        except LedgerRefused as exc:
+            raise TournamentError(f"{exc}: not the same tournament (a resumed tournament keeps its seed, schedule "
+                                  "and bots: restore the file, or use another database)") from None
+    sandbox = config.policy_for_bots.hiding(*ledger.hidden, log_dir)
     progress = progress or TournamentProgress()
     executor = executor or LocalExecutor()
     limit = asyncio.Semaphore(executor.matches_at_once(config.workers))
@@ -252,21 +248,19 @@ async def run_tournament(
     lost: list[str] = []
 
     async def one(m: ScheduledMatch) -> None:
-        row = db.match_row(m.match_id)
-        if row is not None and MatchStatus(row["status"]).over:
+        status = ledger.status(m.match_id)
+        if status is not None and status.over:
             if progress.on_match:
                 progress.on_match(m, None)
             return
         async with limit:
-            total = m.spec.hands_planned(len(m.bots))
-            db.start_match(m.spec, [(b.name, b.version, b.command) for b in m.bots], total, kind=MatchKind.TOURNAMENT,
-                           tournament=config.name)
+            entry = ledger.open(m.spec, m.bots, MatchKind.TOURNAMENT, config.name, resume=status is not None)
             for replay in range(REPLAYS + 1):
-                recorded = frozenset(db.recorded_hands(m.match_id))
-                history = db.final_stacks(m.match_id) if m.spec.game.is_game else None
-                job = MatchJob(m.spec, m.bots, recorded, config.cwd, sandbox, log_dir, history)
+                if replay:
+                    entry.reopen()  # verified again before it is played on
+                job = MatchJob(m.spec, m.bots, entry.played, config.cwd, sandbox, log_dir, entry.history)
                 try:
-                    result = await executor.play(job, MatchWriter([db], recorded, progress.on_hand))
+                    result = await executor.play(job, MatchWriter([entry], entry.played, progress.on_hand))
                     break
                 except WorkerLost as exc:
                     left = REPLAYS - replay
@@ -275,7 +269,7 @@ async def run_tournament(
             else:
                 lost.append(m.match_id)
                 return
-            db.finish_match(result)
+            result = entry.finish(result)
             results.append(result)
             if progress.on_match:
                 progress.on_match(m, result)
@@ -283,9 +277,9 @@ async def run_tournament(
     await asyncio.gather(*(one(m) for m in matches))
     if lost:
         raise MatchesLost(lost, results)
-    rows = [db.match_row(m.match_id) for m in matches]
-    if all(row is not None and MatchStatus(row["status"]).over for row in rows):
-        db.publish_seed(config.seed_key)  # every match is over: the tournament's seed is no secret any more
+    statuses = [ledger.status(m.match_id) for m in matches]
+    if all(status is not None and status.over for status in statuses):
+        ledger.publish_seed(config.seed_key)  # every match is over: the tournament's seed is no secret any more
     return results
 
 
@@ -299,12 +293,12 @@ class MatchesLost(RuntimeError):
         self.results = results
 
 
-def hands_to_play(config: TournamentConfig, db: Database | None = None) -> int:
-    """Hands the tournament still has to play (for a progress bar)."""
+def hands_to_play(config: TournamentConfig, recorded: Callable[[str], int] | None = None) -> int:
+    """Hands the tournament still has to play (for a progress bar; ``recorded``: a match's hands recorded)."""
     total = 0
     for m in schedule(config):
         hands = m.spec.hands_planned(len(m.bots))  # a game's: the most its games can last
-        total += hands - (db.hands_recorded(m.match_id) if db is not None else 0)
+        total += hands - (recorded(m.match_id) if recorded is not None else 0)
     return total
 
 

@@ -18,7 +18,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.runner.executor import LocalExecutor, MatchExecutor
 from arena.runner.tournament import TournamentConfig, run_tournament, schedule
 
@@ -45,10 +47,10 @@ def play(make: Callable[[], MatchExecutor], label: str, setup_s: float = 0.0) ->
         cup = config(folder)
         executor = make()
         started = time.perf_counter()
-        asyncio.run(run_tournament(cup, db, executor=executor))
+        asyncio.run(run_tournament(cup, Ledger(db), executor=executor))
         seconds = time.perf_counter() - started
         matches = len(schedule(cup))
-        hands = sum(db.hands_recorded(m.match_id) for m in schedule(cup))
+        hands = sum(queries.hands_recorded(db, m.match_id) for m in schedule(cup))
         at_once = executor.matches_at_once(cup.workers)
         executor.close()
         db.close()

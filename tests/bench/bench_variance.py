@@ -22,7 +22,9 @@ from arena.ratings.sessions import load_sessions
 from arena.ratings.sprt import Sprt, SprtParams, Verdict
 from arena.ratings.stats import win_rates
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.referee import HandRecord, Match, MatchSpec
+from arena.runner.bots import BotSpec
 from arena.sdk import Bot
 from arena.sdk.inprocess import InProcessSeat
 from tests.sdk.helpers import load_sample
@@ -55,9 +57,8 @@ def play(folder: Path, names: list[str], hands: int) -> tuple[Database, str, lis
     spec = MatchSpec(match_id, SEED, hands)
     keep = Keep()
     seats = [(f"{n}{i}", InProcessSeat(f"{n}{i}", makers[n]())) for i, n in enumerate(names)]
-    db.start_match(spec, [(name, "", "") for name, _ in seats], len(spec.plan(len(seats))))
-    result = asyncio.run(Match(spec, seats, [db, keep]).run())
-    db.finish_match(result)
+    entry = Ledger(db).open(spec, [BotSpec(name, "") for name, _ in seats])
+    entry.finish(asyncio.run(Match(spec, seats, [entry, keep]).run()))
     return db, match_id, keep.records
 
 

@@ -18,7 +18,7 @@ from arena.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 CALLER = f"{sys.executable} {REPO}/sample_bots/python/calling_station.py"
-USAGE, ERROR = 2, 1
+USAGE, ERROR, DAMAGED = 2, 1, 5
 
 
 @pytest.fixture(scope="module")
@@ -136,11 +136,12 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("tournament bot key", ["tournament", "{root}/bot-typo.toml"], USAGE, "did you mean command"),
     ("tournament blinds", ["tournament", "{root}/small-blind.toml"], USAGE, "R3.1"),
     # read-only commands on files that are not arena databases
-    *[(f"{cmd} {kind}", [cmd, "--db", "{" + kind + "}", *extra], ERROR, message)
+    *[(f"{cmd} {kind}", [cmd, "--db", "{" + kind + "}", *extra], status, message)
       for cmd, extra in (("leaderboard", []), ("verify", []), ("export", ["--phh", "{root}/out"]),
                          ("publish", ["--out", "{root}/site"]))
-      for kind, message in (("garbage", "not an arena database"), ("foreign", "database of something else"),
-                            ("empty", "is empty"), ("truncated", "lacks the tables"))],
+      for kind, status, message in (("garbage", ERROR, "not an arena database"),
+                                    ("foreign", ERROR, "database of something else"), ("empty", ERROR, "is empty"),
+                                    ("truncated", DAMAGED, "lacks the tables"))],
     *[(f"{cmd} folder", [cmd, "--db", "{folder}"], USAGE, "is a directory") for cmd in ("leaderboard", "verify")],
     ("leaderboard missing", ["leaderboard", "--db", "nothing-here.db"], ERROR, "no database at"),
     # arena compare (its own exit statuses: 2 for errors)

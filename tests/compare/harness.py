@@ -33,8 +33,10 @@ def compare_in_process(
     starting_stack: int = 20000,
     sinks: Sequence[HandSink] = (),
     comparison_id: str = "t",
+    entries: Sequence[HandSink] = (),
 ) -> Outcome:
-    """Play candidate against baseline (and both against each reference) until the SPRT decides."""
+    """Play candidate against baseline (and both against each reference) until the SPRT decides (``entries``: each
+    match's own sink, its ledger entry, in the plan's order)."""
     plan = plan_comparison(comparison_id, seed, max_hands, len(references), starting_stack=starting_stack)
     sprt = Sprt(params)
 
@@ -49,10 +51,10 @@ def compare_in_process(
             spec,
             [(f"bot{p.first}", FunctionSeat(f"bot{p.first}", players[p.first])),
              (f"bot{p.second}", FunctionSeat(f"bot{p.second}", players[p.second]))],
-            sinks,
+            [*entries[i:i + 1], *sinks],
             on_hand=collector.hand_finished,
         )
-        for p, spec in zip(plan.pairings, plan.specs, strict=True)
+        for i, (p, spec) in enumerate(zip(plan.pairings, plan.specs, strict=True))
     ]
     run = asyncio.run(run_matches(matches, collector))
     return Outcome(sprt, run)

@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.records import queries
 from arena.records.db import Database
+from arena.referee import MatchKind, MatchStatus
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = REPO / "sample_bots" / "python"
@@ -74,10 +76,11 @@ def test_better_candidate_exits_0_and_reports_everything(tmp_path: Path) -> None
     assert "H1 accepted" in output and "95% CI" in output
     # recorded like any match: every hand, the match's status, the bots
     db = Database(tmp_path / "arena.db")
-    assert db.hands_recorded("ci1-h2h") == hands["played"]
-    row = db.match_row("ci1-h2h")
-    assert row is not None and row["status"] == "stopped" and row["kind"] == "compare" and row["tournament"] == "ci1"
-    assert db.participants("ci1-h2h") == [("equity", ""), ("caller", "")]
+    assert queries.hands_recorded(db, "ci1-h2h") == hands["played"]
+    info = queries.require(db, "ci1-h2h")
+    assert (info.status, info.kind, info.event) == (MatchStatus.STOPPED, MatchKind.COMPARE, "ci1")
+    assert match["final_hash"] == info.final_hash and len(info.final_hash) == 64
+    assert queries.participants(db, "ci1-h2h") == [("equity", ""), ("caller", "")]
     db.close()
     # ... and re-verifiable from those hands alone
     code, verified, output = _run(tmp_path, "--verify", "ci1", json_name="verify.json")

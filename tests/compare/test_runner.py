@@ -10,8 +10,12 @@ import pytest
 from arena.engine import TableConfig
 from arena.ratings.leaderboard import build_leaderboard
 from arena.ratings.sprt import SprtParams, Verdict, recorded_comparison, replay_comparison
+from arena.records import queries
+from arena.records.comparisons import record_comparison
 from arena.records.db import Database
-from arena.referee import HandRecord
+from arena.records.ledger import Ledger
+from arena.referee import HandRecord, MatchKind
+from arena.runner.bots import BotSpec
 from arena.runner.compare import DealRound, RoundCollector, plan_comparison
 from tests.compare.harness import compare_in_process
 from tests.compare.players import HeuristicPlayer, RandomPlayer, calling_station
@@ -81,15 +85,16 @@ def test_rounds_come_in_deal_order_once_every_match_has_the_deal() -> None:
 
 def _record_comparison(db: Database, cid: str, seed: str, references: int, params: SprtParams) -> Verdict:
     plan = plan_comparison(cid, seed, 20000, references)
-    for pairing, spec in zip(plan.pairings, plan.specs, strict=True):
-        names = [f"bot{pairing.first}", f"bot{pairing.second}"]
-        db.start_match(spec, [(n, "", "") for n in names], len(spec.plan(2)), kind="compare", tournament=cid)
+    entries = [Ledger(db).open(spec, [BotSpec(f"bot{pairing.first}", ""), BotSpec(f"bot{pairing.second}", "")],
+                               MatchKind.COMPARE, cid)
+               for pairing, spec in zip(plan.pairings, plan.specs, strict=True)]
+    record_comparison(db, cid, {}, [(p.match_id, *p.role) for p in plan.pairings])
     outcome = compare_in_process(
         HeuristicPlayer(1), calling_station, seed, params, 20000,
-        references=[RandomPlayer(9)] * references, sinks=[db], comparison_id=cid,
+        references=[RandomPlayer(9)] * references, entries=entries, comparison_id=cid,
     )
-    for result in outcome.run.results:
-        db.finish_match(result)
+    for entry, result in zip(entries, outcome.run.results, strict=True):
+        entry.finish(result)
     recorded = recorded_comparison(db, cid)
     replayed = replay_comparison(recorded, params)
     live = outcome.sprt
@@ -110,7 +115,7 @@ def test_recorded_comparison_replays_to_the_same_verdict(tmp_path: Path) -> None
     assert _record_comparison(db, "withref", "s2", 1, SprtParams(mbb1=2000)) in (Verdict.H1, Verdict.CONTINUE)
     board = build_leaderboard(db)
     assert {row.bot for row in board.rows} == {"bot0", "bot1", "bot2"}
-    kinds = {r["kind"] for r in db.conn.execute("SELECT kind FROM matches")}
-    assert kinds == {"compare"}
+    kinds = {info.kind for m in queries.match_ids(db) if (info := queries.match_info(db, m)) is not None}
+    assert kinds == {MatchKind.COMPARE}
     with pytest.raises(KeyError):
         recorded_comparison(db, "nothing")

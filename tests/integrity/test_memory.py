@@ -18,7 +18,8 @@ import pytest
 from arena.ratings.sessions import load_sessions
 from arena.ratings.stats import WinRate, win_rates
 from arena.records.db import Database
-from arena.referee import MatchResult, MatchSpec, MatchStatus
+from arena.records.ledger import Ledger
+from arena.referee import HandSink, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import launch, play_watched, prepare_match, run_local_match
 from arena.runner.sandbox import SandboxPolicy, check_sandbox
@@ -38,10 +39,10 @@ class Played:
     memory: list[dict[str, Any]]  # what each of its processes reported
 
 
-async def _one_lane(spec: MatchSpec, bots: list[BotSpec], db: Database, logs: Path) -> MatchResult:
+async def _one_lane(spec: MatchSpec, bots: list[BotSpec], entry: HandSink, logs: Path) -> MatchResult:
     """The unsafe set-up: one table, one process per bot for both rotations (what lanes prevent)."""
     check_sandbox()
-    setup = await prepare_match(spec, [b.name for b in bots], [db], local=True, tcp=False, lanes=1)
+    setup = await prepare_match(spec, [b.name for b in bots], [entry], local=True, tcp=False, lanes=1)
     try:
         await launch(setup, bots, logs, REPO, POLICY)
         return await play_watched(setup)
@@ -56,12 +57,12 @@ def play(folder: Path, honest: bool, lanes: bool) -> Played:
     spec = MatchSpec(match_id, SEED, HANDS)
     bots = [BotSpec("equity", EQUITY), BotSpec("memory", cheat("memory", env="MEMORY_HONEST=1" if honest else ""))]
     db = Database(folder / "arena.db")
-    db.start_match(spec, [(b.name, "", b.command) for b in bots], len(spec.plan(2)))
+    entry = Ledger(db).open(spec, bots)
     if lanes:
-        result = asyncio.run(run_local_match(spec, bots, [db], log_dir=folder, cwd=REPO, sandbox=POLICY))
+        result = asyncio.run(run_local_match(spec, bots, [entry], log_dir=folder, cwd=REPO, sandbox=POLICY))
     else:
-        result = asyncio.run(_one_lane(spec, bots, db, folder))
-    db.finish_match(result)
+        result = asyncio.run(_one_lane(spec, bots, entry, folder))
+    entry.finish(result)
     assert result.reason == MatchStatus.COMPLETED and result.hands_played == HANDS
     assert all(r.violations == 0 for r in result.results), result.results
     rate = win_rates(load_sessions(db, [match_id]))["memory"]

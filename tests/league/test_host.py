@@ -25,6 +25,7 @@ import pytest
 from arena.ratings.blocks import RatingRules, rating_games
 from arena.ratings.league_ratings import LeagueRatings
 from arena.ratings.sessions import load_sessions
+from arena.records import queries
 from arena.records.db import Database
 from arena.referee import MatchKind, MatchStatus
 from tests.publish.test_browser import Visible, visible
@@ -99,7 +100,7 @@ class League:
     def finished(self) -> list[str]:
         db = Database(self.db, read_only=True)
         try:
-            return db.finished_matches_of(LEAGUE, MatchKind.LEAGUE)
+            return queries.finished_matches_of(db, LEAGUE, MatchKind.LEAGUE)
         finally:
             db.close()
 
@@ -153,7 +154,7 @@ def league(tmp_path: Path) -> Iterator[League]:
 def matches_per_bot(db_path: Path, ids: list[str]) -> tuple[Counter[str], list[tuple[str, ...]]]:
     db = Database(db_path, read_only=True)
     try:
-        tables = [tuple(name for name, _ in db.participants(m)) for m in ids]
+        tables = [tuple(name for name, _ in queries.participants(db, m)) for m in ids]
     finally:
         db.close()
     return Counter(name for table in tables for name in table), tables
@@ -202,9 +203,9 @@ def test_a_league_plays_rates_publishes_and_survives_sigkill(league: League, chr
     league.host.send_signal(signal.SIGKILL)
     league.host.wait()
     db = Database(league.db, read_only=True)
-    running = [m for m in db.matches_of(LEAGUE, MatchKind.LEAGUE)
-               if MatchStatus(db.match_row(m)["status"]) is MatchStatus.RUNNING]  # type: ignore[index]
-    hands_before = {m: db.hands_recorded(m) for m in db.match_ids()}
+    running = [m for m in queries.matches_of(db, LEAGUE, MatchKind.LEAGUE)
+               if queries.require(db, m).status is MatchStatus.RUNNING]
+    hands_before = {m: queries.hands_recorded(db, m) for m in queries.match_ids(db)}
     db.close()
     assert running, "SIGKILL came between matches"
     before = len(league.finished())
@@ -212,9 +213,9 @@ def test_a_league_plays_rates_publishes_and_survives_sigkill(league: League, chr
     wait_for("matches after the restart", lambda: len(league.finished()) >= before + len(running) + 6, timeout=120)
     db = Database(league.db, read_only=True)
     for match_id in running:
-        row = db.match_row(match_id)
-        assert row is not None and row["status"] == MatchStatus.INTERRUPTED and row["seed"]
-    assert all(db.hands_recorded(m) >= n for m, n in hands_before.items())  # no finished hand lost
+        info = queries.require(db, match_id)
+        assert info.status is MatchStatus.INTERRUPTED and info.seed and info.final_hash
+    assert all(queries.hands_recorded(db, m) >= n for m, n in hands_before.items())  # no finished hand lost
     db.close()
     verify = league.arena("verify", "--db", "league.db")
     assert verify.returncode == 0 and "FAIL" not in verify.stdout, verify.stdout[-2000:]

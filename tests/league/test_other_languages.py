@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.records import queries
 from arena.records.db import Database
 from arena.referee import MatchKind
 from arena.transport.server import port_is_free
@@ -101,8 +102,8 @@ def finished_by_bot(league: League) -> dict[str, set[str]]:
     db = Database(league.db, read_only=True)
     try:
         out: dict[str, set[str]] = {}
-        for match_id in db.finished_matches_of(LEAGUE, MatchKind.LEAGUE):
-            for name, _version in db.participants(match_id):
+        for match_id in queries.finished_matches_of(db, LEAGUE, MatchKind.LEAGUE):
+            for name, _version in queries.participants(db, match_id):
                 out.setdefault(name, set()).add(match_id)
         return out
     finally:
@@ -123,9 +124,9 @@ def test_javascript_cpp_and_python_bots_play_a_league_rejoin_after_a_restart_and
     wait_for(f"{MATCHES} finished matches", lambda: len(league.finished()) >= MATCHES, timeout=150)
     db = Database(league.db, read_only=True)
     try:
-        ids = db.finished_matches_of(LEAGUE, MatchKind.LEAGUE)
-        tables = {m: db.participants(m) for m in ids}
-        joins = {m: db.joined(m) for m in ids}
+        ids = queries.finished_matches_of(db, LEAGUE, MatchKind.LEAGUE)
+        tables = {m: queries.participants(db, m) for m in ids}
+        joins = {m: queries.joined(db, m) for m in ids}
     finally:
         db.close()
     by_name = {b.name: b for b in bots}

@@ -11,8 +11,11 @@ from pathlib import Path
 from arena.engine import Action, ActionKind, TableConfig
 from arena.ratings.blocks import RatingRules
 from arena.ratings.sprt import Sprt, SprtParams
+from arena.records.comparisons import record_comparison, record_outcome
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.referee import ClockPolicy, Decision, FunctionSeat, Match, MatchKind, MatchSpec, MatchStatus
+from arena.runner.bots import BotSpec
 from arena.runner.compare import DealRound, RoundCollector, plan_comparison, run_matches
 
 EVIL = "<script>alert(1)</script>"
@@ -76,13 +79,13 @@ def play(
     spec = MatchSpec(match_id, seed or f"seed-{match_id}", hands, TableConfig(small_blind=50, big_blind=100),
                      starting_stack=10_000, policy=policy or ClockPolicy())
     seats = [(name, FunctionSeat(name, strategy)) for name, _, strategy in bots]
-    db.start_match(spec, [(name, version, "") for name, version, _ in bots], len(spec.plan(len(bots))))
-    match = Match(spec, seats, sinks=[db], versions=[version for _, version, _ in bots])
+    entry = Ledger(db).open(spec, [BotSpec(name, "", version) for name, version, _ in bots])
+    match = Match(spec, seats, sinks=[entry], versions=[version for _, version, _ in bots])
     if stop_after is not None:
         match.on_hand = lambda _: match.stop() if match.hands_played >= stop_after else None
     result = asyncio.run(match.run())
     if finish:
-        db.finish_match(result)
+        entry.finish(result)
 
 
 def compare(db: Database, comparison_id: str, candidate: tuple[str, Strategy], baseline: tuple[str, Strategy],
@@ -100,20 +103,24 @@ def compare(db: Database, comparison_id: str, candidate: tuple[str, Strategy], b
     collector = RoundCollector(plan, on_round)
     players = [candidate, baseline]
     matches = []
+    entries = []
     for pairing, spec in zip(plan.pairings, plan.specs, strict=True):
         pair = [players[pairing.first], players[pairing.second]]
-        db.start_match(spec, [(name, "", f"python {name}.py") for name, _ in pair], len(spec.plan(2)),
-                       kind=MatchKind.COMPARE, tournament=comparison_id)
-        matches.append(Match(spec, [(name, FunctionSeat(name, strategy)) for name, strategy in pair], [db],
+        entry = Ledger(db).open(spec, [BotSpec(name, f"python {name}.py") for name, _ in pair], MatchKind.COMPARE,
+                                comparison_id)
+        entries.append(entry)
+        matches.append(Match(spec, [(name, FunctionSeat(name, strategy)) for name, strategy in pair], [entry],
                              on_hand=collector.hand_finished))
-    run = asyncio.run(run_matches(matches, collector))
-    for result in run.results:
-        db.finish_match(result if result.reason.over else dataclasses.replace(result, reason=MatchStatus.STOPPED))
     bots = [{"key": name, "name": name, "version": "", "command": f"python {name}.py"} for name, _ in players]
+    record_comparison(db, comparison_id, {"params": dataclasses.asdict(params), "bots": bots,
+                                          "max_hands": plan.max_hands, "estimator": "raw"},
+                      [(p.match_id, *p.role) for p in plan.pairings])
+    run = asyncio.run(run_matches(matches, collector))
+    for entry, result in zip(entries, run.results, strict=True):
+        entry.finish(result if result.reason.over else dataclasses.replace(result, reason=MatchStatus.STOPPED))
     verdict = test.verdict.value if test.decided else "inconclusive"
-    db.save_note(f"compare:{comparison_id}", {
-        "params": dataclasses.asdict(params), "bots": bots, "max_hands": plan.max_hands, "estimator": "raw",
-        "verdict": verdict, "test_verdict": test.verdict.value, "sessions": test.sessions, "llr": test.llr})
+    record_outcome(db, comparison_id, {"verdict": verdict, "test_verdict": test.verdict.value,
+                                       "sessions": test.sessions, "llr": test.llr})
     return test
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from arena.publish import publish
 from arena.publish.site import HANDS_PER_PAGE
+from arena.records import queries
 from arena.records.db import Database
 from tests.publish.helpers import folder, play
 
@@ -22,7 +23,7 @@ LIMIT = 1_000_000
 def test_a_20000_hand_match_publishes_in_small_pages(tmp_path: Path) -> None:
     db = Database(tmp_path / "long.db")
     play(db, "long", [("folds-a", "", folder), ("folds-b", "", folder)], hands=HANDS)  # the fastest hands there are
-    assert db.hands_recorded("long") == HANDS
+    assert queries.hands_recorded(db, "long") == HANDS
     out = tmp_path / "site"
     result = publish(db, out)
     sizes = {p.relative_to(out).as_posix(): p.stat().st_size for p in out.rglob("*") if p.is_file()}

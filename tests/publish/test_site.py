@@ -27,6 +27,7 @@ from arena.publish.slugs import slugify, unique_slugs
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.stats import WinRate
 from arena.ratings.system import RatingPoint
+from arena.records import queries
 from arena.records.db import Database
 from arena.records.phh import load
 from arena.records.replay import replay_result
@@ -173,18 +174,16 @@ def test_bot_page(site: Site) -> None:
 
 def test_match_pages(site: Site) -> None:
     finished = (site.out / "matches" / "heads-up-1.html").read_text(encoding="utf-8")
-    row = site.db.match_row("heads-up-1")
-    assert row is not None
-    assert row["commitment"] in finished and row["seed"] in finished
+    info = queries.require(site.db, "heads-up-1")
+    assert info.commitment in finished and info.seed in finished and info.final_hash in finished
     assert finished.count('<tr>\n  <td class="num">') >= 24  # a row per hand (plus the bots table)
     assert 'class="card' in finished
     assert 'href="../index.html#matches"' in finished
     running = (site.out / "matches" / "still-running.html").read_text(encoding="utf-8")
-    row = site.db.match_row("still running")
-    assert row is not None
-    assert row["commitment"] in running
-    assert row["seed"] == ""  # not in the database before the match is over, only in the vault beside it
-    seed = site.db.match_seed("still running")
+    info = queries.require(site.db, "still running")
+    assert info.commitment in running and not info.final_hash
+    assert info.seed == ""  # not in the database before the match is over, only in the vault beside it
+    seed = queries.match_seed(site.db, "still running")
     assert seed and seed not in running and "withheld until the match is over" in running
     assert "1 hand of the deal in play is withheld" in running
 
@@ -322,7 +321,7 @@ def hand_data(page: Path) -> dict[str, Any]:
 def test_hand_pages_follow_the_record(site: Site) -> None:
     folder = site.out / "matches" / "three-way"
     match = (site.out / "matches" / "three-way.html").read_text(encoding="utf-8")
-    for record in site.db.hand_records("three-way"):
+    for record in queries.hand_records(site.db, "three-way"):
         n = record.hand_number
         assert f'href="three-way/hand-{n}.html"' in match  # linked from the match's table
         data = hand_data(folder / f"hand-{n}.html")
@@ -343,7 +342,7 @@ def test_hand_pages_follow_the_record(site: Site) -> None:
 
 def test_running_match_hides_unshown_cards(site: Site) -> None:
     folder = site.out / "matches" / "still-running"
-    records = list(site.db.hand_records("still running"))
+    records = list(queries.hand_records(site.db, "still running"))
     assert len(records) == 5 and sorted(p.name for p in folder.glob("*.html")) == [
         f"hand-{n}.html" for n in range(4)]  # the fifth hand's deal is still to be played in the other seat
     hidden = 0

@@ -22,6 +22,7 @@ import pytest
 from matplotlib.image import imread
 
 from arena.engine import EventKind, Hand
+from arena.records import queries
 from arena.referee import HandRecord
 from tests.publish.conftest import Compared, Site
 from tests.publish.test_browser import chromium, run
@@ -103,7 +104,7 @@ def number(text: str) -> int:
 
 def test_step_through_a_hand_with_the_keyboard(site: Site, chromium: Path, tmp_path: Path,
                                                served: tuple[str, Path]) -> None:
-    record = max(site.db.hand_records("three-way"), key=lambda r: len(r.decisions))
+    record = max(queries.hand_records(site.db, "three-way"), key=lambda r: len(r.decisions))
     before, actors, steps = engine_states(record)
     assert len(before) >= 8  # a hand with plenty of betting
     page = f"site/matches/three-way/hand-{record.hand_number}.html"

@@ -16,7 +16,10 @@ from arena.engine import Action, ActionKind
 from arena.ratings import aivat
 from arena.ratings.aivat import aivat_payoffs, chance_events, luck_terms
 from arena.ratings.allin import allin_payoffs, runout_point
+from arena.records import queries
+from arena.records.ledger import Ledger
 from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchSpec
+from arena.runner.bots import BotSpec
 
 
 def play(hands: int, seed: str, choose: object, seats: int = 2) -> list[HandRecord]:
@@ -184,10 +187,9 @@ def test_arena_verify_recomputes_the_aivat_figures(tmp_path: Path) -> None:
     db = Database(tmp_path / "v.db")
     spec = MatchSpec("v1", "verify-aivat", 40)
     seats = [(n, FunctionSeat(n, bettor(random.Random(5)))) for n in ("a", "b")]  # type: ignore[arg-type]
-    db.start_match(spec, [(n, "", "") for n, _ in seats], len(spec.plan(2)))
-    result = asyncio.run(Match(spec, seats, [db]).run())
-    db.finish_match(result)
-    ev_a = sum(aivat_payoffs(r)[r.seating.index(0)] for r in db.hand_records("v1"))
+    entry = Ledger(db).open(spec, [BotSpec(n, "") for n, _ in seats])
+    result = entry.finish(asyncio.run(Match(spec, seats, [entry]).run()))
+    ev_a = sum(aivat_payoffs(r)[r.seating.index(0)] for r in queries.hand_records(db, "v1"))
     db.close()
     out = CliRunner().invoke(main, ["verify", "--db", str(tmp_path / "v.db")])
     assert out.exit_code == 0, out.output

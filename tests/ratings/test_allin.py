@@ -18,8 +18,11 @@ from arena.cards._eval import runout_orders
 from arena.cards.evaluator import evaluate
 from arena.engine import Action, ActionKind, Hand
 from arena.ratings.allin import allin_payoffs, runout_point
+from arena.records import queries
+from arena.records.ledger import Ledger
 from arena.records.phh_sink import rebuild_hand
 from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchSpec
+from arena.runner.bots import BotSpec
 
 
 def play(hands: int, seed: str, choose: object, duplicate: bool = False) -> list[HandRecord]:
@@ -175,12 +178,12 @@ def test_arena_verify_recomputes_the_allin_figures(tmp_path: Path) -> None:
     spec = MatchSpec("v1", "verify-allin", 60)
     rng = random.Random(4)
     seats = [(n, FunctionSeat(n, shover(rng))) for n in ("a", "b")]  # type: ignore[arg-type]
-    db.start_match(spec, [(n, "", "") for n, _ in seats], len(spec.plan(2)))
-    result = asyncio.run(Match(spec, seats, [db]).run())
-    db.finish_match(result)
-    expected = [allin_payoffs(r) for r in db.hand_records("v1")]
+    entry = Ledger(db).open(spec, [BotSpec(n, "") for n, _ in seats])
+    result = entry.finish(asyncio.run(Match(spec, seats, [entry]).run()))
+    expected = [allin_payoffs(r) for r in queries.hand_records(db, "v1")]
     rescored = [e for e in expected if e is not None]
-    ev_a = sum((e or r.payoffs)[r.seating.index(0)] for e, r in zip(expected, db.hand_records("v1"), strict=True))
+    records = list(queries.hand_records(db, "v1"))
+    ev_a = sum((e or r.payoffs)[r.seating.index(0)] for e, r in zip(expected, records, strict=True))
     db.close()
     out = CliRunner().invoke(main, ["verify", "--db", str(tmp_path / "v.db")])
     assert out.exit_code == 0, out.output
@@ -201,14 +204,14 @@ def test_the_live_tally_gives_the_allin_figures_of_the_database(tmp_path: Path) 
     spec = MatchSpec("t1", "tally-allin", 80)
     rng = random.Random(6)
     seats = [(n, FunctionSeat(n, shover(rng))) for n in ("a", "b")]  # type: ignore[arg-type]
-    db.start_match(spec, [(n, "", "") for n, _ in seats], len(spec.plan(2)))
+    entry = Ledger(db).open(spec, [BotSpec(n, "") for n, _ in seats])
     tally = SessionTally(2, spec.hands_per_deal(2), spec.config.big_blind)
 
     class Tally:
         def hand_finished(self, record: HandRecord) -> None:
             tally.add(record)
 
-    db.finish_match(asyncio.run(Match(spec, seats, [db, Tally()]).run()))
+    entry.finish(asyncio.run(Match(spec, seats, [entry, Tally()]).run()))
     for estimator in Estimator:
         stored = win_rates(load_sessions(db, ["t1"], estimator=estimator))
         for index, name in enumerate(("a", "b")):

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from arena.publish import publish
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.referee import BotOutcome, ClockPolicy, MatchSpec
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import run_local_match
@@ -20,8 +22,8 @@ POLICY = ClockPolicy(per_action_ms=2000, time_bank_ms=0, max_violations=0, conne
 
 def play(db: Database, match_id: str, bots: list[BotSpec], hands: int = 8) -> None:
     spec = MatchSpec(match_id, f"seed-{match_id}", hands, policy=POLICY)
-    db.start_match(spec, [(b.name, "", b.command) for b in bots], len(spec.plan(2)))
-    db.finish_match(asyncio.run(run_local_match(spec, bots, [db], cwd=REPO)))
+    entry = Ledger(db).open(spec, bots)
+    entry.finish(asyncio.run(run_local_match(spec, bots, [entry], cwd=REPO)))
 
 
 def test_crashed_and_no_show_bots_are_flagged(tmp_path: Path) -> None:
@@ -29,7 +31,7 @@ def test_crashed_and_no_show_bots_are_flagged(tmp_path: Path) -> None:
     good = BotSpec("good", f"EVIL_MODE=good {EVIL}")
     play(db, "crash", [good, BotSpec("crasher", f"EVIL_MODE=crash EVIL_AFTER=4 {EVIL}")])
     play(db, "absent", [good, BotSpec("ghost", "no-such-command-anywhere")], hands=2)
-    outcomes = {(o.match_id, o.name): o for o in db.bot_outcomes(db.match_ids())}
+    outcomes = {(o.match_id, o.name): o for o in queries.bot_outcomes(db, queries.match_ids(db))}
     assert outcomes["crash", "crasher"].outcome is BotOutcome.CRASHED
     assert "exited with status 3" in outcomes["crash", "crasher"].detail
     assert outcomes["absent", "ghost"].outcome is BotOutcome.NO_SHOW

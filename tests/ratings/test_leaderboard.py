@@ -13,7 +13,9 @@ from typing import Any
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.sessions import load_sessions
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.referee import ClockPolicy, FunctionSeat, Match, MatchSpec, Seat
+from arena.runner.bots import BotSpec
 from arena.sdk.inprocess import InProcessSeat
 from tests.publish.helpers import caller, folder, gambler, raiser
 
@@ -49,9 +51,9 @@ def record(db: Database, makers: dict[str, SeatMaker], order: Sequence[tuple[str
     for a, b in order:
         match_id = f"{a}-vs-{b}"
         spec = MatchSpec(match_id, f"seed-{match_id}", hands, policy=ClockPolicy(per_action_ms=60000))
-        db.start_match(spec, [(a, "1", "test"), (b, "1", "test")], len(spec.plan(2)))
-        match = Match(spec, [(a, makers[a]()), (b, makers[b]())], [db])
-        db.finish_match(asyncio.run(match.run()))
+        entry = Ledger(db).open(spec, [BotSpec(a, "test", "1"), BotSpec(b, "test", "1")])
+        match = Match(spec, [(a, makers[a]()), (b, makers[b]())], [entry])
+        entry.finish(asyncio.run(match.run()))
 
 
 def results(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

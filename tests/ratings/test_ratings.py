@@ -12,6 +12,9 @@ import pytest
 from arena.ratings.sessions import Session, bot_key
 from arena.ratings.stats import crosstable, t95, win_rate, win_rates
 from arena.ratings.trueskill_ratings import OnlineTrueSkill
+from arena.records import queries
+from arena.records.ledger import Ledger
+from arena.runner.bots import BotSpec
 
 
 def session(order: int, chips: dict[str, int], hands: int = 2, big_blind: int = 100) -> Session:
@@ -183,7 +186,7 @@ def test_a_tally_that_reads_its_hands_back_from_the_database_scores_them_alike(t
 
     def reader(numbers: Collection[int]) -> Iterable[HandRecord]:
         reads.append(len(numbers))
-        return db.hand_records("r", numbers)
+        return queries.hand_records(db, "r", numbers)
 
     kept, read_back = SessionTally(2, 2, 100), SessionTally(2, 2, 100, reader=reader)
 
@@ -193,8 +196,8 @@ def test_a_tally_that_reads_its_hands_back_from_the_database_scores_them_alike(t
             read_back.add(record)
 
     seats = [(n, FunctionSeat(n, RandomPlayer(i))) for i, n in enumerate("ab")]
-    db.start_match(spec, [(n, "", "") for n, _ in seats], len(spec.plan(2)))
-    asyncio.run(Match(spec, seats, [db, Both()]).run())
+    entry = Ledger(db).open(spec, [BotSpec(n, "") for n, _ in seats])
+    asyncio.run(Match(spec, seats, [entry, Both()]).run())
     for participant in (0, 1):
         for estimator in ADJUSTED:
             assert read_back.win_rate(participant, estimator) == kept.win_rate(participant, estimator)

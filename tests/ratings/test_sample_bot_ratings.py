@@ -21,6 +21,7 @@ import pytest
 from arena.cli.demo import demo_config
 from arena.ratings.leaderboard import Leaderboard, build_leaderboard
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.runner.bots import BotSpec
 from arena.runner.tournament import matches_of, run_tournament
 
@@ -49,8 +50,8 @@ def play(tmp_path: Path, seed: str, hands: int, seats: int = 2, extra: tuple[Bot
         pytest.fail("the C++ and JavaScript sample bots are not built: run make install")
     config = dataclasses.replace(config, bots=(*config.bots, *extra), seats=seats, tables=16, name=f"t{seats}")
     db = Database(tmp_path / "ratings.db")
-    config = config.with_seed(db)
-    results = asyncio.run(run_tournament(config, db, resume=False))
+    config = config.with_seed(Ledger(db))
+    results = asyncio.run(run_tournament(config, Ledger(db), resume=False))
     assert all(not r.failures() for r in results), [r.failures() for r in results]
     return build_leaderboard(db, list(matches_of(config)), history_points=0)
 

@@ -15,9 +15,12 @@ from collections import Counter
 from pathlib import Path
 
 from arena.engine import Structure, TableConfig
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.records.verify import verify_match
 from arena.referee import FunctionSeat, GameKind, GameRules, Level, Match, MatchSpec
+from arena.runner.bots import BotSpec
 from tests.records.test_phh_pokerkit import NotStrict, known_difference, odd_chips_only, pokerkit_replay, random_bot
 
 GAMES = [  # (seats, structure, schedule)
@@ -36,17 +39,17 @@ def test_R11_4_every_hand_of_a_freezeout_replays_in_pokerkit_with_its_real_stack
         spec = MatchSpec(f"fz{index}", f"seed{index}", 10, TableConfig(5, 10, structure), 150, game=rules,
                          duplicate=True)
         names = [f"r{k}" for k in range(seats)]
-        db.start_match(spec, [(n, "", "") for n in names], spec.hands_planned(seats))
-        match = Match(spec, [(n, FunctionSeat(n, random_bot(rng.randrange(2**32)))) for n in names], [db])
-        db.finish_match(asyncio.run(match.run()))
+        entry = Ledger(db).open(spec, [BotSpec(n, "") for n in names])
+        match = Match(spec, [(n, FunctionSeat(n, random_bot(rng.randrange(2**32)))) for n in names], [entry])
+        entry.finish(asyncio.run(match.run()))
         assert verify_match(db, spec.match_id).ok
     out = tmp_path / "phh"
     proc = subprocess.run([sys.executable, "-m", "arena", "export", "--db", str(db.path), "--phh", str(out)],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     seen: Counter[str] = Counter()
-    for match_id in db.match_ids():
-        for record in db.hand_records(match_id):
+    for match_id in queries.match_ids(db):
+        for record in queries.hand_records(db, match_id):
             n = len(record.starting_stacks)
             order = [(record.button + 1 + k) % n for k in range(n)]
             expected = [record.final_stacks[seat] for seat in order]
@@ -84,15 +87,15 @@ def test_R11_3_every_hand_of_a_cash_game_replays_its_entry_blinds_in_arena_and_t
     spec = MatchSpec("cash", "cash-seed", 60, TableConfig(5, 10), 200, game=rules, duplicate=False)
     names = [f"r{k}" for k in range(6)]
     rng = random.Random(3)
-    db.start_match(spec, [(n, "", "") for n in names], spec.hands_planned(6))
-    match = Match(spec, [(n, FunctionSeat(n, random_bot(rng.randrange(2**32)))) for n in names], [db])
-    db.finish_match(asyncio.run(match.run()))
+    entry = Ledger(db).open(spec, [BotSpec(n, "") for n in names])
+    match = Match(spec, [(n, FunctionSeat(n, random_bot(rng.randrange(2**32)))) for n in names], [entry])
+    entry.finish(asyncio.run(match.run()))
     assert verify_match(db, "cash").ok
     out = tmp_path / "phh"
     subprocess.run([sys.executable, "-m", "arena", "export", "--db", str(db.path), "--phh", str(out)], check=True,
                    capture_output=True)
     seen: Counter[str] = Counter()
-    for record in db.hand_records("cash"):
+    for record in queries.hand_records(db, "cash"):
         n = len(record.starting_stacks)
         order = [(record.button + 1 + k) % n for k in range(n)]
         expected = [record.final_stacks[seat] for seat in order]

@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.referee import FunctionSeat, GameKind, GameRules, Match, MatchSpec
+from arena.runner.bots import BotSpec
 from tests.referee.test_games import TABLE
 from tests.referee.test_mixed_action import mixer
 
@@ -17,11 +20,11 @@ def test_both_readers_give_the_same_records(tmp_path: Path) -> None:
     db = Database(tmp_path / "r.db")
     spec = MatchSpec("fz", "readers", 50, TABLE, starting_stack=200, game=GameRules(GameKind.FREEZEOUT, level_hands=3))
     seats = [(f"m{i}", FunctionSeat(f"m{i}", mixer)) for i in range(3)]
-    db.start_match(spec, [(n, "", "") for n, _ in seats], spec.hands_planned(3))
-    db.finish_match(asyncio.run(Match(spec, seats, [db]).run()))  # type: ignore[arg-type]
-    by_hand = list(db.hand_records("fz"))
-    assert by_hand == list(db.match_hand_records("fz"))
+    entry = Ledger(db).open(spec, [BotSpec(n, "") for n, _ in seats])
+    entry.finish(asyncio.run(Match(spec, seats, [entry]).run()))  # type: ignore[arg-type]
+    by_hand = list(queries.hand_records(db, "fz"))
+    assert by_hand == list(queries.hand_records(db, "fz"))
     assert len({r.config.big_blind for r in by_hand}) > 1  # the blinds rose: each hand's own table came back
     assert all(d.policy for r in by_hand for d in r.decisions)
     some = [r.hand_number for r in by_hand[::3]]
-    assert [r.hand_number for r in db.hand_records("fz", some)] == some
+    assert [r.hand_number for r in queries.hand_records(db, "fz", some)] == some

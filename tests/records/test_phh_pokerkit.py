@@ -58,10 +58,12 @@ from arena.cards import parse_cards
 from arena.deals import deck_for_hand
 from arena.engine import Action, ActionKind, AnteMode, EventKind, Hand, Structure, TableConfig
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.records.phh import dumps, loads
 from arena.records.phh_sink import PhhDirSink
 from arena.records.replay import hand_to_phh, pokerkit_only_check, replay_result
 from arena.referee import Decision, FunctionSeat, HandRecord, HandSink, Match, MatchSpec, MatchStatus
+from arena.runner.bots import BotSpec
 from tests.engine.test_pokerkit_differential import classify
 
 ARENA = [sys.executable, "-m", "arena"]
@@ -223,10 +225,10 @@ def play(table: Table, depth: int | None, db: Database, sinks: Sequence[HandSink
     spec = MatchSpec(match_id, f"seed-{match_id}", HANDS[table.seats], config, (depth or 100) * big)
     names = [f"random-{k}" for k in range(table.seats)]
     seats = [(name, FunctionSeat(name, random_bot(rng.randrange(2**32)))) for name in names]
-    db.start_match(spec, [(name, "", "") for name in names], len(spec.plan(table.seats)))
-    match = Match(spec, seats, sinks=[db, *sinks])
+    entry = Ledger(db).open(spec, [BotSpec(name, "") for name in names])
+    match = Match(spec, seats, sinks=[entry, *sinks])
     if depth is not None:
-        db.finish_match(asyncio.run(match.run()))
+        entry.finish(asyncio.run(match.run()))
         return
 
     async def uneven() -> None:  # the referee's table, each hand with its own uneven stacks (odd amounts too)
@@ -235,7 +237,7 @@ def play(table: Table, depth: int | None, db: Database, sinks: Sequence[HandSink
             await match.tables[0].play_hand(plan, deck_for_hand(spec.seed, plan.deal), stacks)
 
     asyncio.run(uneven())
-    db.finish_match(match.result(MatchStatus.COMPLETED, 0.0))
+    entry.finish(match.result(MatchStatus.COMPLETED, 0.0))
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,10 @@ from arena.engine import Action, ActionKind
 from arena.ratings.cross import cross_table_scores
 from arena.ratings.tally import SessionTally
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.records.verify import verify_match
 from arena.referee import ClockPolicy, Decision, FunctionSeat, HandRecord, Match, MatchSpec, MatchStatus
+from arena.runner.bots import BotSpec
 from tests.publish.helpers import caller
 
 
@@ -61,7 +63,7 @@ def test_a_match_across_tables_deals_each_deal_once_per_table_and_verifies(tmp_p
     spec = MatchSpec("cross", "cross-seed", 40, policy=ClockPolicy(per_action_ms=5000), seats=2)
     seats = [("caller-a", FunctionSeat("caller-a", caller)), ("caller-b", FunctionSeat("caller-b", caller)),
              ("raiser-1", raiser(1)), ("raiser-2", raiser(2))]
-    db.start_match(spec, [(name, "", "") for name, _ in seats], len(spec.plan(4)))
+    entry = Ledger(db).open(spec, [BotSpec(name, "") for name, _ in seats])
     records: list[HandRecord] = []
     tally = SessionTally(4, spec.hands_per_deal(4), spec.config.big_blind, cross_table=True)
 
@@ -69,9 +71,9 @@ def test_a_match_across_tables_deals_each_deal_once_per_table_and_verifies(tmp_p
         records.append(record)
         tally.add(record)
 
-    match = Match(spec, seats, [db], on_hand=keep)
+    match = Match(spec, seats, [entry], on_hand=keep)
     result = asyncio.run(match.run())
-    db.finish_match(result)
+    entry.finish(result)
     assert result.reason is MatchStatus.COMPLETED and result.hands_played == 40
     assert {r.table_id for r in records} == {"table-1-t1", "table-1-t2"}
     by_deal: dict[int, list[HandRecord]] = defaultdict(list)

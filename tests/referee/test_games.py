@@ -17,7 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.engine import ConfigError, EventKind, TableConfig
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.records.verify import verify_match
 from arena.referee import (
     EndReason,
@@ -32,6 +34,7 @@ from arena.referee import (
     MatchSpec,
 )
 from arena.referee.game import first_button
+from arena.runner.bots import BotSpec
 from tests.records.test_phh_pokerkit import random_bot
 
 FREEZEOUT = GameRules(GameKind.FREEZEOUT, level_hands=4)
@@ -63,14 +66,13 @@ def play(n: int, rules: GameRules, stack: int = 200, seed: str = "games", duplic
     spec = MatchSpec(match_id, seed, 50, TABLE, starting_stack=stack, duplicate=duplicate, game=rules)
     keep = Keep()
     names = [f"bot{i}" for i in range(n)]
-    if db is not None:
-        db.start_match(spec, [(name, "", "") for name in names], spec.hands_planned(n))
+    entry = Ledger(db).open(spec, [BotSpec(name, "") for name in names]) if db is not None else None
     rng = random.Random(seed)
     seats = [(name, FunctionSeat(name, random_bot(rng.randrange(2**32)))) for name in names]
-    match = Match(spec, seats, [keep] if db is None else [keep, db])
+    match = Match(spec, seats, [keep] if entry is None else [keep, entry])
     result = asyncio.run(match.run())
-    if db is not None:
-        db.finish_match(result)
+    if entry is not None:
+        entry.finish(result)
     return result, keep.records
 
 
@@ -221,7 +223,7 @@ def test_R11_4_verify_replays_whole_games_and_finds_a_changed_stack_or_a_deleted
                            duplicate=True, db=db, match_id="fz")
     check = verify_match(db, "fz")
     assert check.ok and check.hands == len(records) == result.hands_played, check.problems
-    assert db.game_results("fz") == list(result.games)
+    assert queries.game_results(db, "fz") == list(result.games)
     middle = sorted(r.hand_number for r in records if r.rotation == 1)[1]
     tampering = {
         "a starting stack": "UPDATE hand_seats SET starting_stack = starting_stack + 10, final_stack = final_stack"
@@ -265,9 +267,9 @@ def test_R11_4_trueskill_rates_each_freezeout_by_its_finishing_order_beside_wins
     names = ["folder", "random", "allin"]
     seats = [("folder", FunctionSeat("folder", folder)), ("random", FunctionSeat("random", random_bot(3))),
              ("allin", FunctionSeat("allin", lambda d: Action(ActionKind.ALL_IN)))]
-    db.start_match(spec, [(n, "", "") for n in names], spec.hands_planned(3))
-    result = asyncio.run(Match(spec, seats, [db]).run())
-    db.finish_match(result)
+    entry = Ledger(db).open(spec, [BotSpec(n, "") for n in names])
+    result = asyncio.run(Match(spec, seats, [entry]).run())
+    entry.finish(result)
     assert len(result.games) == 9 and all(g.finished for g in result.games)
     sessions = load_sessions(db)
     assert [s.places() for s in sessions] == [
@@ -434,29 +436,28 @@ def test_R11_3_a_cash_game_cut_short_resumes_from_its_recorded_stacks_to_the_uni
     spec = MatchSpec("c", "resume", 20, TABLE, starting_stack=100, game=rules)
     names = ["a", "b", "c"]
 
-    def run(db: Database, recorded: set[int], history: dict[int, tuple[int, ...]]) -> MatchResult:
-        match = Match(spec, [(n, seeded(n)) for n in names], [db], recorded=recorded, history=history)
-        result = asyncio.run(match.run())
-        db.finish_match(result)
-        return result
+    def run(db: Database, resume: bool) -> MatchResult:
+        entry = Ledger(db).open(spec, [BotSpec(n, "") for n in names], resume=resume)  # verified before it plays
+        match = Match(spec, [(n, seeded(n)) for n in names], [entry], recorded=entry.played, history=entry.history)
+        return entry.finish(asyncio.run(match.run()))
 
     whole = Database(tmp_path / "whole.db")
-    whole.start_match(spec, [(n, "", "") for n in names], spec.hands_planned(3))
-    uninterrupted = run(whole, set(), {})
-    cut_at = sorted(whole.recorded_hands("c"))[len(whole.recorded_hands("c")) // 3]
+    uninterrupted = run(whole, False)
+    cut_at = queries.hands_recorded(whole, "c") // 3  # the hands written after the first third never were
     copy = tmp_path / "cut.db"
     source = sqlite3.connect(whole.path)
     source.execute(f"VACUUM INTO '{copy}'")
     source.close()
     conn = sqlite3.connect(copy)  # as if the referee had died: later hands never reached the database
+    later = f"SELECT hand_number FROM hands WHERE chain_index > {cut_at}"  # in the order they were written
     for table in ("actions", "hand_seats", "violations", "hands"):
-        conn.execute(f"DELETE FROM {table} WHERE hand_number > {cut_at}")
+        conn.execute(f"DELETE FROM {table} WHERE hand_number IN ({later})")
     conn.execute("DELETE FROM game_results")
-    conn.execute("UPDATE matches SET status = 'running'")
+    conn.execute("UPDATE matches SET status = 'running', seed = '', final_hash = ''")  # its seed still secret
     conn.commit()
     conn.close()
     cut = Database(copy)
-    resumed = run(cut, cut.recorded_hands("c"), cut.final_stacks("c"))
+    resumed = run(cut, True)
     assert resumed.games == uninterrupted.games
-    assert [r.payoffs for r in cut.hand_records("c")] == [r.payoffs for r in whole.hand_records("c")]
+    assert [r.payoffs for r in queries.hand_records(cut, "c")] == [r.payoffs for r in queries.hand_records(whole, "c")]
     assert verify_match(cut, "c").ok

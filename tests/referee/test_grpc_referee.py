@@ -18,8 +18,10 @@ import grpc
 import pytest
 
 from arena.cards import format_card
+from arena.records import queries
 from arena.records.db import Database
-from arena.referee import ClockPolicy, MatchResult, MatchSpec, MatchStatus
+from arena.records.ledger import Ledger
+from arena.referee import ClockPolicy, DecisionHow, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.remote_match import play, prepare_match, run_local_match
 from arena.transport.pb import bot_pb2
@@ -66,13 +68,13 @@ def run(tmp_path: Path, mode: str, hands: int = 6, policy: ClockPolicy = FAST, e
     db = Database(tmp_path / "arena.db")
     spec = MatchSpec("t1", "fixed-seed", hands, policy=policy, duplicate=duplicate)
     bots = [BotSpec("good", evil("good")), BotSpec("evil", evil(mode, extra))]
-    db.start_match(spec, [(b.name, "", b.command) for b in bots], len(spec.plan(2)))
-    result = asyncio.run(run_local_match(spec, bots, [db], log_dir=tmp_path, cwd=REPO))
+    entry = Ledger(db).open(spec, bots)
+    result = entry.finish(asyncio.run(run_local_match(spec, bots, [entry], log_dir=tmp_path, cwd=REPO)))
     played = Played(result, db, lines(tmp_path, "good"), lines(tmp_path, "evil"))
     assert result.reason == status
     played_hands = hands if status is MatchStatus.COMPLETED else 0
     assert result.hands_played == played_hands and result.hands_total == hands
-    assert db.hands_recorded("t1") == played_hands
+    assert queries.hands_recorded(db, "t1") == played_hands
     assert sum(r.net for r in result.results) == 0
     assert result.results[0].violations == 0
     return played
@@ -87,7 +89,7 @@ def test_well_behaved_bots_play_a_whole_match(tmp_path: Path) -> None:
 
 def test_no_bot_ever_sees_another_bots_hole_cards(tmp_path: Path) -> None:
     played = run(tmp_path, "good", hands=10)
-    records = {r.hand_id: r for r in played.db.hand_records("t1")}
+    records = {r.hand_id: r for r in queries.hand_records(played.db, "t1")}
     for log, participant in ((played.good, 0), (played.bad, 1)):
         for message in log:
             body = message.get("actionRequest") or message.get("handStart") or message.get("handEnd")
@@ -117,8 +119,9 @@ def test_a_bot_that_times_out_is_checked_or_folded_and_late_answers_are_ignored(
     codes = {e["code"] for e in errors(played.bad)}
     assert "ERROR_CODE_TIMEOUT" in codes
     assert codes & {"ERROR_CODE_UNKNOWN_REQUEST", "ERROR_CODE_OUT_OF_ORDER"}  # the late answers
-    kinds = {r["kind"] for r in played.db.conn.execute("SELECT kind FROM violations")}
-    assert kinds == {"timeout"}
+    kinds = {e.how for e in queries.player_events(played.db, "t1") if e.how in (DecisionHow.TIMEOUT,
+                                                                                DecisionHow.ILLEGAL)}
+    assert kinds == {DecisionHow.TIMEOUT} and sum(queries.violation_counts(played.db, "t1").values()) > 0
 
 
 def test_a_bot_that_crashes_mid_match_is_played_by_the_policy(tmp_path: Path) -> None:
@@ -132,10 +135,7 @@ def test_a_bot_that_disconnects_and_reconnects_plays_on(tmp_path: Path) -> None:
     welcomes = [m for m in played.bad if "welcome" in m]
     assert len(welcomes) == 2
     assert any("matchEnd" in m for m in played.bad)
-    ok = played.db.conn.execute(
-        "SELECT COUNT(*) FROM actions a JOIN hand_seats s USING (match_id, hand_number, seat)"
-        " WHERE s.participant = 1 AND a.how = 'ok'"
-    ).fetchone()[0]
+    ok = sum(e.participant == 1 and e.how is DecisionHow.OK for e in queries.player_events(played.db, "t1"))
     assert ok > 4  # it answered again after reconnecting
 
 
@@ -193,7 +193,7 @@ def test_a_bot_that_never_connects_is_waited_for_then_the_match_is_a_no_show(tmp
     policy = ClockPolicy(per_action_ms=400, time_bank_ms=0, max_retries=1, max_violations=0, connect_timeout_ms=1000)
     played = run(tmp_path, "silent", hands=2, policy=policy, status=MatchStatus.NO_SHOW)
     assert played.evil.decisions == 0 and not played.evil.connected
-    assert played.db.hands_recorded("t1") == 0
+    assert queries.hands_recorded(played.db, "t1") == 0
 
 
 def test_the_newest_join_with_a_token_replaces_a_silent_stream(tmp_path: Path) -> None:
@@ -259,10 +259,10 @@ def test_the_javascript_bot_plays_a_full_match_against_a_python_bot(tmp_path: Pa
     db = Database(tmp_path / "arena.db")
     spec = MatchSpec("js", "js-seed", 20, policy=ClockPolicy(per_action_ms=2000, connect_timeout_ms=15000))
     bots = [BotSpec("python", evil("good")), BotSpec("javascript", f"node {js / 'bot.js'}")]
-    db.start_match(spec, [(b.name, "", b.command) for b in bots], 20)
-    result = asyncio.run(run_local_match(spec, bots, [db], log_dir=tmp_path, cwd=REPO))
+    entry = Ledger(db).open(spec, bots)
+    result = entry.finish(asyncio.run(run_local_match(spec, bots, [entry], log_dir=tmp_path, cwd=REPO)))
     assert result.reason == "completed" and result.hands_played == 20
-    assert db.hands_recorded("js") == 20
+    assert queries.hands_recorded(db, "js") == 20
     assert all(r.violations == 0 and r.decisions > 0 for r in result.results), result.results
 
 
@@ -289,7 +289,7 @@ def test_same_seed_and_deterministic_bots_give_identical_hands_and_results(tmp_p
         )
         result = json.loads(proc.stdout)
         db = Database(db_path)
-        hands = [(r.hand_number, r.deck, r.events, r.payoffs) for r in db.hand_records("m")]
+        hands = [(r.hand_number, r.deck, r.events, r.payoffs) for r in queries.hand_records(db, "m")]
         outcomes.append(([(r["name"], r["net"]) for r in result["results"]], hands))
     assert outcomes[0] == outcomes[1]
     assert len(outcomes[0][1]) == 20

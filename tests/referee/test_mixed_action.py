@@ -13,10 +13,13 @@ import pytest
 from arena.deals import policy_draw
 from arena.engine import Action, ActionKind
 from arena.ratings.aivat import aivat_payoffs, luck_terms
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.records.verify import verify_match
 from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchSpec, MixedAction
 from arena.referee.table import drawn_action
+from arena.runner.bots import BotSpec
 from tests.referee.test_table import Scripted, caller
 
 CALL, FOLD, CHECK = Action(ActionKind.CALL), Action(ActionKind.FOLD), Action(ActionKind.CHECK)
@@ -47,11 +50,11 @@ def play(hands: int, seed: str, first: object, second: object, db: Database | No
     seats = [("a", FunctionSeat("a", first)), ("b", FunctionSeat("b", second))]  # type: ignore[arg-type]
     sinks: list[object] = [Keep()]
     if db is not None:
-        db.start_match(spec, [(n, "", "") for n, _ in seats], len(spec.plan(2)))
-        sinks.insert(0, db)
+        entry = Ledger(db).open(spec, [BotSpec(n, "") for n, _ in seats])
+        sinks.insert(0, entry)
     result = asyncio.run(Match(spec, seats, sinks).run())  # type: ignore[arg-type]
     if db is not None:
-        db.finish_match(result)
+        entry.finish(result)
     return records
 
 
@@ -109,7 +112,7 @@ def test_a_policy_that_is_not_a_distribution_over_legal_actions_is_refused(
 def test_arena_verify_redraws_every_mixed_action(tmp_path: Path) -> None:
     db = Database(tmp_path / "m.db")
     play(40, "verify-mixed", mixer, mixer, db)
-    records = list(db.hand_records("mx"))
+    records = list(queries.hand_records(db, "mx"))
     assert sum(bool(d.policy) for r in records for d in r.decisions) > 40  # stored and read back
     assert verify_match(db, "mx").ok
     with db.transaction():  # a forged record: the policy says the drawn action was certain to be something else
@@ -117,8 +120,9 @@ def test_arena_verify_redraws_every_mixed_action(tmp_path: Path) -> None:
                               "NULL AND kind = 'FOLD' LIMIT 1").fetchone()
         db.conn.execute("UPDATE actions SET policy = ? WHERE match_id = 'mx' AND hand_number = ? AND seq = ?",
                         ('[["CALL", 0, 1.0]]', row["hand_number"], row["seq"]))
-    problems = verify_match(db, "mx").problems
-    assert len(problems) == 1 and "drawn from seat" in problems[0] and "fold was recorded" in problems[0], problems
+    problems = verify_match(db, "mx").problems  # the record no longer what was written, and the draw not the seed's
+    assert len(problems) == 2 and "the decisions (how each was taken" in problems[0], problems
+    assert "drawn from seat" in problems[1] and "fold was recorded" in problems[1], problems
 
 
 def test_aivat_takes_the_luck_of_the_draw_out() -> None:
@@ -192,7 +196,7 @@ def test_a_remote_sdk_bot_plays_mixed_actions_over_grpc(tmp_path: Path) -> None:
     rows = {row["name"]: row for row in json.loads(proc.stdout)["results"]}
     assert rows["r"]["aivat"]["mbb_per_hand"] is not None and rows["r"]["violations"] == 0
     database = Database(db, read_only=True)
-    drawn = [d for r in database.hand_records("g") for d in r.decisions if d.participant == 0]
+    drawn = [d for r in queries.hand_records(database, "g") for d in r.decisions if d.participant == 0]
     assert drawn and all(d.policy for d in drawn)
     assert verify_match(database, "g").ok
     database.close()

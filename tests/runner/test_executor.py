@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import io
+import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from arena.engine import AnteMode, Structure, TableConfig
+from arena.records import RecordsDamaged, queries
 from arena.records.db import Database
-from arena.referee import ClockPolicy, GameRules, HandRecord, Match, MatchResult, MatchSpec
+from arena.records.ledger import Ledger
+from arena.records.verify import verify_match
+from arena.referee import ClockPolicy, FunctionSeat, GameRules, HandRecord, HandSink, Match, MatchResult, MatchSpec
 from arena.referee.game import GameKind, Level
 from arena.runner.bots import BotSpec
 from arena.runner.codec import (
@@ -25,10 +30,11 @@ from arena.runner.codec import (
     read_frames,
     write_frame,
 )
-from arena.runner.executor import DuplicateHand, ExecutorKind, MatchJob, MatchWriter
+from arena.runner.executor import DuplicateHand, ExecutorKind, MatchControl, MatchJob, MatchWriter, WorkerLost
 from arena.runner.sandbox import SandboxLimits, SandboxPolicy
-from arena.runner.tournament import TournamentConfig, TournamentError
+from arena.runner.tournament import TournamentConfig, TournamentError, matches_of, run_tournament
 from arena.sdk.inprocess import InProcessSeat
+from tests.referee.test_table import caller
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "sample_bots" / "python"))
@@ -96,16 +102,16 @@ def test_the_writer_stores_each_hand_once(tmp_path: Path) -> None:
     records, _ = _played(4)
     db = Database(tmp_path / "a.db")
     spec = MatchSpec("codec", "codec-seed", 4)
-    db.start_match(spec, [("equity", "1", ""), ("random", "2", "")], 4)
+    entry = Ledger(db).open(spec, [BotSpec("equity", "", "1"), BotSpec("random", "", "2")])
     seen: list[int] = []
-    writer = MatchWriter([db], recorded={records[0].hand_number}, on_hand=lambda r: seen.append(r.hand_number))
+    writer = MatchWriter([entry], recorded={records[0].hand_number}, on_hand=lambda r: seen.append(r.hand_number))
     with pytest.raises(DuplicateHand):
         writer.hand_finished(records[0])  # recorded before this run
     for record in records[1:]:
         writer.hand_finished(record)
     with pytest.raises(DuplicateHand):
         writer.hand_finished(records[2])  # sent twice
-    assert seen == [r.hand_number for r in records[1:]] and db.hands_recorded("codec") == 3
+    assert seen == [r.hand_number for r in records[1:]] and queries.hands_recorded(db, "codec") == 3
 
 
 def test_the_executor_key_is_checked(tmp_path: Path) -> None:
@@ -116,3 +122,63 @@ def test_the_executor_key_is_checked(tmp_path: Path) -> None:
         TournamentConfig.from_dict({**base, "executor": "spark"}, tmp_path)
     with pytest.raises(TournamentError, match="workers = 0"):
         TournamentConfig.from_dict({**base, "workers": 0}, tmp_path)
+
+
+class Flaky:
+    """An executor whose worker dies after five hands of a match's first run (``WorkerLost``), in-process; between
+    the runs ``between`` may change the database behind the runner's back."""
+
+    kind = ExecutorKind.LOCAL
+
+    def __init__(self, between: Callable[[], None] = lambda: None) -> None:
+        self.runs = 0
+        self.between = between
+
+    def matches_at_once(self, asked: int | None) -> int:
+        return 1
+
+    async def play(self, job: MatchJob, sink: HandSink, control: MatchControl | None = None) -> MatchResult:
+        self.runs += 1
+        seats = [(b.name, FunctionSeat(b.name, caller)) for b in job.bots]
+        match = Match(job.spec, seats, [sink], recorded=job.recorded, history=job.history)
+        if self.runs == 1:
+            match.on_hand = lambda _: match.stop() if match.hands_played >= 5 else None
+            await match.run()
+            self.between()
+            raise WorkerLost(f"the worker playing {job.spec.match_id} died")
+        return await match.run()
+
+    def close(self) -> None:
+        """Nothing to let go of."""
+
+
+def _cup(tmp_path: Path) -> tuple[TournamentConfig, Database]:
+    config = TournamentConfig("cup", (BotSpec("a", "x"), BotSpec("b", "y")), seed="cup-seed", hands=12)
+    return config, Database(tmp_path / "cup.db")
+
+
+def test_a_match_whose_worker_died_is_played_on_from_its_verified_record(tmp_path: Path) -> None:
+    config, db = _cup(tmp_path)
+    executor = Flaky()
+    [result] = asyncio.run(run_tournament(config, Ledger(db), executor=executor))
+    assert executor.runs == 2 and result.reason == "completed"
+    [match_id] = matches_of(config)
+    assert queries.recorded_hands(db, match_id) == set(range(12)) and verify_match(db, match_id).ok
+
+
+def test_a_match_whose_record_was_edited_while_its_worker_was_lost_is_not_played_on(tmp_path: Path) -> None:
+    config, db = _cup(tmp_path)
+    [match_id] = matches_of(config)
+
+    def delete_a_hand() -> None:  # the second hand written is gone when the runner comes back to the match
+        conn = sqlite3.connect(db.path)
+        number = conn.execute("SELECT hand_number FROM hands WHERE chain_index = 2").fetchone()[0]
+        for table in ("actions", "hand_seats", "violations", "hands"):
+            conn.execute(f"DELETE FROM {table} WHERE hand_number = ?", (number,))
+        conn.commit()
+        conn.close()
+
+    executor = Flaky(delete_a_hand)
+    with pytest.raises(RecordsDamaged, match="the hand written 2nd is not there"):
+        asyncio.run(run_tournament(config, Ledger(db), executor=executor))
+    assert executor.runs == 1 and queries.hands_recorded(db, match_id) == 4  # nothing played again

@@ -22,6 +22,7 @@ import pytest
 
 from arena.cli.exits import EXIT_BOT_FAILED, EXIT_OK, EXIT_USAGE
 from arena.engine import ActionKind
+from arena.records import queries
 from arena.records.db import Database
 from arena.records.verify import verify_match
 from arena.referee import HandRecord
@@ -41,9 +42,10 @@ MATCH = "m"
 # Fields of `arena leaderboard --json` that depend on the run, not on the hands: when the board and the match were
 # made (wall-clock times) and the bots' mean think time (measured; with 16 tables a bot's requests queue behind
 # each other, so it is several times that of one table)
-RUN_DEPENDENT = frozenset({"generated_at", "created_at", "think_ms"})
+# the final hash seals one run's record, its timings and table ids included (arena.records.evidence)
+RUN_DEPENDENT = frozenset({"generated_at", "created_at", "think_ms", "final_hash"})
 # the same in a match's --json: its duration and the bots' mean think time
-MATCH_RUN_DEPENDENT = frozenset({"seconds", "mean_think_ms"})
+MATCH_RUN_DEPENDENT = frozenset({"seconds", "mean_think_ms", "final_hash"})
 
 
 def arena(*args: str | Path, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -71,7 +73,7 @@ def play(db: Path, tables: int, seed_file: Path) -> dict[str, Any]:
 def records(db: Path, match_id: str = MATCH) -> list[HandRecord]:
     database = Database(db, read_only=True)
     try:
-        return list(database.hand_records(match_id))
+        return list(queries.hand_records(database, match_id))
     finally:
         database.close()
 
@@ -299,7 +301,7 @@ def test_a_bot_that_crashes_with_many_tables_open_leaves_a_finished_match(tmp_pa
     assert "error: crasher crashed" in proc.stderr
 
     database = Database(db, read_only=True)
-    assert database.match_row("c")["hands_total"] == hands
+    assert queries.require(database, "c").hands_total == hands
     database.close()
     played = records(db, "c")
     assert [r.hand_number for r in played] == list(range(hands))  # every hand recorded
@@ -377,7 +379,7 @@ def tournament_file(folder: Path, name: str, tables: object) -> Path:
 def tournament_hands(db: Path) -> dict[str, list[tuple[object, ...]]]:
     database = Database(db, read_only=True)
     try:
-        return {m: [essence(r) for r in database.hand_records(m)] for m in database.match_ids()}
+        return {m: [essence(r) for r in queries.hand_records(database, m)] for m in queries.match_ids(database)}
     finally:
         database.close()
 

@@ -19,10 +19,13 @@ from pokerkit import HandHistory
 from arena.ratings.blocks import RatingRules
 from arena.ratings.leaderboard import build_leaderboard
 from arena.ratings.sessions import load_sessions
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.records.phh import load
 from arena.records.verify import verify_match
 from arena.referee import ClockPolicy, Match, MatchSpec
+from arena.runner.bots import BotSpec
 from arena.sdk.inprocess import InProcessSeat
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,15 +38,15 @@ from random_bot import RandomBot  # noqa: E402
 
 def play_in_process(db: Database, match_id: str, seats: list[tuple[str, object]], hands: int, seed: str) -> None:
     spec = MatchSpec(match_id, seed, hands, policy=ClockPolicy(per_action_ms=60000))
-    db.start_match(spec, [(name, "1", "in-process") for name, _ in seats], len(spec.plan(len(seats))))
-    match = Match(spec, [(name, InProcessSeat(name, bot)) for name, bot in seats], [db])  # type: ignore[arg-type]
-    db.finish_match(asyncio.run(match.run()))
+    entry = Ledger(db).open(spec, [BotSpec(name, "in-process", "1") for name, _ in seats])
+    match = Match(spec, [(name, InProcessSeat(name, bot)) for name, bot in seats], [entry])  # type: ignore[arg-type]
+    entry.finish(asyncio.run(match.run()))
 
 
 def test_heads_up_duplicate_hands_mirror_the_cards_with_seats_exchanged(tmp_path: Path) -> None:
     db = Database(tmp_path / "a.db")
     play_in_process(db, "mirror", [("equity", EquityBot()), ("caller", CallingStation())], 20, "mirror-seed")
-    records = list(db.hand_records("mirror"))
+    records = list(queries.hand_records(db, "mirror"))
     assert len(records) == 20
     for first, second in zip(records[::2], records[1::2], strict=True):
         assert first.deal == second.deal and (first.rotation, second.rotation) == (0, 1)
@@ -81,7 +84,7 @@ def test_a_better_bot_beats_a_worse_one_with_a_ci_that_excludes_zero(tmp_path: P
 def test_records_use_wal_and_export_to_phh_that_pokerkit_replays(tmp_path: Path) -> None:
     db = Database(tmp_path / "a.db")
     play_in_process(db, "export", [("equity", EquityBot()), ("random", RandomBot(seed=5))], 30, "export-seed")
-    assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # records' own connection: a test may look
     out = tmp_path / "phh"
     proc = subprocess.run([sys.executable, "-m", "arena", "export", "--db", str(db.path), "--phh", str(out)],
                           capture_output=True, text=True, check=True)
@@ -197,12 +200,14 @@ def test_a_match_cut_short_resumes_to_the_uninterrupted_result(tmp_path: Path) -
     conn = sqlite3.connect(whole)
     conn.execute(f"VACUUM INTO '{cut}'")
     conn.close()
-    conn = sqlite3.connect(cut)  # as if the referee had died after hand 6: later hands never reached the database
-    for table in ("actions", "hand_seats", "violations", "hands"):
-        conn.execute(f"DELETE FROM {table} WHERE match_id = 'm' AND hand_number > 6")
-    conn.execute("UPDATE matches SET status = 'running'")
+    conn = sqlite3.connect(cut)  # as if the referee had died after 7 hands: later hands never reached the database,
+    later = "SELECT hand_number FROM hands WHERE match_id = 'm' AND chain_index > 7"  # the match never ended and
+    for table in ("actions", "hand_seats", "violations", "hands"):  # its seed was still a secret (in the vault)
+        conn.execute(f"DELETE FROM {table} WHERE match_id = 'm' AND hand_number IN ({later})")
+    conn.execute("UPDATE matches SET status = 'running', seed = '', final_hash = ''")
     conn.commit()
     conn.close()
+    cut.with_name("cut.db.seeds").write_text(json.dumps({"m": "resume"}))
     again = subprocess.run([*arena, "--hands", "16", "--db", str(cut)], capture_output=True, text=True)
     assert again.returncode == 1 and "--resume" in again.stderr
     subprocess.run([*arena, "--db", str(cut), "--resume"], check=True, capture_output=True)

@@ -17,7 +17,9 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.referee import ClockPolicy, MatchSpec
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import prepare_match, run_local_match
@@ -50,8 +52,8 @@ def test_a_match_against_the_calling_station_through_the_referee(tmp_path: Path)
     db = Database(tmp_path / "arena.db")
     spec = MatchSpec("cpp", "cpp-seed", HANDS, policy=ClockPolicy(per_action_ms=2000, connect_timeout_ms=15000))
     bots = [BotSpec("cpp", str(BOT), "1.0.0"), BotSpec("calling-station", f"python {CALLING_STATION}")]
-    db.start_match(spec, [(b.name, b.version, b.command) for b in bots], len(spec.plan(2)))
-    result = asyncio.run(run_local_match(spec, bots, [db], log_dir=tmp_path, cwd=REPO))
+    entry = Ledger(db).open(spec, bots)
+    result = entry.finish(asyncio.run(run_local_match(spec, bots, [entry], log_dir=tmp_path, cwd=REPO)))
     cpp, station = result.results
     print(
         f"\nC++ bot vs calling station: {result.hands_played} hands in {result.seconds:.2f} s "
@@ -60,7 +62,7 @@ def test_a_match_against_the_calling_station_through_the_referee(tmp_path: Path)
     )
     assert result.reason == "completed"
     assert result.hands_played == result.hands_total == HANDS
-    assert db.hands_recorded("cpp") == HANDS
+    assert queries.hands_recorded(db, "cpp") == HANDS
     assert sum(r.net for r in result.results) == 0
     assert cpp.decisions > 0 and station.decisions > 0
     for r in (cpp, station):

@@ -10,9 +10,12 @@ import grpc
 import pytest
 
 from arena.engine import Action, ActionKind, AnteMode, TableConfig
+from arena.records import queries
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.referee import ClockPolicy, Decision, FunctionSeat, Introduction, Match, MatchResult, MatchSpec
 from arena.referee.table import posted
+from arena.runner.bots import BotSpec
 from arena.transport import convert
 from arena.transport.pb import arena_pb2, bot_pb2, poker_pb2
 from arena.transport.remote import RemoteSeat
@@ -176,12 +179,12 @@ def test_names_are_the_registered_ones_and_the_join_is_recorded(tmp_path: Path) 
     me = Introduction("impostor\x1b[31m", "2.1", "rust")
     assert result.results[0].joined == (me,) and result.results[1].joined == ()
     db = Database(tmp_path / "arena.db")
-    db.start_match(spec, [("registered", "", ""), ("caller", "", "")], 2)
-    db.finish_match(result)
-    db.finish_match(result)  # a second time (a resumed match) records nothing twice
-    assert db.joined("names") == {0: [me]}
-    languages = dict(db.conn.execute("SELECT name, language FROM bots").fetchall())
-    assert languages == {"registered": "rust", "caller": ""}
+    entry = Ledger(db).open(spec, [BotSpec("registered", ""), BotSpec("caller", "")])
+    entry.finish(result)
+    entry.finish(result)  # a second time (a resumed match) records nothing twice
+    assert queries.joined(db, "names") == {0: [me]}
+    languages = {(b.name, b.language) for b in queries.bot_infos(db)}
+    assert languages == {("registered", "rust"), ("caller", "")}
 
 
 def test_each_welcome_gives_the_seat_of_the_bots_first_hand() -> None:
