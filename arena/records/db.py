@@ -32,6 +32,7 @@ from arena.referee.status import BotOutcome, MatchKind, MatchStatus
 
 SCHEMA_VERSION = 4
 ARENA_TABLES = {"meta", "bots", "matches", "match_bots", "hands", "hand_seats", "actions", "violations"}
+HANDS_READ_AT_ONCE = 500  # hand numbers per query when some hands of a match are read (SQLite allows 32,766 variables)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -787,14 +788,14 @@ class Database:
             raise KeyError(f"no match {match_id!r} in {self.path}")
         config = config_from_json(match["config"])
         names = [name for name, _ in self.participants(match_id)]
+        configs: dict[str, TableConfig] = {}  # a freezeout's hands share a few tables (its blind levels)
+        if numbers is not None:
+            yield from self._hands_of(match_id, sorted(set(numbers)), config, configs, names)
+            return
         hands = self.conn.execute(
             "SELECT * FROM hands WHERE match_id = ? ORDER BY hand_number", (match_id,)
         ).fetchall()
-        wanted = set(numbers) if numbers is not None else None
-        configs: dict[str, TableConfig] = {}  # a freezeout's hands share a few tables (its blind levels)
         for hand in hands:
-            if wanted is not None and hand["hand_number"] not in wanted:
-                continue
             number = hand["hand_number"]
             seats = self.conn.execute(
                 "SELECT * FROM hand_seats WHERE match_id = ? AND hand_number = ? ORDER BY seat", (match_id, number)
@@ -803,6 +804,33 @@ class Database:
                 "SELECT * FROM actions WHERE match_id = ? AND hand_number = ? ORDER BY seq", (match_id, number)
             ).fetchall()
             yield _hand_record(match_id, hand, seats, actions, config, configs, names, _cards)
+
+    def _hands_of(self, match_id: str, numbers: list[int], config: TableConfig, configs: dict[str, TableConfig],
+                  names: list[str]) -> Iterator[HandRecord]:
+        """The stored hands of ``numbers`` (sorted), three queries for each ``HANDS_READ_AT_ONCE`` of them: a few
+        hands of a long match are read without reading the others (the scoring worker reads each session's)."""
+        parsed: dict[str, tuple[int, ...]] = {}  # a deal's deck and holes come up in each of its hands
+
+        def cards(text: str) -> tuple[int, ...]:
+            found = parsed.get(text)
+            if found is None:
+                found = parsed[text] = tuple(parse_cards(text))
+            return found
+
+        for start in range(0, len(numbers), HANDS_READ_AT_ONCE):
+            parsed.clear()
+            chunk = numbers[start:start + HANDS_READ_AT_ONCE]
+            marks = ", ".join("?" * len(chunk))
+            rows: dict[str, dict[int, list[sqlite3.Row]]] = {}
+            for table, order in (("hands", "hand_number"), ("hand_seats", "hand_number, seat"),
+                                 ("actions", "hand_number, seq")):
+                found = rows[table] = {}
+                for row in self.conn.execute(f"SELECT * FROM {table} WHERE match_id = ? AND hand_number IN ({marks})"
+                                             f" ORDER BY {order}", (match_id, *chunk)):
+                    found.setdefault(row["hand_number"], []).append(row)
+            for number, (hand,) in rows["hands"].items():
+                yield _hand_record(match_id, hand, rows["hand_seats"].get(number, []),
+                                   rows["actions"].get(number, []), config, configs, names, cards)
 
     def event_match_ids(self, event: str) -> list[str]:
         """The matches of a tournament, comparison or league (whatever their kind), oldest first."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import random
-from pathlib import Path
 
 import pytest
 
@@ -163,39 +162,3 @@ def test_a_match_tally_gives_the_live_line_the_figures_of_its_result() -> None:
         assert (live.sessions, live.hands) == (exact.sessions, exact.hands) == (150, 300)
         assert math.isclose(live.mean, exact.mean, rel_tol=1e-9, abs_tol=1e-9)
         assert math.isclose(live.high, exact.high, rel_tol=1e-9, abs_tol=1e-9)
-
-
-def test_a_tally_that_reads_its_hands_back_from_the_database_scores_them_alike(tmp_path: Path) -> None:
-    """With a reader (the match's database) a tally keeps only the numbers of finished hands and reads them back
-    once, for every adjusted estimator, when asked: the same figures as a tally that kept the hands."""
-    import asyncio
-    from collections.abc import Collection, Iterable
-
-    from arena.ratings.estimators import ADJUSTED
-    from arena.ratings.tally import SessionTally
-    from arena.records.db import Database
-    from arena.referee import FunctionSeat, HandRecord, Match, MatchSpec
-    from tests.compare.players import RandomPlayer
-
-    db = Database(tmp_path / "t.db")
-    spec = MatchSpec("r", "reader", 200)
-    reads: list[int] = []
-
-    def reader(numbers: Collection[int]) -> Iterable[HandRecord]:
-        reads.append(len(numbers))
-        return db.hand_records("r", numbers)
-
-    kept, read_back = SessionTally(2, 2, 100), SessionTally(2, 2, 100, reader=reader)
-
-    class Both:
-        def hand_finished(self, record: HandRecord) -> None:
-            kept.add(record)
-            read_back.add(record)
-
-    seats = [(n, FunctionSeat(n, RandomPlayer(i))) for i, n in enumerate("ab")]
-    db.start_match(spec, [(n, "", "") for n, _ in seats], len(spec.plan(2)))
-    asyncio.run(Match(spec, seats, [db, Both()]).run())
-    for participant in (0, 1):
-        for estimator in ADJUSTED:
-            assert read_back.win_rate(participant, estimator) == kept.win_rate(participant, estimator)
-    assert reads == [200]  # once, every hand, for both estimators
