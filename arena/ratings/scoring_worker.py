@@ -12,15 +12,21 @@ this process instead (from the database, or from the packed hands they were sent
 
 from __future__ import annotations
 
+import contextlib
 import logging
-import multiprocessing
+import os
+import pickle
+import queue
 import signal
+import subprocess
+import sys
+import threading
 from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from arena.engine import Action, ActionKind, Event, EventKind
 from arena.engine.config import TableConfig
@@ -32,6 +38,7 @@ log = logging.getLogger("arena.ratings.scoring")
 
 BATCH_HANDS = 256  # hands sent to the worker at once: a fraction of a second of its work, little overhead per hand
 BACKLOG_HANDS = 20_000  # hands sent but not scored back past which the tally waits for the worker (memory bound)
+CLOSE_TIMEOUT_S = 5.0
 
 Packed = tuple[Any, ...]  # a hand as plain tuples (``pack``)
 
@@ -109,20 +116,126 @@ def score_batch(batch: Batch) -> list[Changes]:
             for job in batch.jobs]
 
 
-def _ignore_interrupts() -> None:
-    """The worker leaves Ctrl-C to the referee, which says what to do (stops, and closes the worker)."""
+def serve(requests: BinaryIO, replies: BinaryIO) -> None:
+    """The worker's loop: a pickled ``Batch`` in, ``("ok", changes)`` or ``("error", why)`` out, until the input
+    ends (the referee closed it, or died). Ctrl-C is left to the referee, which then closes the worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            batch = pickle.load(requests)
+        except EOFError:
+            return
+        try:
+            reply: tuple[str, Any] = ("ok", score_batch(batch))
+        except Exception as exc:  # said to the referee, which scores the batch itself
+            reply = ("error", f"{exc!r}")
+        pickle.dump(reply, replies, protocol=pickle.HIGHEST_PROTOCOL)
+        replies.flush()
+
+
+def main() -> None:
+    """``python -m arena.ratings.scoring_worker``: serve on standard input and output (anything printed by mistake
+    goes to standard error, not into the replies)."""
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    serve(sys.stdin.buffer, replies)
 
 
 # ---------------------------------------------------------------------------------------------- in the referee
+
+
+class WorkerFailed(RuntimeError):
+    """The scoring worker could not score a batch: it failed on it, or it is gone."""
+
+
+class _Worker:
+    """The worker process (``python -m arena.ratings.scoring_worker``, a child with pipes: no multiprocessing
+    machinery, nothing asked of the caller's main module) and two threads: one pickles batches into its input,
+    one reads its replies into futures, in order."""
+
+    def __init__(self) -> None:
+        package_root = str(Path(__file__).resolve().parents[2])  # the worker imports the same arena as we do
+        path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
+        self.process = subprocess.Popen([sys.executable, "-m", "arena.ratings.scoring_worker"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        env=dict(os.environ, PYTHONPATH=path))
+        self._outbox: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
+        self._futures: deque[Future[list[Changes]]] = deque()
+        self._lock = threading.Lock()  # the futures, and why the worker ended (``_ended``)
+        self._ended = ""
+        self._writer = threading.Thread(target=self._write, name="scoring-writer", daemon=True)
+        self._reader = threading.Thread(target=self._read, name="scoring-reader", daemon=True)
+        self._writer.start()
+        self._reader.start()
+
+    def submit(self, batch: Batch) -> Future[list[Changes]]:
+        future: Future[list[Changes]] = Future()
+        with self._lock:
+            if self._ended:
+                future.set_exception(WorkerFailed(self._ended))
+                return future
+            self._futures.append(future)
+        self._outbox.put(batch)
+        return future
+
+    def _write(self) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            while (batch := self._outbox.get()) is not None:
+                pickle.dump(batch, stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                stdin.flush()
+        except OSError:  # the worker is gone: the reader fails what is pending
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                stdin.close()
+
+    def _read(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        why = "the scoring worker ended"
+        try:
+            while True:
+                kind, payload = pickle.load(stdout)
+                with self._lock:
+                    future = self._futures.popleft()
+                if kind == "ok":
+                    future.set_result(payload)
+                else:
+                    future.set_exception(WorkerFailed(f"the scoring worker failed: {payload}"))
+        except Exception as exc:  # EOF (it died or was closed), or a reply that makes no sense
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=1.0)
+            why = f"the scoring worker ended ({exc!r}, exit status {self.process.returncode})"
+        with self._lock:
+            self._ended = why
+            while self._futures:
+                self._futures.popleft().set_exception(WorkerFailed(why))
+
+    def close(self) -> None:
+        """Close its input and wait for it to end (at once if it has nothing left to score; killed if it still has,
+        or does not end)."""
+        self._outbox.put(None)
+        with self._lock:
+            busy = bool(self._futures)
+        if busy:
+            self.process.kill()
+        try:
+            self.process.wait(timeout=CLOSE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._writer.join(timeout=CLOSE_TIMEOUT_S)
+        self._reader.join(timeout=CLOSE_TIMEOUT_S)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 class ScoringWorker:
     """Sessions of one match scored in a worker process as they finish (the ``Scorer`` of a SessionTally): give
     ``db_path`` and ``match_id`` when a database records the match (only hand numbers go to the worker), else the
     hands themselves go, packed."""
-
-    needs_records = True  # the tally hands over each finished session's records
 
     def __init__(self, big_blind: int, cross_table: bool, db_path: str | Path | None = None, match_id: str = "",
                  batch_hands: int = BATCH_HANDS, backlog_hands: int = BACKLOG_HANDS) -> None:
@@ -137,7 +250,7 @@ class ScoringWorker:
         self._configs: dict[TableConfig, int] = {}
         self._sent: deque[tuple[Batch, Future[list[Changes]] | None]] = deque()  # in order; None: score here
         self._sent_hands = 0
-        self._pool: ProcessPoolExecutor | None = None
+        self._worker: _Worker | None = None
         self._broken = False
 
     @property
@@ -158,33 +271,31 @@ class ScoringWorker:
     def _send(self) -> None:
         if not self._jobs:
             return
-        configs = tuple(self._configs)
         batch = Batch(tuple(self._jobs), self.big_blind, self.cross_table, self.db_path, self.match_id,
-                      tuple(self._hands), configs)
-        self._jobs, self._hands = [], []
-        self._configs = {}
+                      tuple(self._hands), tuple(self._configs))
+        self._jobs, self._hands, self._configs = [], [], {}
         future = None
         if not self._broken:
             try:
-                if self._pool is None:
-                    self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                                     initializer=_ignore_interrupts)
-                future = self._pool.submit(score_batch, batch)
-            except (OSError, RuntimeError) as exc:  # no worker to be had: score here
+                if self._worker is None:
+                    self._worker = _Worker()
+                future = self._worker.submit(batch)
+            except OSError as exc:  # no worker to be had: score here
                 self._give_up(exc)
         self._sent.append((batch, future))
         self._sent_hands += batch.hand_count
 
     def results(self, wait: bool = False) -> list[Changes]:
         """The scored sessions' changes, in the order they were submitted: those back from the worker so far, or,
-        with ``wait``, every session submitted (the last batch is sent now, and waited for)."""
+        with ``wait``, every session submitted (the last batch is sent now, and waited for). Past
+        ``backlog_hands`` hands sent and not back, the oldest batches are waited for: the worker is far behind."""
         if wait:
             self._send()
         out: list[Changes] = []
         while self._sent:
             batch, future = self._sent[0]
             if future is not None and not wait and not future.done() and self._sent_hands <= self.backlog_hands:
-                break  # (past the backlog bound the oldest batch is waited for: the worker is far behind)
+                break
             self._sent.popleft()
             self._sent_hands -= batch.hand_count
             out.extend(self._scored(batch, future))
@@ -194,18 +305,21 @@ class ScoringWorker:
         if future is not None:
             try:
                 return future.result()
-            except Exception as exc:  # a worker that died or failed: its batches are scored here
+            except WorkerFailed as exc:  # a worker that died or failed: its batches are scored here
                 self._give_up(exc)
         return score_batch(batch)
 
     def _give_up(self, exc: BaseException) -> None:
         if not self._broken:
-            log.warning("the scoring worker failed (%r): the sessions it did not score are scored in the referee's "
-                        "process", exc)
+            log.warning("%s: the sessions it did not score are scored in the referee's process", exc)
         self._broken = True
 
     def close(self) -> None:
         """Stop the worker (sessions not collected are dropped)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
+
+if __name__ == "__main__":
+    main()

@@ -42,9 +42,12 @@ class Run:
     """What one match showed: RSS samples (seconds, hands recorded, kB), and when things happened."""
 
     label: str
-    samples: list[tuple[float, int, int]] = field(default_factory=list)
+    samples: list[tuple[float, int, int, float]] = field(default_factory=list)  # + the referee's CPU seconds
     peak_kb: int = 0  # VmHWM of the referee, last seen
     worker_peak_kb: int = 0  # the largest VmHWM of a scoring worker (a multiprocessing child), if any
+    worker_cpu_s: float = 0.0
+    launched_at: float = 0.0  # wall time
+    first_hand_at: float = 0.0  # wall time the first hand began
     last_hand_at: float = 0.0  # wall time of the last hand's end
     result_at: float = 0.0  # wall time the result line came out
     exited_at: float = 0.0
@@ -54,7 +57,25 @@ class Run:
 
     def rss_after(self, hands: int) -> int:
         """The first RSS sample taken once ``hands`` hands were recorded (0 if none)."""
-        return next((kb for _, n, kb in self.samples if n >= hands), 0)
+        return next((kb for _, n, kb, _ in self.samples if n >= hands), 0)
+
+    def play_cpu_ms(self) -> float:
+        """The referee's CPU per hand while the hands were played (from the first sample with a hand recorded to
+        the first with all of them), in ms."""
+        first = next(((n, cpu) for _, n, _, cpu in self.samples if n > 0), None)
+        last = next(((n, cpu) for _, n, _, cpu in self.samples if n >= self.hands), None)
+        if first is None or last is None or last[0] <= first[0]:
+            return 0.0
+        return 1000.0 * (last[1] - first[1]) / (last[0] - first[0])
+
+
+def _cpu_s(pid: int) -> float:
+    """User and system CPU seconds of a process so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _status(pid: int) -> dict[str, int]:
@@ -72,7 +93,7 @@ def _status(pid: int) -> dict[str, int]:
 
 
 def _workers(pid: int) -> list[int]:
-    """The referee's children that are multiprocessing workers (not bots)."""
+    """The referee's children that score sessions (not bots): arena.ratings.scoring_worker."""
     try:
         children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
@@ -83,23 +104,23 @@ def _workers(pid: int) -> list[int]:
             cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"multiprocessing" in cmdline:
+        if b"arena.ratings.scoring_worker" in cmdline:
             found.append(int(child))
     return found
 
 
-def _hands(db_path: Path) -> tuple[int, float]:
-    """Hands recorded so far, and the last one's end (0 if none or the file is not ready)."""
+def _hands(db_path: Path) -> tuple[int, float, float]:
+    """Hands recorded so far, the first one's start and the last one's end (0 if none or no file yet)."""
     try:
         conn = sqlite3.connect(f"{db_path.as_uri()}?mode=ro", uri=True, timeout=1.0)
         try:
-            row = conn.execute("SELECT COUNT(*), MAX(finished_at) FROM hands WHERE match_id = ?",
+            row = conn.execute("SELECT COUNT(*), MIN(started_at), MAX(finished_at) FROM hands WHERE match_id = ?",
                                (MATCH_ID,)).fetchone()
         finally:
             conn.close()
     except sqlite3.Error:
-        return 0, 0.0
-    return int(row[0] or 0), float(row[1] or 0.0)
+        return 0, 0.0, 0.0
+    return int(row[0] or 0), float(row[1] or 0.0), float(row[2] or 0.0)
 
 
 def play(label: str, source: Path, hands: int, folder: Path) -> Run:
@@ -118,6 +139,7 @@ def play(label: str, source: Path, hands: int, folder: Path) -> Run:
         "--seed-file", str(seed), "--no-sandbox",
     ]
     env = dict(os.environ, PYTHONPATH=str(source), PYTHONUNBUFFERED="1")
+    run.launched_at = time.time()
     process = subprocess.Popen(command, cwd=source, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
     output: list[str] = []
@@ -141,16 +163,17 @@ def play(label: str, source: Path, hands: int, folder: Path) -> Run:
             break
         status = _status(process.pid)
         if status:
-            recorded, _ = _hands(db_path)
-            run.samples.append((time.monotonic() - started, recorded, status.get("VmRSS", 0)))
+            recorded, _, _ = _hands(db_path) if db_path.exists() else (0, 0.0, 0.0)
+            run.samples.append((time.monotonic() - started, recorded, status.get("VmRSS", 0), _cpu_s(process.pid)))
             run.peak_kb = max(run.peak_kb, status.get("VmHWM", 0))
             for worker in _workers(process.pid):
                 run.worker_peak_kb = max(run.worker_peak_kb, _status(worker).get("VmHWM", 0))
+                run.worker_cpu_s = max(run.worker_cpu_s, _cpu_s(worker))
         time.sleep(SAMPLE_S)
     run.exited_at = time.time()
     run.code = process.wait()
     reader.join(timeout=5)
-    run.hands, run.last_hand_at = _hands(db_path)
+    run.hands, run.first_hand_at, run.last_hand_at = _hands(db_path)
     if run.code != 0 and not run.error:
         run.error = f"exit status {run.code}: {''.join(errors)[-400:]}"
     return run
@@ -183,25 +206,30 @@ def report(runs: list[Run], hands: int) -> None:
     """One row per run, then the goals."""
     print(f"arena match, 2 Python sample bots (calling station, random), --tables {TABLES}, --db, {hands:,} hands; "
           f"referee RSS sampled every {SAMPLE_S} s")
-    header = (f"{'code':<24} {'hands':>8} {'RSS @5k':>9} {'peak':>9} {'end':>9} {'peak/5k':>8} "
-              f"{'worker peak':>12} {'last hand -> result':>20} {'-> exit':>8} {'hands/s':>8}")
-    print(header)
+    print(f"{'code':<18} {'RSS @5k':>8} {'peak':>8} {'end':>8} {'peak/5k':>7} {'worker':>7} {'to result':>9} "
+          f"{'to exit':>8} {'play h/s':>8} {'all h/s':>8} {'ref ms/h':>8} {'worker ms/h':>11}")
     for run in runs:
         early = run.rss_after(EARLY_HANDS)
         end = run.samples[-1][2] if run.samples else 0
         ratio = f"{run.peak_kb / early:.2f}" if early else "-"
         wait = f"{run.result_at - run.last_hand_at:.2f} s" if run.result_at and run.last_hand_at else "-"
         exit_wait = f"{run.exited_at - run.last_hand_at:.2f} s" if run.last_hand_at else "-"
-        first = next((t for t, n, _ in run.samples if n > 0), 0.0)
-        last = next((t for t, n, _ in run.samples if n >= run.hands), 0.0)
-        rate = f"{run.hands / (last - first):,.0f}" if last > first else "-"
-        print(f"{run.label:<24} {run.hands:>8,} {_mb(early):>9} {_mb(run.peak_kb):>9} {_mb(end):>9} {ratio:>8} "
-              f"{_mb(run.worker_peak_kb):>12} {wait:>20} {exit_wait:>8} {rate:>8}")
+        play = run.last_hand_at - run.first_hand_at
+        overall = run.result_at - run.launched_at
+        play_rate = f"{run.hands / play:,.0f}" if play > 0 else "-"
+        overall_rate = f"{run.hands / overall:,.0f}" if run.result_at and overall > 0 else "-"
+        worker = f"{1000 * run.worker_cpu_s / run.hands:.2f}" if run.worker_cpu_s and run.hands else "-"
+        print(f"{run.label:<18} {_mb(early):>8} {_mb(run.peak_kb):>8} {_mb(end):>8} {ratio:>7} "
+              f"{_mb(run.worker_peak_kb):>7} {wait:>9} {exit_wait:>8} {play_rate:>8} {overall_rate:>8} "
+              f"{run.play_cpu_ms():>8.2f} {worker:>11}")
         if run.error:
             print(f"  {run.label}: {run.error}")
-    print(f"goals: peak at most {GOAL_RATIO}x the RSS after {EARLY_HANDS:,} hands, the end included; the result "
-          f"line within {GOAL_RESULT_S:.0f} s of the last hand (hands/s: from the first hand recorded to the last, "
-          "as the samples saw them)")
+    print(f"RSS @5k: the referee's after {EARLY_HANDS:,} hands; peak: its VmHWM, the end and the result included; "
+          "worker: the scoring worker's peak; to result / to exit: seconds from the last hand's end to the result "
+          "line and to the process's end; play h/s: hands over the time from the first hand's start to the last "
+          "one's end; all h/s: hands over the time from the command's start to its result line; ref ms/h: the "
+          "referee's CPU per hand while the hands were played; worker ms/h: the worker's CPU per hand")
+    print(f"goals: peak at most {GOAL_RATIO}x RSS @5k; the result line within {GOAL_RESULT_S:.0f} s of the last hand")
 
 
 def main() -> None:
