@@ -29,6 +29,7 @@ from arena.cli.options import (
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.ratings.estimators import Estimator
 from arena.ratings.games import standings
+from arena.ratings.scoring_worker import ScoringWorker
 from arena.ratings.stats import WinRate
 from arena.ratings.tally import SessionTally
 from arena.records import LedgerError, queries
@@ -102,7 +103,7 @@ def _ci(rate: WinRate) -> str:
     return f"[{rate.low:+,.0f}, {rate.high:+,.0f}]"
 
 
-SCORING_NOTICE_HANDS = 2_000  # a match this long takes seconds to score after its last hand: say so meanwhile
+SCORING_NOTICE_HANDS = 2_000  # hands still to score after the last one that take seconds: say so meanwhile
 
 
 def live_line(tally: SessionTally, names: Sequence[str], total: int, started: float) -> str:
@@ -289,38 +290,50 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
     recorded = entry.played
     total = spec.hands_planned(len(specs))
     sandbox = sandbox.hiding(*ledger.hidden, kw["seed_file"])
-    reader = None if db is None else (lambda numbers: queries.hand_records(db, spec.match_id, numbers))  # at the end
-    tally = None if spec.game.is_game else SessionTally(len(specs), spec.hands_per_deal(len(specs)),
-                                                        spec.config.big_blind, spec.cross_table(len(specs)), reader)
-    if tally is not None and db is not None and recorded:
-        tally.add_all(queries.hand_records(db, spec.match_id))
-    started = time.monotonic()
-    names = [s.name for s in specs]
-    played = [len(recorded)]
-    with LiveLine(not kw["json_out"]) as live:
+    tally = None if spec.game.is_game else match_tally(spec, len(specs), db)
+    try:
+        if tally is not None and db is not None and recorded:
+            tally.add_all(queries.hand_records(db, spec.match_id))
+        started = time.monotonic()
+        names = [s.name for s in specs]
+        played = [len(recorded)]
+        with LiveLine(not kw["json_out"]) as live:
 
-        def hand_done(record: HandRecord) -> None:
-            played[0] += 1
-            if tally is None:
-                live.update(f"{spec.game.kind}: hands {played[0]:,} | hand {record.hand_number}: blinds "
-                            f"{record.config.small_blind}/{record.config.big_blind}, {len(record.seating)} players")
-                return
-            tally.add(record)
-            live.update(lambda: live_line(tally, names, total, started))  # made only when shown
+            def hand_done(record: HandRecord) -> None:
+                played[0] += 1
+                if tally is None:
+                    live.update(f"{spec.game.kind}: hands {played[0]:,} | hand {record.hand_number}: blinds "
+                                f"{record.config.small_blind}/{record.config.big_blind}, {len(record.seating)} "
+                                "players")
+                    return
+                tally.add(record)
+                live.update(lambda: live_line(tally, names, total, started))  # made only when shown
 
-        try:
-            result = asyncio.run(run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None,
-                                                 on_hand=hand_done, recorded=recorded, sandbox=sandbox,
-                                                 history=entry.history))
-        except KeyboardInterrupt:
-            click.secho(f"interrupted: {played[0]} hands recorded" + (
-                f"; finish with --resume --db {db.path} --match-id {spec.match_id}" if db is not None else ""),
-                err=True, fg="yellow")
-            raise SystemExit(EXIT_INTERRUPTED) from None
-    result = entry.finish(result)  # the whole match's, the part played before a resume added in
-    if tally is not None and tally.hands >= SCORING_NOTICE_HANDS and not kw["json_out"]:
-        click.echo(f"scoring {tally.hands:,} hands by all-in EV and AIVAT...", err=True)
-    raise SystemExit(print_result(result, spec.config.big_blind, kw["json_out"], tally, entry.final_hash))
+            try:
+                result = asyncio.run(run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None,
+                                                     on_hand=hand_done, recorded=recorded, sandbox=sandbox,
+                                                     history=entry.history))
+            except KeyboardInterrupt:
+                click.secho(f"interrupted: {played[0]} hands recorded" + (
+                    f"; finish with --resume --db {db.path} --match-id {spec.match_id}" if db is not None else ""),
+                    err=True, fg="yellow")
+                raise SystemExit(EXIT_INTERRUPTED) from None
+        result = entry.finish(result)  # the whole match's, the part played before a resume added in
+        if tally is not None and tally.pending_hands >= SCORING_NOTICE_HANDS and not kw["json_out"]:
+            click.echo(f"scoring the last {tally.pending_hands:,} hands by all-in EV and AIVAT...", err=True)
+        code = print_result(result, spec.config.big_blind, kw["json_out"], tally, entry.final_hash)
+    finally:
+        if tally is not None:
+            tally.close()
+    raise SystemExit(code)
+
+
+def match_tally(spec: MatchSpec, players: int, db: Database | None) -> SessionTally:
+    """The tally of a reset match, its sessions scored by a worker process as they finish (arena.ratings.
+    scoring_worker: only hand numbers go to the worker when ``db`` records the match, which it reads back)."""
+    cross = spec.cross_table(players)
+    scorer = ScoringWorker(spec.config.big_blind, cross, db.path if db is not None else None, spec.match_id)
+    return SessionTally(players, spec.hands_per_deal(players), spec.config.big_blind, cross, scorer)
 
 
 def _check_game(settings: MatchSettings, players: int) -> None:
@@ -432,16 +445,20 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         finally:
             await setup.server.stop()
 
-    tally = None if spec.game.is_game else SessionTally(len(names), spec.hands_per_deal(len(names)),
-                                                        spec.config.big_blind, spec.cross_table(len(names)))
+    tally = None if spec.game.is_game else match_tally(spec, len(names), db)
     if tally is not None:
-        sinks.append(TallySink(tally))
+        sinks.append(TallySink(tally))  # after the database: a session's hands are in it when the tally hears
     try:
-        result = asyncio.run(serve_match())
-    except ServerError as exc:
-        raise click.ClickException(str(exc)) from None
-    result = entry.finish(result)
-    raise SystemExit(print_result(result, spec.config.big_blind, kw["json_out"], tally, entry.final_hash))
+        try:
+            result = asyncio.run(serve_match())
+        except ServerError as exc:
+            raise click.ClickException(str(exc)) from None
+        result = entry.finish(result)
+        code = print_result(result, spec.config.big_blind, kw["json_out"], tally, entry.final_hash)
+    finally:
+        if tally is not None:
+            tally.close()
+    raise SystemExit(code)
 
 
 class TallySink:

@@ -46,6 +46,7 @@ hands where every bot does.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Sequence
@@ -60,6 +61,7 @@ ESTIMATOR = "aivat-v1"  # the name results are shown under; a change of value fu
 PREFLOP_SAMPLES = 1_024  # board draws for a pre-flop check-down: about 0.1 ms heads-up
 PREFLOP_SAMPLES_BIG = 8_192  # when the pots are big, so that the draws' own noise stays small against them
 BIG_POT_BB = 20
+ORDERS_KEPT = 256  # check-downs remembered (arena.ratings.aivat._runouts): a duplicate set's hands, a few times over
 _STREETS = ((0, 3, "flop"), (3, 4, "turn"), (4, 5, "river"))
 
 
@@ -136,13 +138,19 @@ def _outcome(hand: Hand) -> Outcome:
     return Outcome(tuple(hand.pots()), tuple(hand.committed))
 
 
+@functools.lru_cache(maxsize=ORDERS_KEPT)
+def _runouts(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], samples: int) -> dict[tuple[int, ...], int]:
+    """How often each showdown order comes up over the runouts from ``board`` (a pure function of its arguments,
+    so remembered: the hands of a duplicate set deal the same cards, and often reach the same check-downs)."""
+    return runout_orders(list(holes), board, samples, _seed(list(holes), board))
+
+
 class _Checkdown:
     """Expected shares of pots by check-down for one hand's hole cards, each (eligible seats, board) worked out once."""
 
     def __init__(self, record: HandRecord, big_blind: int) -> None:
         self.record = record
         self.big_blind = big_blind
-        self._orders: dict[tuple[tuple[int, ...], tuple[int, ...], int], dict[tuple[int, ...], int]] = {}
 
     def value(self, pots: Sequence[Pot], board: tuple[int, ...] | None) -> list[float]:
         """Each seat's expected chips from ``pots`` by check-down from ``board`` (None: before the hole cards)."""
@@ -165,11 +173,7 @@ class _Checkdown:
 
     def _shares(self, eligible: tuple[int, ...], board: tuple[int, ...], big: bool) -> dict[int, float]:
         samples = PREFLOP_SAMPLES_BIG if big and not board else PREFLOP_SAMPLES
-        key = (eligible, board, samples)
-        orders = self._orders.get(key)
-        if orders is None:
-            holes = [tuple(self.record.hole[s]) for s in eligible]
-            orders = self._orders[key] = runout_orders(holes, board, samples, _seed(holes, board))
+        orders = _runouts(tuple(tuple(self.record.hole[s]) for s in eligible), board, samples)
         total = sum(orders.values())
         shares = dict.fromkeys(eligible, 0.0)
         for order, count in orders.items():

@@ -4,20 +4,72 @@ result tables (the same per-session samples as ``arena.ratings.sessions`` reads 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Iterable
-from typing import NamedTuple
+import math
+from array import array
+from collections import deque
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, Protocol
 
 from arena.ratings.allin import runout_point
 from arena.ratings.cross import cross_table_scores
-from arena.ratings.estimators import ADJUSTED, Estimator, per_hand
+from arena.ratings.estimators import ADJUSTED, Estimator
+from arena.ratings.session_scoring import Changes, SessionJob, session_changes
 from arena.ratings.stats import RunningRate, WinRate, win_rate
 from arena.referee import HandRecord
 
-Reader = Callable[[Collection[int]], Iterable[HandRecord]]  # hand numbers -> their records (a database's)
+
+class Scorer(Protocol):
+    """Works out the adjusted estimators' changes of finished sessions (arena.ratings.session_scoring), here or
+    elsewhere (arena.ratings.scoring_worker)."""
+
+    @property
+    def pending_hands(self) -> int:
+        """Hands of sessions submitted and not returned by ``results`` yet."""
+        ...
+
+    @property
+    def reads_back(self) -> bool:
+        """Whether it reads a session's hands back by number (from a database) and is given none."""
+        ...
+
+    def submit(self, job: SessionJob, records: Sequence[HandRecord]) -> None:
+        """A finished session and its hands."""
+        ...
+
+    def results(self, wait: bool = False) -> list[Changes]:
+        """The changes of the sessions scored since the last call, in submission order; every one with ``wait``."""
+        ...
+
+    def close(self) -> None:
+        """Let go of whatever scores (a worker process)."""
+        ...
+
+
+class InlineScorer:
+    """Scores each session in this process as it finishes (tests, small matches: a long match's referee uses
+    arena.ratings.scoring_worker, which keeps AIVAT's milliseconds a hand out of its event loop)."""
+
+    pending_hands = 0
+    reads_back = False
+
+    def __init__(self, big_blind: int, cross_table: bool) -> None:
+        self.big_blind = big_blind
+        self.cross_table = cross_table
+        self._done: list[Changes] = []
+
+    def submit(self, job: SessionJob, records: Sequence[HandRecord]) -> None:
+        self._done.append(session_changes(records, job, self.big_blind, self.cross_table))
+
+    def results(self, wait: bool = False) -> list[Changes]:
+        done, self._done = self._done, []
+        return done
+
+    def close(self) -> None:
+        """Nothing to let go of."""
 
 
 class _Played(NamedTuple):
-    """What an open session keeps of a hand a reader can read back: its number, seats and payoffs."""
+    """What an open session keeps of a hand its scorer reads back: its number, seats and payoffs."""
 
     hand_number: int
     seating: tuple[int, ...]
@@ -26,33 +78,28 @@ class _Played(NamedTuple):
 
 class SessionTally:
     """Chips per participant per deal; a deal counts as a session once all its ``rotations`` hands are in (its
-    tables, with ``cross_table``: then each bot's chips are its cross-table score, arena.ratings.cross). The
-    variance-reduced figures (arena.ratings.estimators) are worked out only when asked for, for the sessions not
-    done yet: a session's adjusted sample is its raw one plus the change its rescored hands make, since a session's
-    chips (and a cross-table score) are sums of its hands' payoffs. The hands of finished sessions are kept for that
-    without their events (an all-in hand with them: all-in EV reads them), unless a ``reader`` can read them back
-    (a database holding the match): then a finished session keeps only its hands' numbers. Holding every hand of
-    a long match would cost more than memory: the garbage collector's full passes over them, in the referee's loop,
-    grew with the match (1.2 s each after 60,000 hands at 64 tables) and took 30% of its speed."""
+    tables, with ``cross_table``: then each bot's chips are its cross-table score, arena.ratings.cross). Each
+    finished session is handed to the ``scorer`` for the variance-reduced figures (arena.ratings.estimators), whose
+    changes to its raw samples come back as they are worked out; the tally keeps only a few numbers a session (each
+    player's raw and adjusted samples), never the hands of finished sessions: a long match's memory stays flat, and
+    the garbage collector's full passes (which once grew with every hand kept, to 1.2 s each after 60,000 hands at
+    64 tables) stay short."""
 
     def __init__(self, participants: int, rotations: int, big_blind: int, cross_table: bool = False,
-                 reader: Reader | None = None) -> None:
+                 scorer: Scorer | None = None) -> None:
         self.participants = participants
         self.rotations = rotations
         self.big_blind = big_blind
         self.cross_table = cross_table
+        self.scorer: Scorer = scorer if scorer is not None else InlineScorer(big_blind, cross_table)
         self.hands = 0
         self._open: dict[int, tuple[list[float], list[int]]] = {}  # deal -> (chips, hands) per participant
         self._hands_of: dict[int, list[HandRecord | _Played]] = {}  # deal -> its hands so far (across tables)
-        self._samples: list[list[float]] = [[] for _ in range(participants)]
+        self._samples = [array("d") for _ in range(participants)]  # raw mbb/hand, one per session played
+        self._adjusted = {e: [array("d") for _ in range(participants)] for e in ADJUSTED}  # NaN until scored
         self._session_hands = [0] * participants
         self._running = [RunningRate() for _ in range(participants)]  # the raw figures, for live lines
-        self.reader = reader
-        self._kept: dict[int, HandRecord] = {}  # hand number -> finished hand, when there is no reader
-        self._finished: list[tuple[tuple[int, ...], tuple[int, ...], dict[int, int]]] = []  # sessions: numbers,
-        # hands and sample indices per participant, in order
-        self._delta: dict[Estimator, list[dict[int, float]]] = {
-            e: [{} for _ in range(participants)] for e in ADJUSTED}  # sample index -> change
+        self._waiting: deque[tuple[tuple[int, int], ...]] = deque()  # sessions at the scorer: (player, index)
 
     def add(self, record: HandRecord) -> None:
         """One finished hand."""
@@ -62,11 +109,11 @@ class SessionTally:
             chips[participant] += record.payoffs[seat]
             hands[participant] += 1
         # a deal waits here for its other rotations, played after all of this one's deals (a local match plays
-        # its rotations one after the other): keep only what its session needs of each hand. With a reader, its
-        # number, seats and payoffs; without one, the hand for the estimators (its events only if all-in EV reads
-        # them)
+        # its rotations one after the other): keep only what its session needs of each hand. When the scorer reads
+        # hands back, its number, seats and payoffs; else the hand for the estimators (its events only if all-in EV
+        # reads them)
         kept: HandRecord | _Played
-        if self.reader is not None:
+        if self.scorer.reads_back:
             kept = _Played(record.hand_number, record.seating, record.payoffs)
         elif runout_point(record) is not None:
             kept = record
@@ -82,50 +129,29 @@ class SessionTally:
         if sum(hands) >= self.rotations * len(record.seating):
             del self._open[record.deal]
             del self._hands_of[record.deal]
-            indices = {}
+            places = []
             for p in range(self.participants):
                 if hands[p]:
-                    indices[p] = len(self._samples[p])
+                    places.append((p, len(self._samples[p])))
                     sample = 1000.0 * chips[p] / self.big_blind / hands[p]
                     self._samples[p].append(sample)
                     self._session_hands[p] += hands[p]
                     self._running[p].add(sample, hands[p])
-            if self.reader is None:
-                self._kept.update((h.hand_number, h) for h in played if isinstance(h, HandRecord))
-            self._finished.append((tuple(h.hand_number for h in played), tuple(hands), indices))
+                    for adjusted in self._adjusted.values():
+                        adjusted[p].append(math.nan)
+            self._waiting.append(tuple(places))
+            records = [h for h in played if isinstance(h, HandRecord)]
+            self.scorer.submit(SessionJob(tuple(h.hand_number for h in played), tuple(hands)), records)
+            self._collect(wait=False)
 
-    def _rescore(self) -> None:
-        """Work out every adjusted estimator's change of each finished session not done yet, in one pass over
-        their hands (read back once, when a reader holds them)."""
-        pending = self._finished
-        records = self._records([n for numbers, _, _ in pending for n in numbers])
-        for estimator in ADJUSTED:
-            scored = per_hand(estimator)
-            for numbers, hands, indices in pending:
-                deltas = []
-                for number in sorted(numbers):  # one order of adding up, however many tables
-                    hand = records[number]
-                    expected = scored(hand)
-                    change = [e - r for e, r in zip(expected, hand.payoffs, strict=True)]
-                    deltas.append((hand.seating, change))
-                if self.cross_table:
-                    by_participant = cross_table_scores(deltas)
-                else:
-                    by_participant = dict.fromkeys(indices, 0.0)
-                    for seating, change in deltas:
-                        for seat, participant in enumerate(seating):
-                            by_participant[participant] += change[seat]
-                for p, index in indices.items():
-                    self._delta[estimator][p][index] = (
-                        1000.0 * by_participant.get(p, 0.0) / self.big_blind / hands[p])
-        self._finished = []
-        self._kept.clear()
-
-    def _records(self, numbers: list[int]) -> dict[int, HandRecord]:
-        """The finished hands of ``numbers``, by number: kept here, or read back."""
-        if self.reader is None:
-            return {n: self._kept[n] for n in numbers}
-        return {r.hand_number: r for r in self.reader(numbers)} if numbers else {}
+    def _collect(self, wait: bool) -> None:
+        """Put the scorer's changes into the adjusted samples: an adjusted sample is the raw one plus the change."""
+        for changes in self.scorer.results(wait):
+            places = self._waiting.popleft()
+            for estimator, by_player in zip(ADJUSTED, changes, strict=True):
+                adjusted = self._adjusted[estimator]
+                for (p, index), change in zip(places, by_player, strict=True):
+                    adjusted[p][index] = self._samples[p][index] + change
 
     def add_all(self, records: Iterable[HandRecord]) -> SessionTally:
         """Hands recorded before (a resumed match); returns the tally."""
@@ -138,16 +164,26 @@ class SessionTally:
         """Complete duplicate sessions so far."""
         return max((len(s) for s in self._samples), default=0)
 
+    @property
+    def pending_hands(self) -> int:
+        """Hands of finished sessions the scorer has not scored back yet."""
+        return self.scorer.pending_hands
+
     def live_rate(self, participant: int) -> WinRate:
         """``win_rate(participant)`` as far as a live line needs it, in constant time however long the match (the
         same figures but for the last bits of rounding: results use ``win_rate``)."""
         return self._running[participant].rate()
 
     def win_rate(self, participant: int, estimator: Estimator = Estimator.RAW) -> WinRate:
-        """A participant's mbb/hand over the complete sessions, with its 95% CI, by ``estimator``."""
+        """A participant's mbb/hand over the complete sessions, with its 95% CI, by ``estimator`` (waits for the
+        sessions still at the scorer)."""
         samples = self._samples[participant]
         if estimator is not Estimator.RAW:
-            self._rescore()
-            delta = self._delta[estimator][participant]
-            samples = [sample + delta.get(i, 0.0) for i, sample in enumerate(samples)]
+            if self._waiting:
+                self._collect(wait=True)
+            samples = self._adjusted[estimator][participant]
         return win_rate(samples, self._session_hands[participant])
+
+    def close(self) -> None:
+        """Stop the scorer (a worker process); figures not collected yet are lost."""
+        self.scorer.close()

@@ -8,7 +8,7 @@ Each function takes the ``Database`` and returns dataclasses and enums (``MatchI
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, NamedTuple
@@ -288,30 +288,44 @@ class ChainPlace(NamedTuple):
     link: str | None
 
 
+HANDS_READ_AT_ONCE = 500  # hand numbers per query when some hands of a match are read (SQLite allows 32,766)
+
+
 def hand_rows(db: Database, match_id: str, numbers: Collection[int] | None = None,
               ) -> Iterator[tuple[HandRows, ChainPlace]]:
     """Every stored hand of a match (or those of ``numbers``) as its rows, by hand number, each with its place in
-    the hash chain; read in four queries, however long the match (two a hand for a few ``numbers``)."""
-    hand_sql = f"SELECT {', '.join(HAND_COLUMNS)}, chain_index, digests, chain FROM hands WHERE match_id = ?"
+    the hash chain; read in four queries, however long the match (two a hand for a few ``numbers``, four for each
+    ``HANDS_READ_AT_ONCE`` of many: the scoring worker reads a long match's sessions without reading the rest)."""
     wanted = None if numbers is None else sorted(set(numbers))
-    if wanted is not None and len(wanted) < 64:  # a few hands: two queries each
+    if wanted is None:
+        yield from _merged(db, match_id, "", ())
+    elif len(wanted) < 64:  # a few hands: two queries each
         for number in wanted:
-            hand = db.row("hands", hand_sql + " AND hand_number = ?", (match_id, number), match_id)
-            if hand is None:
-                continue
-            yield _rows(db, match_id, hand, number), _place(hand)
-        return
-    hands = db.stream("hands", hand_sql + " ORDER BY hand_number", (match_id,), match_id)
+            hand = db.row("hands", _HAND_SQL + " AND hand_number = ?", (match_id, number), match_id)
+            if hand is not None:
+                yield _rows(db, match_id, hand, number), _place(hand)
+    else:
+        for start in range(0, len(wanted), HANDS_READ_AT_ONCE):
+            chunk = wanted[start:start + HANDS_READ_AT_ONCE]
+            yield from _merged(db, match_id, f" AND hand_number IN ({', '.join('?' * len(chunk))})", chunk)
+
+
+_HAND_SQL = f"SELECT {', '.join(HAND_COLUMNS)}, chain_index, digests, chain FROM hands WHERE match_id = ?"
+
+
+def _merged(db: Database, match_id: str, where: str, params: Sequence[int],
+            ) -> Iterator[tuple[HandRows, ChainPlace]]:
+    """The hands a ``where`` clause picks, with their seats, actions and violations, in four streamed queries."""
+    hands = db.stream("hands", _HAND_SQL + where + " ORDER BY hand_number", (match_id, *params), match_id)
     seats = db.stream("hand_seats", f"SELECT hand_number, {', '.join(SEAT_COLUMNS)} FROM hand_seats"
-                      " WHERE match_id = ? ORDER BY hand_number, seat", (match_id,), match_id)
+                      f" WHERE match_id = ?{where} ORDER BY hand_number, seat", (match_id, *params), match_id)
     actions = db.stream("actions", f"SELECT hand_number, {', '.join(ACTION_COLUMNS)} FROM actions"
-                        " WHERE match_id = ? ORDER BY hand_number, seq", (match_id,), match_id)
+                        f" WHERE match_id = ?{where} ORDER BY hand_number, seq", (match_id, *params), match_id)
     violations = db.stream("violations", f"SELECT hand_number, {', '.join(VIOLATION_COLUMNS)} FROM violations"
-                           " WHERE match_id = ? ORDER BY hand_number, rowid", (match_id,), match_id)
+                           f" WHERE match_id = ?{where} ORDER BY hand_number, rowid", (match_id, *params), match_id)
     streams = [_numbered(table, stream, match_id) for table, stream in
                (("hand_seats", seats), ("actions", actions), ("violations", violations))]
     pending = [next(stream, None) for stream in streams]
-    keep = None if wanted is None else set(wanted)
     for hand in _numbered("hands", hands, match_id):
         number = hand["hand_number"]
         parts: list[list[tuple[object, ...]]] = [[], [], []]
@@ -320,8 +334,7 @@ def hand_rows(db: Database, match_id: str, numbers: Collection[int] | None = Non
                 if row[0] == number:
                     parts[i].append(tuple(row)[1:])
                 pending[i] = next(stream, None)
-        if keep is None or number in keep:
-            yield HandRows(tuple(hand)[:len(HAND_COLUMNS)], *(tuple(p) for p in parts)), _place(hand)
+        yield HandRows(tuple(hand)[:len(HAND_COLUMNS)], *(tuple(p) for p in parts)), _place(hand)
 
 
 def _numbered(table: str, rows: Iterator[Any], match_id: str) -> Iterator[Any]:

@@ -130,6 +130,35 @@ class LocalExecutor:
         """Nothing to let go of."""
 
 
+class HandNumbers:
+    """A set of hand numbers as bits: a long match's numbers take an eighth of a byte each (a set of ints, about 60
+    bytes each, grew with every hand of the match). Numbers outside 0 to ``BITS`` go to an ordinary set."""
+
+    BITS = 1 << 24  # a bitmap of at most 2 MB, whatever number a worker sends
+
+    def __init__(self, numbers: Collection[int] = ()) -> None:
+        self._bits = bytearray()
+        self._others: set[int] = set()
+        for number in numbers:
+            self.add(number)
+
+    def __contains__(self, number: object) -> bool:
+        if not isinstance(number, int) or not 0 <= number < self.BITS:
+            return number in self._others
+        byte = number >> 3
+        return byte < len(self._bits) and bool(self._bits[byte] >> (number & 7) & 1)
+
+    def add(self, number: int) -> None:
+        """Count ``number`` in."""
+        if not 0 <= number < self.BITS:
+            self._others.add(number)
+            return
+        byte = number >> 3
+        if byte >= len(self._bits):  # at least doubled: amortised constant time a hand
+            self._bits.extend(bytes(max(byte + 1 - len(self._bits), len(self._bits))))
+        self._bits[byte] |= 1 << (number & 7)
+
+
 class MatchWriter:
     """The one writer of a match's hands in the driver: each hand to the sinks (the database: one transaction per
     hand), then to the progress callback; a hand recorded already, or sent twice, is refused."""
@@ -137,7 +166,7 @@ class MatchWriter:
     def __init__(self, sinks: Collection[HandSink], recorded: Collection[int] = (),
                  on_hand: Callable[[HandRecord], None] | None = None) -> None:
         self.sinks = list(sinks)
-        self.seen = set(recorded)
+        self.seen = HandNumbers(recorded)
         self.on_hand = on_hand
         self.written = 0
 
@@ -168,5 +197,5 @@ def make_executor(kind: ExecutorKind, ray_address: str | None = None) -> MatchEx
     return RayExecutor(ray_address)
 
 
-__all__ = ["DuplicateHand", "ExecutorError", "ExecutorKind", "LocalExecutor", "MatchControl", "MatchExecutor",
-           "MatchJob", "MatchWriter", "WorkerLost", "executor_kind", "make_executor"]
+__all__ = ["DuplicateHand", "ExecutorError", "ExecutorKind", "HandNumbers", "LocalExecutor", "MatchControl",
+           "MatchExecutor", "MatchJob", "MatchWriter", "WorkerLost", "executor_kind", "make_executor"]

@@ -12,7 +12,6 @@ import pytest
 from arena.ratings.sessions import Session, bot_key
 from arena.ratings.stats import crosstable, t95, win_rate, win_rates
 from arena.ratings.trueskill_ratings import OnlineTrueSkill
-from arena.records import queries
 from arena.records.ledger import Ledger
 from arena.runner.bots import BotSpec
 
@@ -168,13 +167,13 @@ def test_a_match_tally_gives_the_live_line_the_figures_of_its_result() -> None:
         assert math.isclose(live.high, exact.high, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def test_a_tally_that_reads_its_hands_back_from_the_database_scores_them_alike(tmp_path: Path) -> None:
-    """With a reader (the match's database) a tally keeps only the numbers of finished hands and reads them back
-    once, for every adjusted estimator, when asked: the same figures as a tally that kept the hands."""
+def test_a_tally_whose_scorer_reads_its_hands_back_from_the_database_scores_them_alike(tmp_path: Path) -> None:
+    """With a scorer that reads hands back (the scoring worker on the match's database) a tally's open sessions
+    keep only their hands' numbers, seats and payoffs: the same figures as a tally that kept the hands."""
     import asyncio
-    from collections.abc import Collection, Iterable
 
     from arena.ratings.estimators import ADJUSTED
+    from arena.ratings.scoring_worker import ScoringWorker
     from arena.ratings.tally import SessionTally
     from arena.records.db import Database
     from arena.referee import FunctionSeat, HandRecord, Match, MatchSpec
@@ -182,18 +181,15 @@ def test_a_tally_that_reads_its_hands_back_from_the_database_scores_them_alike(t
 
     db = Database(tmp_path / "t.db")
     spec = MatchSpec("r", "reader", 200)
-    reads: list[int] = []
-
-    def reader(numbers: Collection[int]) -> Iterable[HandRecord]:
-        reads.append(len(numbers))
-        return queries.hand_records(db, "r", numbers)
-
-    kept, read_back = SessionTally(2, 2, 100), SessionTally(2, 2, 100, reader=reader)
+    kept = SessionTally(2, 2, 100)
+    read_back = SessionTally(2, 2, 100, scorer=ScoringWorker(100, False, db.path, "r"))
+    assert read_back.scorer.reads_back and not kept.scorer.reads_back
 
     class Both:
         def hand_finished(self, record: HandRecord) -> None:
             kept.add(record)
             read_back.add(record)
+            assert all(not isinstance(h, HandRecord) for hands in read_back._hands_of.values() for h in hands)
 
     seats = [(n, FunctionSeat(n, RandomPlayer(i))) for i, n in enumerate("ab")]
     entry = Ledger(db).open(spec, [BotSpec(n, "") for n, _ in seats])
@@ -201,4 +197,4 @@ def test_a_tally_that_reads_its_hands_back_from_the_database_scores_them_alike(t
     for participant in (0, 1):
         for estimator in ADJUSTED:
             assert read_back.win_rate(participant, estimator) == kept.win_rate(participant, estimator)
-    assert reads == [200]  # once, every hand, for both estimators
+    read_back.close()

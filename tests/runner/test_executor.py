@@ -30,7 +30,15 @@ from arena.runner.codec import (
     read_frames,
     write_frame,
 )
-from arena.runner.executor import DuplicateHand, ExecutorKind, MatchControl, MatchJob, MatchWriter, WorkerLost
+from arena.runner.executor import (
+    DuplicateHand,
+    ExecutorKind,
+    HandNumbers,
+    MatchControl,
+    MatchJob,
+    MatchWriter,
+    WorkerLost,
+)
 from arena.runner.sandbox import SandboxLimits, SandboxPolicy
 from arena.runner.tournament import TournamentConfig, TournamentError, matches_of, run_tournament
 from arena.sdk.inprocess import InProcessSeat
@@ -112,6 +120,19 @@ def test_the_writer_stores_each_hand_once(tmp_path: Path) -> None:
     with pytest.raises(DuplicateHand):
         writer.hand_finished(records[2])  # sent twice
     assert seen == [r.hand_number for r in records[1:]] and queries.hands_recorded(db, "codec") == 3
+
+
+def test_the_writer_remembers_hand_numbers_as_bits() -> None:
+    """MatchWriter's record of the hands it stored: a set's answers at an eighth of a byte a hand."""
+    import random
+    import sys
+
+    rng = random.Random(5)
+    numbers = {rng.randrange(100_000) for _ in range(30_000)} | {0, 99_999, -3, HandNumbers.BITS + 7}
+    kept = HandNumbers(numbers)
+    for n in [*numbers, *range(-5, 100_005), HandNumbers.BITS + 8, 2**70, "7"]:
+        assert (n in kept) == (n in numbers), n
+    assert sys.getsizeof(kept._bits) < 3 * 100_000 // 8 < sys.getsizeof(numbers) // 20
 
 
 def test_the_executor_key_is_checked(tmp_path: Path) -> None:

@@ -1,0 +1,331 @@
+"""Scoring finished sessions off the referee's event loop: all-in EV and AIVAT (1-3 ms a hand) worked out in one
+worker process while the match goes on, so the referee's loop never pays for them and the result waits only for the
+sessions still in the worker when the last hand ends.
+
+The worker is fed batches of finished sessions (``BATCH_HANDS`` hands or more at a time): with a database, only
+their hand numbers (the worker reads the hands back from the file, which holds every hand before the tally hears
+of it); without one, the hands themselves, packed into plain tuples (``pack``: cheaper to send than the records).
+It computes ``arena.ratings.session_scoring.session_changes``, the same function the tally runs in-process, so the
+figures are the same to the last bit. Should the worker die or fail, the batches it did not return are scored in
+this process instead (from the database, or from the packed hands they were sent with), and said so in the log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pickle
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from arena.engine import Action, ActionKind, Event, EventKind
+from arena.engine.config import TableConfig
+from arena.ratings.session_scoring import Changes, SessionJob, session_changes
+from arena.records import queries
+from arena.records.db import Database
+from arena.referee import DecisionRecord, HandRecord
+
+log = logging.getLogger("arena.ratings.scoring")
+
+BATCH_HANDS = 256  # hands sent to the worker at once: a fraction of a second of its work, little overhead per hand
+BACKLOG_HANDS = 20_000  # hands sent but not scored back past which the tally waits for the worker (memory bound)
+CLOSE_TIMEOUT_S = 5.0
+
+Packed = tuple[Any, ...]  # a hand as plain tuples (``pack``)
+
+
+# ---------------------------------------------------------------------------------------------- hands as tuples
+
+
+def pack(record: HandRecord, config: int) -> Packed:
+    """What scoring needs of a hand, as tuples of numbers (``config``: its table's index in the batch's list)."""
+    events = tuple((e.kind.value, e.seat, e.street, e.amount, e.cards, e.all_in, e.pot) for e in record.events)
+    decisions = tuple((d.seat, d.participant, d.action.kind.value, d.action.amount, d.event_index,
+                       tuple((a.kind.value, a.amount, p) for a, p in d.policy)) for d in record.decisions)
+    return (record.hand_number, record.deal, record.rotation, record.seating, record.button, config,
+            record.starting_stacks, record.deck, record.hole, record.board, events, record.payoffs,
+            record.final_stacks, decisions)
+
+
+def unpack(packed: Packed, configs: Sequence[TableConfig], match_id: str = "") -> HandRecord:
+    """A packed hand as a HandRecord (without what scoring does not read: names, times, how each action came)."""
+    (number, deal, rotation, seating, button, config, stacks, deck, hole, board, events, payoffs, final,
+     decisions) = packed
+    return HandRecord(
+        match_id=match_id, table_id="", hand_id=f"{match_id}-{number}", hand_number=number, deal=deal,
+        rotation=rotation, seating=seating, button=button, config=configs[config], starting_stacks=stacks, deck=deck,
+        hole=hole, board=board,
+        events=tuple(Event(EventKind(k), seat, street, amount, cards, all_in, pot)
+                     for k, seat, street, amount, cards, all_in, pot in events),
+        payoffs=payoffs, final_stacks=final,
+        decisions=[DecisionRecord(seat=seat, participant=participant, request_id=0,
+                                  action=Action(ActionKind(kind), amount), elapsed_ms=0.0, how="ok",
+                                  event_index=index,
+                                  policy=tuple((Action(ActionKind(k), a), p) for k, a, p in policy))
+                   for seat, participant, kind, amount, index, policy in decisions],
+    )
+
+
+# ---------------------------------------------------------------------------------------------- in the worker
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Sessions to score, with where their hands are: ``db_path`` and ``match_id`` (read back), else ``hands``
+    (packed, ``configs`` their tables)."""
+
+    jobs: tuple[SessionJob, ...]
+    big_blind: int
+    cross_table: bool
+    db_path: str = ""
+    match_id: str = ""
+    hands: tuple[Packed, ...] = ()
+    configs: tuple[TableConfig, ...] = ()
+
+    @property
+    def hand_count(self) -> int:
+        return sum(len(job.numbers) for job in self.jobs)
+
+
+_DATABASES: dict[str, Database] = {}  # in the worker: the match's database, opened once
+
+
+def score_batch(batch: Batch) -> list[Changes]:
+    """Each session's changes (arena.ratings.session_scoring), in the batch's order; runs in the worker."""
+    if batch.db_path:
+        db = _DATABASES.get(batch.db_path)
+        if db is None:
+            db = _DATABASES[batch.db_path] = Database(batch.db_path, read_only=True)
+        numbers = [n for job in batch.jobs for n in job.numbers]
+        records = {r.hand_number: r for r in queries.hand_records(db, batch.match_id, numbers)}
+    else:
+        records = {r.hand_number: r for r in (unpack(h, batch.configs, batch.match_id) for h in batch.hands)}
+    missing = [n for job in batch.jobs for n in job.numbers if n not in records]
+    if missing:
+        raise LookupError(f"hands {missing[:5]} of match {batch.match_id!r} are not in {batch.db_path or 'the batch'}")
+    return [session_changes([records[n] for n in job.numbers], job, batch.big_blind, batch.cross_table)
+            for job in batch.jobs]
+
+
+def serve(requests: BinaryIO, replies: BinaryIO) -> None:
+    """The worker's loop: a pickled ``Batch`` in, ``("ok", changes)`` or ``("error", why)`` out, until the input
+    ends (the referee closed it, or died). Ctrl-C is left to the referee, which then closes the worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            batch = pickle.load(requests)
+        except EOFError:
+            return
+        try:
+            reply: tuple[str, Any] = ("ok", score_batch(batch))
+        except Exception as exc:  # said to the referee, which scores the batch itself
+            reply = ("error", f"{exc!r}")
+        pickle.dump(reply, replies, protocol=pickle.HIGHEST_PROTOCOL)
+        replies.flush()
+
+
+def main() -> None:
+    """``python -m arena.ratings.scoring_worker``: serve on standard input and output (anything printed by mistake
+    goes to standard error, not into the replies)."""
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    serve(sys.stdin.buffer, replies)
+
+
+# ---------------------------------------------------------------------------------------------- in the referee
+
+
+class WorkerFailed(RuntimeError):
+    """The scoring worker could not score a batch: it failed on it, or it is gone."""
+
+
+class _Worker:
+    """The worker process (``python -m arena.ratings.scoring_worker``, a child with pipes: no multiprocessing
+    machinery, nothing asked of the caller's main module) and two threads: one pickles batches into its input,
+    one reads its replies into futures, in order."""
+
+    def __init__(self) -> None:
+        package_root = str(Path(__file__).resolve().parents[2])  # the worker imports the same arena as we do
+        path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
+        self.process = subprocess.Popen([sys.executable, "-m", "arena.ratings.scoring_worker"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        env=dict(os.environ, PYTHONPATH=path))
+        self._outbox: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
+        self._futures: deque[Future[list[Changes]]] = deque()
+        self._lock = threading.Lock()  # the futures, and why the worker ended (``_ended``)
+        self._ended = ""
+        self._writer = threading.Thread(target=self._write, name="scoring-writer", daemon=True)
+        self._reader = threading.Thread(target=self._read, name="scoring-reader", daemon=True)
+        self._writer.start()
+        self._reader.start()
+
+    def submit(self, batch: Batch) -> Future[list[Changes]]:
+        future: Future[list[Changes]] = Future()
+        with self._lock:
+            if self._ended:
+                future.set_exception(WorkerFailed(self._ended))
+                return future
+            self._futures.append(future)
+        self._outbox.put(batch)
+        return future
+
+    def _write(self) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            while (batch := self._outbox.get()) is not None:
+                pickle.dump(batch, stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                stdin.flush()
+        except OSError:  # the worker is gone: the reader fails what is pending
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                stdin.close()
+
+    def _read(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        why = "the scoring worker ended"
+        try:
+            while True:
+                kind, payload = pickle.load(stdout)
+                with self._lock:
+                    future = self._futures.popleft()
+                if kind == "ok":
+                    future.set_result(payload)
+                else:
+                    future.set_exception(WorkerFailed(f"the scoring worker failed: {payload}"))
+        except Exception as exc:  # EOF (it died or was closed), or a reply that makes no sense
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=1.0)
+            why = f"the scoring worker ended ({exc!r}, exit status {self.process.returncode})"
+        with self._lock:
+            self._ended = why
+            while self._futures:
+                self._futures.popleft().set_exception(WorkerFailed(why))
+
+    def close(self) -> None:
+        """Close its input and wait for it to end (at once if it has nothing left to score; killed if it still has,
+        or does not end)."""
+        self._outbox.put(None)
+        with self._lock:
+            busy = bool(self._futures)
+        if busy:
+            self.process.kill()
+        try:
+            self.process.wait(timeout=CLOSE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._writer.join(timeout=CLOSE_TIMEOUT_S)
+        self._reader.join(timeout=CLOSE_TIMEOUT_S)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+class ScoringWorker:
+    """Sessions of one match scored in a worker process as they finish (the ``Scorer`` of a SessionTally): give
+    ``db_path`` and ``match_id`` when a database records the match (only hand numbers go to the worker), else the
+    hands themselves go, packed."""
+
+    def __init__(self, big_blind: int, cross_table: bool, db_path: str | Path | None = None, match_id: str = "",
+                 batch_hands: int = BATCH_HANDS, backlog_hands: int = BACKLOG_HANDS) -> None:
+        self.big_blind = big_blind
+        self.cross_table = cross_table
+        self.db_path = str(Path(db_path).resolve()) if db_path is not None else ""
+        self.match_id = match_id
+        self.batch_hands = batch_hands
+        self.backlog_hands = backlog_hands
+        self._jobs: list[SessionJob] = []
+        self._hands: list[Packed] = []
+        self._configs: dict[TableConfig, int] = {}
+        self._sent: deque[tuple[Batch, Future[list[Changes]] | None]] = deque()  # in order; None: score here
+        self._sent_hands = 0
+        self._worker: _Worker | None = None
+        self._broken = False
+
+    @property
+    def pending_hands(self) -> int:
+        """Hands of finished sessions not scored back yet."""
+        return self._sent_hands + sum(len(job.numbers) for job in self._jobs)
+
+    @property
+    def reads_back(self) -> bool:
+        """Whether the worker reads the hands from the match's database (they are not sent)."""
+        return bool(self.db_path)
+
+    def submit(self, job: SessionJob, records: Sequence[HandRecord]) -> None:
+        """A finished session (its hands ``records``, none when they are read back): scored with the next batch."""
+        self._jobs.append(job)
+        if not self.db_path:
+            for record in records:
+                config = self._configs.setdefault(record.config, len(self._configs))
+                self._hands.append(pack(record, config))
+        if sum(len(j.numbers) for j in self._jobs) >= self.batch_hands:
+            self._send()
+
+    def _send(self) -> None:
+        if not self._jobs:
+            return
+        batch = Batch(tuple(self._jobs), self.big_blind, self.cross_table, self.db_path, self.match_id,
+                      tuple(self._hands), tuple(self._configs))
+        self._jobs, self._hands, self._configs = [], [], {}
+        future = None
+        if not self._broken:
+            try:
+                if self._worker is None:
+                    self._worker = _Worker()
+                future = self._worker.submit(batch)
+            except OSError as exc:  # no worker to be had: score here
+                self._give_up(exc)
+        self._sent.append((batch, future))
+        self._sent_hands += batch.hand_count
+
+    def results(self, wait: bool = False) -> list[Changes]:
+        """The scored sessions' changes, in the order they were submitted: those back from the worker so far, or,
+        with ``wait``, every session submitted (the last batch is sent now, and waited for). Past
+        ``backlog_hands`` hands sent and not back, the oldest batches are waited for: the worker is far behind."""
+        if wait:
+            self._send()
+        out: list[Changes] = []
+        while self._sent:
+            batch, future = self._sent[0]
+            if future is not None and not wait and not future.done() and self._sent_hands <= self.backlog_hands:
+                break
+            self._sent.popleft()
+            self._sent_hands -= batch.hand_count
+            out.extend(self._scored(batch, future))
+        return out
+
+    def _scored(self, batch: Batch, future: Future[list[Changes]] | None) -> list[Changes]:
+        if future is not None:
+            try:
+                return future.result()
+            except WorkerFailed as exc:  # a worker that died or failed: its batches are scored here
+                self._give_up(exc)
+        return score_batch(batch)
+
+    def _give_up(self, exc: BaseException) -> None:
+        if not self._broken:
+            log.warning("%s: the sessions it did not score are scored in the referee's process", exc)
+        self._broken = True
+
+    def close(self) -> None:
+        """Stop the worker (sessions not collected are dropped)."""
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
+
+if __name__ == "__main__":
+    main()

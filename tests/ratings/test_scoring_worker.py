@@ -1,0 +1,131 @@
+"""Sessions scored as they finish, in a worker process (arena.ratings.scoring_worker): the same figures, to the last
+bit, as the tally's in-process scoring, whether the worker reads the hands back from the match's database or is sent
+them; and a worker that dies leaves its sessions to be scored in the referee's process."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import signal
+from pathlib import Path
+
+import pytest
+
+from arena.engine import Action, ActionKind
+from arena.ratings.estimators import ADJUSTED, Estimator
+from arena.ratings.scoring_worker import ScoringWorker, pack, unpack
+from arena.ratings.session_scoring import session_changes
+from arena.ratings.tally import SessionTally
+from arena.records.db import Database
+from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchSpec, MixedAction
+
+HANDS = 240
+BATCH = 16  # hands per batch sent to the worker: many batches in a short match
+
+
+def player(seed: int) -> object:
+    """Shoves now and then (all-ins before the river: all-in EV), lets the referee draw now and then (AIVAT's
+    action terms), else calls or checks."""
+    rng = random.Random(seed)
+
+    def choose(decision: Decision) -> Action | MixedAction:
+        legal = decision.view.legal
+        assert legal is not None
+        passive = Action(ActionKind.CALL) if legal.call_amount else Action(ActionKind.CHECK)
+        roll = rng.random()
+        if roll < 0.15 and legal.max_raise_to:
+            return Action(ActionKind.RAISE, legal.max_raise_to)
+        if roll < 0.4 and legal.min_raise_to:
+            return MixedAction(((passive, 0.6), (Action(ActionKind.RAISE, legal.min_raise_to), 0.4)))
+        return passive
+
+    return choose
+
+
+class Tallies:
+    """A sink feeding every finished hand to several tallies, and keeping the hands."""
+
+    def __init__(self, *tallies: SessionTally) -> None:
+        self.tallies = tallies
+        self.records: list[HandRecord] = []
+
+    def hand_finished(self, record: HandRecord) -> None:
+        self.records.append(record)
+        for tally in self.tallies:
+            tally.add(record)
+
+
+def recorded_match(tmp_path: Path, sink: Tallies, seed: str = "worker") -> tuple[Database, MatchSpec]:
+    db = Database(tmp_path / "w.db")
+    spec = MatchSpec("w", seed, HANDS)
+    seats = [(n, FunctionSeat(n, player(i))) for i, n in enumerate("ab")]  # type: ignore[arg-type]
+    db.start_match(spec, [(n, "", "") for n, _ in seats], len(spec.plan(2)))
+    db.finish_match(asyncio.run(Match(spec, seats, [db, sink]).run()))  # the database first, as arena match has it
+    return db, spec
+
+
+def test_the_worker_gives_the_in_process_figures_of_a_recorded_match(tmp_path: Path) -> None:
+    """Three tallies of one real match: scored in-process as each session ends, by a worker reading the hands back
+    from the database, and by a worker sent the hands packed: every estimator's figures are equal, bit for bit."""
+    db_path = tmp_path / "w.db"
+    here = SessionTally(2, 2, 100)
+    from_db = SessionTally(2, 2, 100, scorer=ScoringWorker(100, False, db_path, "w", batch_hands=BATCH))
+    sent = SessionTally(2, 2, 100, scorer=ScoringWorker(100, False, None, "w", batch_hands=BATCH))
+    sink = Tallies(here, from_db, sent)
+    try:
+        recorded_match(tmp_path, sink)
+        assert any(d.policy for r in sink.records for d in r.decisions)  # AIVAT's action terms are exercised
+        for participant in (0, 1):
+            for estimator in Estimator:
+                expected = here.win_rate(participant, estimator)
+                assert expected.sessions == HANDS // 2
+                assert from_db.win_rate(participant, estimator) == expected
+                assert sent.win_rate(participant, estimator) == expected
+        for estimator in ADJUSTED:  # the adjusted figures are not the raw ones: there was something to score
+            assert here.win_rate(0, estimator).mean != here.win_rate(0).mean
+    finally:
+        from_db.close()
+        sent.close()
+
+
+def test_a_packed_hand_scores_as_the_record(tmp_path: Path) -> None:
+    sink = Tallies()
+    recorded_match(tmp_path, sink)
+    configs = [sink.records[0].config]
+    from arena.ratings.session_scoring import SessionJob
+
+    for first in range(0, HANDS, 2):
+        pair = sink.records[first:first + 2]
+        job = SessionJob(tuple(r.hand_number for r in pair), (2, 2))
+        unpacked = [unpack(pack(r, 0), configs, "w") for r in pair]
+        assert session_changes(unpacked, job, 100, False) == session_changes(pair, job, 100, False)
+
+
+def test_sessions_of_a_dead_worker_are_scored_in_the_referee(tmp_path: Path,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    """The worker is killed halfway through the match: the batches it never returned are scored in this process,
+    with a warning, and the figures are still those of in-process scoring."""
+    here = SessionTally(2, 2, 100)
+    worker = ScoringWorker(100, False, tmp_path / "w.db", "w", batch_hands=BATCH)
+    killed = SessionTally(2, 2, 100, scorer=worker)
+
+    class KillHalfway(Tallies):
+        def hand_finished(self, record: HandRecord) -> None:
+            super().hand_finished(record)
+            if len(self.records) == HANDS // 2:
+                process = worker._worker.process if worker._worker is not None else None
+                assert process is not None
+                os.kill(process.pid, signal.SIGKILL)  # as an OOM killer would
+                process.wait()
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="arena.ratings.scoring"):
+            recorded_match(tmp_path, KillHalfway(here, killed))
+            for participant in (0, 1):
+                for estimator in ADJUSTED:
+                    assert killed.win_rate(participant, estimator) == here.win_rate(participant, estimator)
+        assert "exit status -9" in caplog.text  # it did die, and the fallback scored its sessions
+    finally:
+        killed.close()
