@@ -35,6 +35,7 @@ from arena.cli.options import (
     settings_from_flags,
     settings_options,
 )
+from arena.cli.output import echo
 from arena.deals import commitment
 from arena.ratings.estimators import Estimator, per_hand
 from arena.ratings.sessions import bot_key
@@ -223,7 +224,7 @@ def print_report(report: dict[str, Any], err: bool) -> None:
         lines.append(f"recorded in {report['db']} as comparison {report['comparison_id']} "
                      f"(seed {report['seed']}); {report['seconds']:.1f} s")
     for line in lines:
-        click.echo(line, err=err)
+        echo(line, err=err)
 
 
 def _write_json(report: dict[str, Any], path: str | None) -> None:
@@ -231,7 +232,7 @@ def _write_json(report: dict[str, Any], path: str | None) -> None:
         return
     text = json.dumps(report, indent=2)
     if path == "-":
-        click.echo(text)
+        echo(text)
     else:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(text + "\n")

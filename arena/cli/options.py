@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from arena.cli.output import secho
 from arena.ratings.blocks import RatingRules
 from arena.ratings.settings import RATING_SETTINGS, rules_with
 from arena.runner.sandbox import UNSANDBOXED_WARNING, SandboxError, SandboxPolicy, check_sandbox
@@ -135,7 +136,7 @@ def sandbox_policy(no_sandbox: bool, settings: MatchSettings) -> SandboxPolicy:
         except SandboxError as exc:
             raise click.ClickException(str(exc)) from None
     else:
-        click.secho(UNSANDBOXED_WARNING, fg="yellow", err=True)
+        secho(UNSANDBOXED_WARNING, fg="yellow", err=True)
     return SandboxPolicy(enabled=not no_sandbox, limits=settings.sandbox_limits(), binds=binds)
 
 

@@ -24,6 +24,7 @@ from arena.cli.options import (
     settings_from_flags,
     settings_options,
 )
+from arena.cli.output import echo, secho
 from arena.deals import commitment
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.settings import rules_from_mapping
@@ -119,7 +120,7 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     try:
         executor = make_executor(config.executor, ray_address)
     except ExecutorError as exc:
-        click.secho(f"error: {exc}", fg="red", err=True)
+        secho(f"error: {exc}", fg="red", err=True)
         raise SystemExit(EXIT_ERROR) from None
     try:
         results = play_tournament(config, db, resume,
@@ -128,11 +129,11 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     except TournamentError as exc:
         raise ConfigurationError(str(exc)) from None
     except (ExecutorError, MatchesLost) as exc:
-        click.secho(f"error: {exc}; every finished hand is recorded: finish with arena tournament {config_path} "
+        secho(f"error: {exc}; every finished hand is recorded: finish with arena tournament {config_path} "
                     f"--db {db_path} --resume", fg="red", err=True)
         raise SystemExit(EXIT_ERROR) from None
     except KeyboardInterrupt:
-        click.secho(f"interrupted: every finished hand is recorded; finish with arena tournament {config_path} "
+        secho(f"interrupted: every finished hand is recorded; finish with arena tournament {config_path} "
                     f"--db {db_path} --resume", fg="yellow", err=True)
         raise SystemExit(EXIT_INTERRUPTED) from None
     finally:
@@ -142,7 +143,7 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     if json_out:
         failures = [failure for result in results for failure in result.failures()]
         code = EXIT_BOT_FAILED if failures else EXIT_OK
-        click.echo(json.dumps({
+        echo(json.dumps({
             "summary": f"tournament {config.name}: {len(results)} matches played, {board.sessions} duplicate sessions"
                        + (f"; {len(failures)} bot failure(s)" if failures else ""),
             "exit_code": code, "tournament": config.name, "commitment": commitment(config.seed),
@@ -157,7 +158,7 @@ def report_failures(results: list[MatchResult]) -> int:
     """Say loudly which bots never connected, crashed, forfeited or dropped out; the exit status that follows."""
     failures = [failure for result in results for failure in result.failures()]
     for failure in failures:
-        click.secho(f"error: {failure}", fg="red", err=True)
+        secho(f"error: {failure}", fg="red", err=True)
     return EXIT_BOT_FAILED if failures else EXIT_OK
 
 

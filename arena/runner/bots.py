@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from arena.runner.sandbox import BotSandbox, SandboxPolicy
+from arena.text import TextLimitError, check_length
 
 
 class BotSpecError(ValueError):
@@ -30,6 +31,13 @@ class BotSpec:
     name: str
     command: str
     version: str = ""
+
+    def __post_init__(self) -> None:
+        try:
+            check_length(self.name, "name")
+            check_length(self.version, "version")
+        except TextLimitError as exc:
+            raise BotSpecError(str(exc)) from None
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:

@@ -18,6 +18,7 @@ from pathlib import Path
 from arena.referee import HandRecord, HandSink, Match, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.sandbox import SandboxPolicy, check_sandbox
+from arena.text import file_name
 from arena.transport import convert
 from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
@@ -135,15 +136,11 @@ async def launch(
     match_id = setup.match.spec.match_id
     for lane, seats in enumerate(setup.lanes):
         for bot, seat in zip(bots, seats, strict=True):
-            suffix = "" if len(setup.lanes) == 1 else f"-r{lane}"
-            log_path = log_dir / f"{_file_name(match_id)}{suffix}-{bot.name}.log" if log_dir is not None else None
+            parts = (match_id, bot.name) if len(setup.lanes) == 1 else (match_id, f"r{lane}", bot.name)
+            log_path = log_dir / file_name(*parts, suffix=".log") if log_dir is not None else None
             process = BotProcess(bot, log_path, sandbox)
             setup.processes.append(process)
             await process.start(socket, seat.token, cwd)
-
-
-def _file_name(match_id: str) -> str:
-    return match_id.replace("/", "_")
 
 
 async def play_watched(setup: MatchSetup, on_crash: Callable[[str], None] | None = None) -> MatchResult:
