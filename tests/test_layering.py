@@ -16,6 +16,7 @@ import arena
 PACKAGE = Path(arena.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
+    ("text",),  # untrusted text made safe for terminals, file names and pages: needed everywhere, needs nothing
     ("cards",),
     ("engine",),
     ("deals",),
@@ -34,7 +35,7 @@ league host that publishes it live, then the command that starts either); a pack
 earlier layer."""
 
 SIDE: dict[str, frozenset[str]] = {
-    "sdk": frozenset({"cards", "engine", "transport"}),  # the bot side: cards, engine types and the wire
+    "sdk": frozenset({"text", "cards", "engine", "transport"}),  # the bot side: cards, engine types and the wire
 }
 """Packages beside the layers, with what they may import (ARCHITECTURE.md: "adapters and SDK: only cards, engine
 types and transport")."""

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from arena.cli.exits import ArenaGroup
 from arena.cli.leaderboard import console, open_db
+from arena.cli.output import add_row, echo
 from arena.records.registry import RegisteredBot, Registry, RegistryError
 
 DEFAULT_LEAGUE_DB = "league.db"
@@ -46,10 +47,10 @@ def add(name: str, db_path: str, owner: str) -> None:
         key = _registry(db_path, create=True).add(name, owner)
     except RegistryError as exc:
         raise _fail(exc) from None
-    click.echo(f"registered {name}" + (f" (owner {owner})" if owner else "") + f" in {db_path}. Its API key "
+    echo(f"registered {name}" + (f" (owner {owner})" if owner else "") + f" in {db_path}. Its API key "
                "follows; it is not stored and will not be shown again (arena bots rotate issues a new one). "
                "Give it to the bot as --key or ARENA_KEY:", err=True)
-    click.echo(key)
+    echo(key)
 
 
 @bots.command(name="list")
@@ -59,14 +60,14 @@ def list_(db_path: str, as_json: bool) -> None:
     """The registered bots: owner, when registered, when the key was issued, whether it is revoked."""
     registered = _registry(db_path).list()
     if as_json:
-        click.echo(json.dumps([_row(b) for b in registered], indent=2))
+        echo(json.dumps([_row(b) for b in registered], indent=2))
         return
     if not registered:
-        click.echo(f"no bots registered in {db_path} yet: arena bots add NAME --db {db_path}")
+        echo(f"no bots registered in {db_path} yet: arena bots add NAME --db {db_path}")
         return
     table = Table("bot", "owner", "registered", "key issued", "status")
     for bot in registered:
-        table.add_row(bot.name, bot.owner, _when(bot.created_at), _when(bot.key_issued_at),
+        add_row(table, bot.name, bot.owner, _when(bot.created_at), _when(bot.key_issued_at),
                       "active" if bot.active else f"revoked {_when(bot.revoked_at)}")
     console().print(table)
 
@@ -85,7 +86,7 @@ def revoke(name: str, db_path: str) -> None:
         _registry(db_path, create=True).revoke(name)
     except RegistryError as exc:
         raise _fail(exc) from None
-    click.echo(f"revoked {name}'s key: it is refused from now on (arena bots rotate {name} issues a new one)")
+    echo(f"revoked {name}'s key: it is refused from now on (arena bots rotate {name} issues a new one)")
 
 
 @bots.command()
@@ -97,9 +98,9 @@ def rotate(name: str, db_path: str) -> None:
         key = _registry(db_path, create=True).rotate(name)
     except RegistryError as exc:
         raise _fail(exc) from None
-    click.echo(f"issued {name} a new API key; the old one is refused from now on. The new key follows, shown this "
+    echo(f"issued {name} a new API key; the old one is refused from now on. The new key follows, shown this "
                "once:", err=True)
-    click.echo(key)
+    echo(key)
 
 
 COMMANDS = [bots]

@@ -38,6 +38,7 @@ from arena.cli.options import (
     settings_from_flags,
     settings_options,
 )
+from arena.cli.output import echo, secho
 from arena.deals import commitment
 from arena.ratings.estimators import Estimator, per_hand
 from arena.ratings.sessions import bot_key
@@ -229,7 +230,7 @@ def print_report(report: dict[str, Any], err: bool) -> None:
                      f"(seed {report['seed']}); {report['seconds']:.1f} s")
     lines += [f"final hash {m['match_id']}: {m['final_hash']}" for m in report["matches"] if m.get("final_hash")]
     for line in lines:
-        click.echo(line, err=err)
+        echo(line, err=err)
 
 
 def _write_json(report: dict[str, Any], path: str | None) -> None:
@@ -237,7 +238,7 @@ def _write_json(report: dict[str, Any], path: str | None) -> None:
         return
     text = json.dumps(report, indent=2)
     if path == "-":
-        click.echo(text)
+        echo(text)
     else:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(text + "\n")
@@ -261,7 +262,7 @@ def _damaged(exc: RecordsDamaged, json_path: str | None) -> NoReturn:
     message = f"records damaged: {exc}"
     if json_path is not None:
         _write_json({"verdict": "error", "exit_code": EXIT_DAMAGED, "errors": [message]}, json_path)
-    click.secho(f"error: {message}", fg="red", err=True)
+    secho(f"error: {message}", fg="red", err=True)
     raise SystemExit(EXIT_DAMAGED)
 
 

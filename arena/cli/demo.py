@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from arena.cli.exits import EXIT_ERROR, ArenaCommand
-from arena.cli.leaderboard import console, open_db, print_leaderboard
+from arena.cli.leaderboard import open_db, print_leaderboard
 from arena.cli.options import (
     checked_outputs,
     rating_options,
@@ -26,6 +26,7 @@ from arena.cli.options import (
     settings_from_flags,
     settings_options,
 )
+from arena.cli.output import echo
 from arena.cli.tournament import play_tournament, report_failures
 from arena.deals import commitment
 from arena.publish.site import publish
@@ -97,7 +98,7 @@ def demo(hands: int, seed_file: Path | None, out_dir: str, **kw: Any) -> None:
     db = open_db(out / DEMO_DB, create=True)
     config = config.with_seed(Ledger(db))
     names = ", ".join(b.name for b in config.bots)
-    click.echo(f"demo: heads-up duplicate round-robin of {names}; {hands} hands per pairing; "
+    echo(f"demo: heads-up duplicate round-robin of {names}; {hands} hands per pairing; "
                f"commitment {commitment(config.seed)} (the seed is published when it is over)")
     started = time.monotonic()
     results = play_tournament(config, db, resume=False, show_progress=sys.stdout.isatty(), log_dir=out / "logs")
@@ -105,18 +106,17 @@ def demo(hands: int, seed_file: Path | None, out_dir: str, **kw: Any) -> None:
     ids = list(matches_of(config))
     total = sum(queries.hands_recorded(db, m) for m in ids)
     bad = [v for v in (verify_match(db, m) for m in ids) if not v.ok]
-    click.echo(f"played {total} hands in {elapsed:.1f} s ({total / elapsed:.0f} hands/s); "
+    echo(f"played {total} hands in {elapsed:.1f} s ({total / elapsed:.0f} hands/s); "
                f"{len(ids) - len(bad)}/{len(ids)} matches re-dealt from their seeds and verified")
     board = build_leaderboard(db, ids, rules=rules)
     print_leaderboard(board, "demo leaderboard")
     result = publish(db, out / "site", board=board)
     arena = command_hint()
-    console().print(f"published site: {result.index}", soft_wrap=True)
-    console().print(f"database: {db.path}", soft_wrap=True)
-    console().print(f"next: {arena} leaderboard --db {db.path}\n      {arena} verify --db {db.path}", soft_wrap=True)
+    echo(f"published site: {result.index}")
+    echo(f"database: {db.path}")
+    echo(f"next: {arena} leaderboard --db {db.path}\n      {arena} verify --db {db.path}")
     if arena != "arena":
-        console().print(f"      (or `source {Path(arena).parent}/activate` once, then plain `arena ...`)",
-                        soft_wrap=True)
+        echo(f"      (or `source {Path(arena).parent}/activate` once, then plain `arena ...`)")
     code = report_failures(results)
     if bad:
         raise SystemExit(EXIT_ERROR)

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from arena.cli.output import secho
 from arena.records.errors import DatabaseError, LedgerError, RecordsDamaged
 
 EXIT_OK = 0  # every scheduled hand was played and every bot played its part
@@ -45,7 +46,7 @@ def records_errors() -> Iterator[None]:
     try:
         yield
     except RecordsDamaged as exc:
-        click.secho(f"error: records damaged: {exc}", fg="red", err=True)
+        secho(f"error: records damaged: {exc}", fg="red", err=True)
         raise SystemExit(EXIT_DAMAGED) from None
     except (DatabaseError, LedgerError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -14,6 +14,7 @@ from arena.cli.bots import DEFAULT_LEAGUE_DB
 from arena.cli.exits import ArenaCommand
 from arena.cli.leaderboard import open_db
 from arena.cli.options import ConfigurationError
+from arena.cli.output import echo
 from arena.league.admin import AdminServicer, admin_token_path, load_or_create_token
 from arena.league.host import HostError, LeagueHost
 from arena.league.settings import LeagueConfig, LeagueConfigError, address
@@ -82,13 +83,13 @@ async def _serve(config: LeagueConfig, db: Database, tls: tuple[bytes, bytes] | 
     site = None
     try:
         for match_id in league.interrupted:
-            click.echo(f"match {match_id} was cut short when the host last stopped: it ends as interrupted (its "
+            echo(f"match {match_id} was cut short when the host last stopped: it ends as interrupted (its "
                        "finished hands stand, its seed is published)", err=True)
         scheme = "TLS" if tls else "no TLS"
         addresses = reachable_addresses(config.grpc[0], league.server.port)
-        click.echo(f"league {config.name}: bots connect to {', '.join(addresses)} ({scheme}) with "
+        echo(f"league {config.name}: bots connect to {', '.join(addresses)} ({scheme}) with "
                    f"ARENA_ADDRESS=... ARENA_KEY=<their key>")
-        click.echo(f"admin: arena league status --address {addresses[0]} --token-file {token_path}")
+        echo(f"admin: arena league status --address {addresses[0]} --token-file {token_path}")
         if config.http is not None:
             site = LeagueSite(league)
             try:
@@ -97,22 +98,22 @@ async def _serve(config: LeagueConfig, db: Database, tls: tuple[bytes, bytes] | 
                 raise ServerError(f"cannot serve the live site on {config.http[0]}:{config.http[1]}: "
                                   f"{exc.strerror or exc} (http = \"off\" in the league file, or --http off, "
                                   "runs without it)") from None
-            click.echo(f"live site: http://{config.http[0]}:{port}/  (JSON: /api/leaderboard, /api/bots, "
+            echo(f"live site: http://{config.http[0]}:{port}/  (JSON: /api/leaderboard, /api/bots, "
                        "/api/matches, /api/live)")
         if not active:
-            click.echo(f"no bots are registered yet: arena bots add NAME --db {db_path} prints the key a bot "
+            echo(f"no bots are registered yet: arena bots add NAME --db {db_path} prints the key a bot "
                        "connects with", err=True)
         else:
-            click.echo(f"{active} registered bots; matches of {config.match.hands} hands start as soon as "
+            echo(f"{active} registered bots; matches of {config.match.hands} hands start as soon as "
                        f"{config.seats} of them are connected", err=True)
 
         def announce(result: MatchResult) -> None:
             nets = ", ".join(f"{r.name} {r.net:+d}" for r in result.results)
-            click.echo(f"{result.match_id} {result.reason.value}: {result.hands_played} hands; {nets}")
+            echo(f"{result.match_id} {result.reason.value}: {result.hands_played} hands; {nets}")
 
         league.on_match_end.append(announce)
         await league.run(stop)
-        click.echo("stopping: the matches in play end as interrupted (their finished hands are recorded)", err=True)
+        echo("stopping: the matches in play end as interrupted (their finished hands are recorded)", err=True)
     finally:
         await league.stop()
         if site is not None:

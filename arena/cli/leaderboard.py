@@ -11,11 +11,11 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from arena.cli.exits import ArenaCommand
 from arena.cli.options import rating_options, rules_from_flags
+from arena.cli.output import add_row, cell, echo
 from arena.ratings.games import Standing
 from arena.ratings.leaderboard import Leaderboard, build_leaderboard, flag_text, leaderboard_json
 from arena.ratings.stats import WinRate
@@ -65,7 +65,7 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
     """The leaderboard as a terminal table: the rating system's columns (its sort column marked ▼) beside mbb/hand
     with its 95% CI, and play statistics."""
     system = board.system
-    table = Table(title=f"{title}: {board.sessions} duplicate sessions", caption=sorted_by_text(board))
+    table = Table(title=cell(f"{title}: {board.sessions} duplicate sessions"), caption=sorted_by_text(board))
     table.add_column("#", justify="right")
     table.add_column("bot", justify="left")
     for column in system.columns:
@@ -83,8 +83,8 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
         table.add_column("flags", justify="left")
     for row in board.rows:
         stats = row.stats
-        table.add_row(
-            str(row.rank), row.bot, *(column.format(row.rating[column.key]) for column in system.columns),
+        add_row(
+            table, str(row.rank), row.bot, *(column.format(row.rating[column.key]) for column in system.columns),
             f"{row.rating_games} provisional" if row.provisional else str(row.rating_games),
             f"{row.win_rate.mean:+.1f}", _ci(row.win_rate.low, row.win_rate.high),
             *_rate_cells(row.allin), *_rate_cells(row.aivat),
@@ -98,7 +98,7 @@ def print_leaderboard(board: Leaderboard, title: str = "leaderboard") -> None:
         )
     console().print(table)
     for bot, flags in board.unrated.items():
-        console().print(f"[red]{bot}: not rated: {flag_text(flags)}[/red]")
+        console().print(cell(f"{bot}: not rated: {flag_text(flags)}"), style="red")
     print_consistency(board)
 
 
@@ -109,7 +109,7 @@ def print_consistency(board: Leaderboard) -> None:
         out.print("order checked: no pair is ranked against a significant head-to-head result", highlight=False)
         return
     for line in board.consistency.lines():
-        out.print(f"[yellow]CHECK: {escape(line)}[/yellow]", highlight=False)
+        out.print(cell(f"CHECK: {line}"), style="yellow", highlight=False)
 
 
 def _games(standing: Standing | None) -> list[str]:
@@ -135,7 +135,7 @@ def leaderboard(db_path: str, match_ids: tuple[str, ...], as_json: bool, **kw: A
     board = build_leaderboard(db, list(match_ids) or None, history_points=HISTORY_POINTS if as_json else 0,
                               rules=rules)
     if as_json:
-        click.echo(json.dumps(leaderboard_json(board), indent=2))
+        echo(json.dumps(leaderboard_json(board), indent=2))
     else:
         print_leaderboard(board)
 

@@ -13,6 +13,7 @@ import click
 import grpc
 from google.protobuf import json_format
 
+from arena.cli.output import echo
 from arena.transport.pb import league_pb2, league_pb2_grpc
 
 Metadata = tuple[tuple[str, str | bytes], ...]
@@ -57,18 +58,18 @@ def _call(address: str, token_file: Path | None, tls_ca: Path | None, as_json: b
                 raise click.ClickException(f"no league host answers at {address} ({details})") from None
             raise click.ClickException(f"{code.name}: {details}") from None
     if as_json:
-        click.echo(json.dumps(json_format.MessageToDict(status, always_print_fields_with_no_presence=True),
+        echo(json.dumps(json_format.MessageToDict(status, always_print_fields_with_no_presence=True),
                               indent=2))
         return
     if status.message:
-        click.echo(status.message)
+        echo(status.message)
     state = ", ".join(word for word, on in (("paused", status.paused), ("frozen", status.frozen)) if on) or "running"
-    click.echo(f"league {status.league}: {state}; {status.matches_finished} matches finished, {len(status.live)} "
+    echo(f"league {status.league}: {state}; {status.matches_finished} matches finished, {len(status.live)} "
                f"in play, {len(status.bots)} bot{'' if len(status.bots) == 1 else 's'} connected")
     for bot in status.bots:
-        click.echo(f"  {bot.name} {bot.version} from {bot.peer}: {bot.playing} playing, {bot.matches} played")
+        echo(f"  {bot.name} {bot.version} from {bot.peer}: {bot.playing} playing, {bot.matches} played")
     for live in status.live:
-        click.echo(f"  {live.match_id}: {' vs '.join(live.bots)}, hand {live.hands_played} of {live.hands_total}")
+        echo(f"  {live.match_id}: {' vs '.join(live.bots)}, hand {live.hands_played} of {live.hands_total}")
 
 
 @click.group()

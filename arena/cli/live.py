@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-import click
 from rich.console import Console
 from rich.live import Live
 from rich.text import Text
+
+from arena.cli.output import cell, echo
 
 PLAIN_EVERY_S = 5.0
 TTY_EVERY_S = 0.125  # the terminal's redraws (rich's refresh_per_second = 8)
@@ -45,9 +46,9 @@ class LiveLine:
             return
         self._last = now
         if self._live is not None:
-            self._live.update(Text(self._text()))
+            self._live.update(cell(self._text()))
         else:
-            click.echo(self._text(), err=True)
+            echo(self._text(), err=True)
 
     def _text(self) -> str:
         return self._line() if callable(self._line) else self._line
@@ -55,7 +56,7 @@ class LiveLine:
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
             if self._line:
-                self._live.update(Text(self._text()))
+                self._live.update(cell(self._text()))
             self._live.__exit__(None, None, None)
         elif self.enabled and self._line:
-            click.echo(self._text(), err=True)
+            echo(self._text(), err=True)

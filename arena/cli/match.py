@@ -26,6 +26,7 @@ from arena.cli.options import (
     settings_from_flags,
     settings_options,
 )
+from arena.cli.output import add_row, echo, secho
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.ratings.estimators import Estimator
 from arena.ratings.games import standings
@@ -40,6 +41,7 @@ from arena.referee import GameKind, HandRecord, HandSink, MatchResult, MatchSpec
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.remote_match import play, prepare_match, run_local_match
 from arena.runner.settings import SETTINGS, MatchSettings, SettingsError, resume_conflicts, settings_of
+from arena.text import for_terminal
 from arena.transport.convert import printable
 from arena.transport.pb import bot_pb2
 from arena.transport.remote import RemoteSeat
@@ -72,8 +74,19 @@ def match_options(keys: list[str]) -> Callable[[Callable[..., None]], Callable[.
     return decorate
 
 
+MATCH_ID_MAX = 128
+
+
 def _match_id(kw: dict[str, Any]) -> str:
-    return str(kw["match_id"] or time.strftime("m%Y%m%d-%H%M%S"))
+    """The match's id: ``--match-id``, else one from the clock. Any text is a safe id (every path made from it is
+    slugged, arena.text), but not control characters or more than 128 characters."""
+    given = kw["match_id"]
+    if given is None:
+        return time.strftime("m%Y%m%d-%H%M%S")
+    if not given.strip() or len(given) > MATCH_ID_MAX or any(not c.isprintable() for c in given):
+        raise click.BadParameter(f"{for_terminal(given, 60)!r}: an id of 1 to {MATCH_ID_MAX} printable characters",
+                                 param_hint="--match-id")
+    return str(given)
 
 
 def _spec(settings: MatchSettings, match_id: str, seed: str, seats: int = 0) -> MatchSpec:
@@ -184,7 +197,7 @@ def print_games(result: MatchResult) -> None:
         values = (row["bot"], str(row["games"]), str(row["wins"]), str(row["itm"]), mean, f"{row['net']:+,}",
                   f"{row['hands']:,}") if freezeout else (row["bot"], str(row["games"]), f"{row['net']:+,}",
                                                           f"{row['hands']:,}")
-        table.add_row(*values)
+        add_row(table, *values)
     console().print(table)
     for game in report["games"]:
         if freezeout:
@@ -192,9 +205,9 @@ def print_games(result: MatchResult) -> None:
             text = ", ".join(f"{p['place']}. {p['bot']}" for p in order)
         else:
             text = ", ".join(f"{p['bot']} {p['net']:+,}" for p in game["players"])
-        click.echo(f"game {game['game']} rotation {game['rotation']} ({game['hands']} hands, {game['end']}): {text}")
+        echo(f"game {game['game']} rotation {game['rotation']} ({game['hands']} hands, {game['end']}): {text}")
     if freezeout:
-        click.echo("places by R11.4 (eliminated in the same hand: the larger starting stack first; equal stacks "
+        echo("places by R11.4 (eliminated in the same hand: the larger starting stack first; equal stacks "
                    "share); ITM: the top third of the field, at least the winner")
 
 
@@ -206,11 +219,11 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: Sess
     if result.games:
         report["game"] = games_report(result)
     if as_json:
-        click.echo(json.dumps(report, indent=2))
+        echo(json.dumps(report, indent=2))
     else:
         if result.games:
             print_games(result)
-        click.echo(report["summary"])
+        echo(report["summary"])
         table = Table()
         for column in ("bot", "hands", "mbb/hand", "95% CI", "ms", "viol.", "status"):
             table.add_column(column, justify="left" if column in ("bot", "status") else "right",
@@ -219,7 +232,7 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: Sess
         for i in order:
             r = result.results[i]
             rate = tally.win_rate(i) if tally is not None else None
-            table.add_row(f"{r.name}{'@' + r.version if r.version else ''}", f"{r.hands:,}", f"{r.mbb_per_hand:+,.0f}",
+            add_row(table, f"{r.name}{'@' + r.version if r.version else ''}", f"{r.hands:,}", f"{r.mbb_per_hand:+,.0f}",
                           _ci(rate) if rate is not None else "n/a", f"{r.mean_think_ms:.1f}", str(r.violations),
                           r.outcome.value.replace("_", " "))
         console().print(table)
@@ -228,17 +241,17 @@ def print_result(result: MatchResult, big_blind: int, as_json: bool, tally: Sess
                                      "over the rest of the board"),
                                     (Estimator.AIVAT, "the luck of the cards and of the referee's draws taken out")):
                 evs = [(result.results[i].name, tally.win_rate(i, estimator)) for i in order]
-                click.echo(f"{estimator.label} ({what}): "
+                echo(f"{estimator.label} ({what}): "
                            + ", ".join(f"{name} {ev.mean:+,.0f} {_ci(ev)}" for name, ev in evs))
         elapsed = max(result.seconds, 1e-9)
         seed = f"seed {result.seed}" if result.reason.over else "seed kept secret until the match is over"
-        click.echo(f"{seed}; commitment {result.commitment}" + (f"; final hash {final_hash}" if final_hash else ""))
+        echo(f"{seed}; commitment {result.commitment}" + (f"; final hash {final_hash}" if final_hash else ""))
         what = ("mbb/hand: chips won per hand dealt, in the table's first big blinds" if result.games else
                 "mbb/hand over duplicate sessions")
-        click.echo(f"{result.seconds:.1f} s, {result.hands_played / elapsed:.0f} hands/s; {what} (ms: mean think "
+        echo(f"{result.seconds:.1f} s, {result.hands_played / elapsed:.0f} hands/s; {what} (ms: mean think "
                    "time; viol.: time-outs, illegal actions, disconnects)")
     for failure in report["errors"]:
-        click.secho(f"error: {failure}", fg="red", err=True)
+        secho(f"error: {failure}", fg="red", err=True)
     return int(report["exit_code"])
 
 
@@ -314,13 +327,13 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
                                                      on_hand=hand_done, recorded=recorded, sandbox=sandbox,
                                                      history=entry.history))
             except KeyboardInterrupt:
-                click.secho(f"interrupted: {played[0]} hands recorded" + (
+                secho(f"interrupted: {played[0]} hands recorded" + (
                     f"; finish with --resume --db {db.path} --match-id {spec.match_id}" if db is not None else ""),
                     err=True, fg="yellow")
                 raise SystemExit(EXIT_INTERRUPTED) from None
         result = entry.finish(result)  # the whole match's, the part played before a resume added in
         if tally is not None and tally.pending_hands >= SCORING_NOTICE_HANDS and not kw["json_out"]:
-            click.echo(f"scoring the last {tally.pending_hands:,} hands by all-in EV and AIVAT...", err=True)
+            echo(f"scoring the last {tally.pending_hands:,} hands by all-in EV and AIVAT...", err=True)
         code = print_result(result, spec.config.big_blind, kw["json_out"], tally, entry.final_hash)
     finally:
         if tally is not None:
@@ -416,7 +429,7 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
                                    "every table")
         cross = table
     elif settings.duplicate and not remote_duplicate:
-        click.echo("remote bots get fresh decks, not duplicate ones: a remote bot can remember a deal and would know "
+        echo("remote bots get fresh decks, not duplicate ones: a remote bot can remember a deal and would know "
                    "the other seats' cards when it is replayed (--remote-duplicate to deal duplicate anyway)", err=True)
         settings = settings.replace(duplicate=False)
     spec = _spec(settings, _match_id(kw), resolve_seed(kw["seed_file"]), cross)
@@ -426,7 +439,7 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
     sinks = _sinks(kw, entry)
 
     def announce(seat: RemoteSeat, peer: str, join: bot_pb2.Join) -> None:
-        click.echo(f"{seat.name} connected from {peer} as {printable(join.bot_name)!r} "
+        echo(f"{seat.name} connected from {peer} as {printable(join.bot_name)!r} "
                    f"({printable(join.language) or 'language not given'} {printable(join.bot_version)})".rstrip(),
                    err=True)
 
@@ -434,11 +447,11 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         limits = ServerLimits(watch_token=watch_token)
         setup = await prepare_match(spec, names, sinks, host=host, port=port, tls=tls, limits=limits)
         addresses = reachable_addresses(host, setup.server.port)
-        click.echo(f"referee listening on {', '.join(addresses)}; commitment {entry.commitment}")
+        echo(f"referee listening on {', '.join(addresses)}; commitment {entry.commitment}")
         for seat in setup.seats:
-            click.echo(f"  {seat.name}: ARENA_ADDRESS={addresses[0]} ARENA_TOKEN={seat.token}")
+            echo(f"  {seat.name}: ARENA_ADDRESS={addresses[0]} ARENA_TOKEN={seat.token}")
             seat.on_join = announce
-        click.echo(f"waiting up to {settings.connect_timeout_ms / 1000:.0f} s for {len(setup.seats)} bots to connect",
+        echo(f"waiting up to {settings.connect_timeout_ms / 1000:.0f} s for {len(setup.seats)} bots to connect",
                    err=True)
         try:
             return await play(setup)

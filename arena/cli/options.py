@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from arena.cli.output import secho
 from arena.ratings.blocks import RatingRules
 from arena.ratings.settings import RATING_SETTINGS, rules_with
 from arena.runner.bots import BotSpec
@@ -146,10 +147,10 @@ def sandbox_policy(no_sandbox: bool, settings: MatchSettings) -> SandboxPolicy:
         except SandboxError as exc:
             raise click.ClickException(str(exc)) from None
     else:
-        click.secho(UNSANDBOXED_WARNING, fg="yellow", err=True)
+        secho(UNSANDBOXED_WARNING, fg="yellow", err=True)
     policy = settings.sandbox_policy(not no_sandbox, binds)
     for note in host_warnings(policy):
-        click.secho(f"WARNING: {note}", fg="yellow", err=True)
+        secho(f"WARNING: {note}", fg="yellow", err=True)
     return policy
 
 

@@ -12,6 +12,7 @@ import click
 from arena.cli.exits import ArenaCommand
 from arena.cli.leaderboard import open_db
 from arena.cli.options import rating_options, rules_from_flags
+from arena.cli.output import echo
 from arena.publish import publish as publish_site
 from arena.publish.site import DEFAULT_TITLE
 from arena.records import queries
@@ -46,9 +47,9 @@ def publish(db_path: str, out_dir: str, title: str | None, event: str | None, ma
         db.close()
     index = result.index.resolve()
     board = result.board
-    click.echo(f"published {len(board.rows)} bots, {len(board.matches)} matches, {len(result.files)} files")
-    click.echo(f"index: {index}")
-    click.echo(f"open:  {index.as_uri()}")
+    echo(f"published {len(board.rows)} bots, {len(board.matches)} matches, {len(result.files)} files")
+    echo(f"index: {index}")
+    echo(f"open:  {index.as_uri()}")
 
 
 def _selection(db: Database, db_path: str, event: str | None, match_ids: tuple[str, ...]) -> list[str] | None:

@@ -9,6 +9,7 @@ import click
 
 from arena.cli.exits import ArenaCommand
 from arena.cli.leaderboard import DEFAULT_DB, open_db
+from arena.cli.output import echo
 from arena.ratings.estimators import ADJUSTED, Estimator, adjusted_payoffs
 from arena.ratings.sessions import bot_key
 from arena.records import RecordsDamaged, queries
@@ -71,29 +72,29 @@ def verify(db_path: str, match_ids: tuple[str, ...], commitment: str | None, fin
     for match_id in ids:
         result = verify_match(db, match_id, commitment, final)
         if result.pending is not None and result.ok:
-            click.echo(f"wait  {match_id}: not verifiable yet: {result.pending}; {_evidence(result)} hold")
+            echo(f"wait  {match_id}: not verifiable yet: {result.pending}; {_evidence(result)} hold")
         elif result.ok:
             checked += 1
             note = f"; incomplete: {result.incomplete}" if result.incomplete else ""
-            click.echo(f"ok    {match_id}: {result.hands} hands re-dealt from the seed, every card and chip "
+            echo(f"ok    {match_id}: {result.hands} hands re-dealt from the seed, every card and chip "
                        f"agrees{note}")
-            click.echo(f"      checked {_evidence(result)}")
+            echo(f"      checked {_evidence(result)}")
             for estimator in ADJUSTED:
                 try:
                     rescored = adjusted_summary(db, match_id, estimator)
                 except RecordsDamaged as exc:
                     rescored = f"{estimator.label}: not recomputed: {exc}"
                 if rescored:
-                    click.echo(f"      {rescored}")
+                    echo(f"      {rescored}")
         else:
             bad += 1
-            click.echo(f"FAIL  {match_id}: {len(result.problems)} problems")
+            echo(f"FAIL  {match_id}: {len(result.problems)} problems")
             for problem in result.problems[:20]:
-                click.echo(f"      {problem}")
+                echo(f"      {problem}")
             if len(result.problems) > 20:
-                click.echo(f"      ... and {len(result.problems) - 20} more")
+                echo(f"      ... and {len(result.problems) - 20} more")
     if not checked and not bad:
-        click.echo(f"nothing to verify in {db_path}: no match with a published seed", err=True)
+        echo(f"nothing to verify in {db_path}: no match with a published seed", err=True)
         raise SystemExit(1)
     raise SystemExit(1 if bad else 0)
 
@@ -111,7 +112,7 @@ def export(db_path: str, phh_dir: str, match_ids: tuple[str, ...]) -> None:
         for record in queries.hand_records(db, match_id):
             sink.hand_finished(record)
             count += 1
-    click.echo(f"wrote {count} hands under {Path(phh_dir).resolve()}")
+    echo(f"wrote {count} hands under {Path(phh_dir).resolve()}")
 
 
 COMMANDS = [verify, export]

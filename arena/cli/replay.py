@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from arena.cli.output import echo
 from arena.records.phh import PhhError, load
 from arena.records.replay import ReplayResult, replay_result
 
@@ -37,7 +38,7 @@ def replay(paths: tuple[str, ...], summary: bool) -> None:
         try:
             phh = load(path)
         except PhhError as exc:
-            click.echo(f"arena replay: {exc}", err=True)
+            echo(f"arena replay: {exc}", err=True)
             result = ReplayResult(False, None, str(exc))
             unreadable += 1
             status = 2
@@ -48,12 +49,12 @@ def replay(paths: tuple[str, ...], summary: bool) -> None:
             else:
                 bad += 1
                 status = max(status, 1)
-        click.echo(json.dumps(result.to_json(str(path))))
+        echo(json.dumps(result.to_json(str(path))))
     if ok + bad + unreadable == 0:
-        click.echo(f"arena replay: no .phh files found in {' '.join(paths)}", err=True)
+        echo(f"arena replay: no .phh files found in {' '.join(paths)}", err=True)
         status = 2
     if summary:
-        click.echo(f"{ok} ok, {bad} not ok, {unreadable} unreadable", err=True)
+        echo(f"{ok} ok, {bad} not ok, {unreadable} unreadable", err=True)
     sys.exit(status)
 
 

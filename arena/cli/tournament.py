@@ -25,6 +25,7 @@ from arena.cli.options import (
     settings_from_flags,
     settings_options,
 )
+from arena.cli.output import echo, secho
 from arena.deals import commitment
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.settings import rules_from_mapping
@@ -122,7 +123,7 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     try:
         executor = make_executor(config.executor, ray_address)
     except ExecutorError as exc:
-        click.secho(f"error: {exc}", fg="red", err=True)
+        secho(f"error: {exc}", fg="red", err=True)
         raise SystemExit(EXIT_ERROR) from None
     try:
         results = play_tournament(config, db, resume,
@@ -131,11 +132,11 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     except TournamentError as exc:
         raise ConfigurationError(str(exc)) from None
     except (ExecutorError, MatchesLost) as exc:
-        click.secho(f"error: {exc}; every finished hand is recorded: finish with arena tournament {config_path} "
+        secho(f"error: {exc}; every finished hand is recorded: finish with arena tournament {config_path} "
                     f"--db {db_path} --resume", fg="red", err=True)
         raise SystemExit(EXIT_ERROR) from None
     except KeyboardInterrupt:
-        click.secho(f"interrupted: every finished hand is recorded; finish with arena tournament {config_path} "
+        secho(f"interrupted: every finished hand is recorded; finish with arena tournament {config_path} "
                     f"--db {db_path} --resume", fg="yellow", err=True)
         raise SystemExit(EXIT_INTERRUPTED) from None
     finally:
@@ -145,7 +146,7 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
     if json_out:
         failures = [failure for result in results for failure in result.failures()]
         code = EXIT_BOT_FAILED if failures else EXIT_OK
-        click.echo(json.dumps({
+        echo(json.dumps({
             "summary": f"tournament {config.name}: {len(results)} matches played, {board.sessions} duplicate sessions"
                        + (f"; {len(failures)} bot failure(s)" if failures else ""),
             "exit_code": code, "tournament": config.name, "commitment": commitment(config.seed),
@@ -156,7 +157,7 @@ def tournament(config_path: str, db_path: str, resume: bool, show_progress: bool
         raise SystemExit(code)
     print_leaderboard(board, f"tournament {config.name}")
     for m in board.matches:  # each match's seal: arena verify --match ID --final HASH checks a copy against it
-        click.echo(f"final hash {m.match_id}: {m.final_hash or '(not sealed: ' + m.status + ')'}")
+        echo(f"final hash {m.match_id}: {m.final_hash or '(not sealed: ' + m.status + ')'}")
     raise SystemExit(report_failures(results))
 
 
@@ -164,7 +165,7 @@ def report_failures(results: list[MatchResult]) -> int:
     """Say loudly which bots never connected, crashed, forfeited or dropped out; the exit status that follows."""
     failures = [failure for result in results for failure in result.failures()]
     for failure in failures:
-        click.secho(f"error: {failure}", fg="red", err=True)
+        secho(f"error: {failure}", fg="red", err=True)
     return EXIT_BOT_FAILED if failures else EXIT_OK
 
 

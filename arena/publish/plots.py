@@ -25,6 +25,7 @@ from matplotlib.typing import RcKeyType
 
 from arena.ratings.stats import WinRate
 from arena.ratings.system import RatingPoint
+from arena.text import for_terminal
 
 RATING_LABEL = "rating (band: its uncertainty)"
 _STYLE: dict[RcKeyType, Any] = {
@@ -45,8 +46,9 @@ def short(name: str) -> str:
 
 
 def label(name: str) -> str:
-    """A bot name as plot text: shortened, and with ``$`` escaped so that matplotlib does not read it as maths."""
-    return short(name).replace("\\", "\\\\").replace("$", r"\$")
+    """A bot name as plot text: its control and direction characters made visible (arena.text), shortened, and
+    with ``$`` escaped so that matplotlib does not read it as maths."""
+    return short(for_terminal(name)).replace("\\", "\\\\").replace("$", r"\$")
 
 
 def colors(bots: Sequence[str]) -> dict[str, tuple[float, float, float, float]]:

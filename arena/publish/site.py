@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from arena import __version__
 from arena.publish import formatting
 from arena.publish.comparisons import comparison_page
 from arena.publish.hands import HandView, hand_view
-from arena.publish.slugs import unique_slugs
 from arena.ratings.blocks import DEFAULT_RULES, RatingRules
 from arena.ratings.estimators import Estimator, adjusted_payoffs
 from arena.ratings.leaderboard import (
@@ -42,6 +42,7 @@ from arena.records import queries
 from arena.records.db import Database
 from arena.records.queries import MatchInfo
 from arena.referee.status import MatchKind
+from arena.text import unique_slugs, visible_controls
 
 MANIFEST = ".arena-publish.json"
 HANDS_KEY = "hands.key"  # beside a finished match's hand pages: what they were made from (see _hands_key)
@@ -172,11 +173,20 @@ class BotProfile:
                 if n and k in FLAG_WORDS]
 
 
+def _visible(value: Any) -> Any:
+    """Every text a page shows has its control and direction characters made visible (arena.text), so a bot's
+    name cannot reverse the text after it; markup made by the templates and filters is left as it is."""
+    if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
+        return visible_controls(value)
+    return value
+
+
 def environment() -> jinja2.Environment:
     """The Jinja2 environment: templates from the package, autoescaping always on, undefined names an error."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("arena.publish", "templates"),
         autoescape=True,
+        finalize=_visible,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

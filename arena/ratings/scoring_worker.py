@@ -34,6 +34,7 @@ from arena.ratings.session_scoring import Changes, SessionJob, session_changes
 from arena.records import queries
 from arena.records.db import Database
 from arena.referee import DecisionRecord, HandRecord
+from arena.referee.status import DecisionHow
 
 log = logging.getLogger("arena.ratings.scoring")
 
@@ -69,7 +70,7 @@ def unpack(packed: Packed, configs: Sequence[TableConfig], match_id: str = "") -
                      for k, seat, street, amount, cards, all_in, pot in events),
         payoffs=payoffs, final_stacks=final,
         decisions=[DecisionRecord(seat=seat, participant=participant, request_id=0,
-                                  action=Action(ActionKind(kind), amount), elapsed_ms=0.0, how="ok",
+                                  action=Action(ActionKind(kind), amount), elapsed_ms=0.0, how=DecisionHow.OK,
                                   event_index=index,
                                   policy=tuple((Action(ActionKind(k), a), p) for k, a, p in policy))
                    for seat, participant, kind, amount, index, policy in decisions],

@@ -10,6 +10,7 @@ from arena.records.errors import RecordsDamaged
 from arena.records.phh import dump
 from arena.records.replay import hand_to_phh
 from arena.referee import HandRecord
+from arena.text import path_inside
 
 
 def _start(record: HandRecord) -> Hand:
@@ -54,7 +55,8 @@ def rebuild_hand(record: HandRecord) -> Hand:
 
 
 class PhhDirSink:
-    """A HandSink writing ``<dir>/<match>/<hand number>.phh``; seat names are the bots' names."""
+    """A HandSink writing ``<dir>/<match>/<hand number>.phh``, each part of the match id (split at ``/``) a slug
+    (arena.text), so no id can write outside ``dir``; seat names are the bots' names."""
 
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
@@ -63,6 +65,6 @@ class PhhDirSink:
         hand = rebuild_hand(record)
         extra = {"hand": record.hand_number, "event": f"arena match {record.match_id}", "table": record.table_id}
         phh = hand_to_phh(hand, players=list(record.names), extra=extra)
-        folder = self.directory / record.match_id
-        folder.mkdir(parents=True, exist_ok=True)
-        dump(phh, folder / f"{record.hand_number:06d}.phh")
+        path = path_inside(self.directory, *record.match_id.split("/"), f"{record.hand_number:06d}", suffix=".phh")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        dump(phh, path)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from arena.runner.sandbox import BotSandbox, SandboxPolicy
+from arena.text import TextLimitError, check_length
 
 
 class BotSpecError(ValueError):
@@ -30,6 +31,13 @@ class BotSpec:
     name: str
     command: str
     version: str = ""
+
+    def __post_init__(self) -> None:
+        try:
+            check_length(self.name, "name")
+            check_length(self.version, "version")
+        except TextLimitError as exc:
+            raise BotSpecError(str(exc)) from None
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:
@@ -118,7 +126,7 @@ class BotProcess:
     @property
     def private_folder(self) -> Path | None:
         """The sandbox's private folder (its /tmp), deleted when the process is stopped; None unsandboxed."""
-        return self._box.private if self._box is not None else None
+        return self._box.folder if self._box is not None else None
 
     @property
     def returncode(self) -> int | None:

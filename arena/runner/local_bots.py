@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.sandbox import SandboxPolicy
+from arena.text import file_name
 from arena.transport import convert
 
 if TYPE_CHECKING:
@@ -129,11 +130,11 @@ class LocalBots:
         """Start one process per bot for ``lane``, each with its seat's token."""
         socket = self.setup.server.socket_path
         assert socket is not None
-        match_id = self.setup.match.spec.match_id.replace("/", "_")
-        suffix = "" if len(self.setup.lanes) == 1 else f"-r{lane}"
+        match_id = self.setup.match.spec.match_id
         started = self.running.setdefault(lane, [])
         for participant, (bot, seat) in enumerate(zip(self.bots, self.setup.lanes[lane], strict=True)):
-            log_path = self.log_dir / f"{match_id}{suffix}-{bot.name}.log" if self.log_dir is not None else None
+            parts = (match_id, bot.name) if len(self.setup.lanes) == 1 else (match_id, f"r{lane}", bot.name)
+            log_path = self.log_dir / file_name(*parts, suffix=".log") if self.log_dir is not None else None
             process = BotProcess(bot, log_path, self.sandbox)
             self.setup.processes.append(process)
             started.append(process)

@@ -22,7 +22,7 @@ from arena.deals import derive_seed
 from arena.engine import TableConfig
 from arena.referee import ClockPolicy, GameRules, HandRecord, MatchKind, MatchResult, MatchSpec
 from arena.referee.game import RESET
-from arena.runner.bots import BotSpec
+from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.executor import (
     ExecutorKind,
     LocalExecutor,
@@ -180,7 +180,10 @@ def _bot(entry: Any, index: int, where: str) -> BotSpec:
     version = entry.get("version", "")
     if not isinstance(version, str | int | float) or isinstance(version, bool):
         raise TournamentError(f"{here}: version = {version!r}: expected text such as \"1.0\"")
-    return BotSpec(values[0], values[1], str(version))
+    try:
+        return BotSpec(values[0], values[1], str(version))
+    except BotSpecError as exc:
+        raise TournamentError(f"{here}: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structu
 from arena.referee import HandRecord
 from arena.referee.match import MatchResult
 from arena.referee.records import Decision, MixedAction
+from arena.text import for_terminal
 from arena.transport.pb import bot_pb2, poker_pb2
 
 PROTOCOL_VERSION = 1
@@ -178,7 +179,6 @@ def shown_hands(shown: dict[int, tuple[int, ...]], board: Sequence[int]) -> list
 
 
 def printable(text: str, limit: int = 64) -> str:
-    """Text a bot chose (its name, language, version) made safe for a log line: control characters escaped, so
-    no ANSI sequence or fake log line gets through, and cut to ``limit`` characters."""
-    safe = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}" for c in text)
-    return safe if len(safe) <= limit else safe[: limit - 1] + "…"
+    """Text a bot chose (its name, language, version) made safe for a log line: control and direction characters
+    escaped (arena.text.for_terminal), so no ANSI sequence or fake log line gets through; cut to ``limit``."""
+    return for_terminal(text, limit)

@@ -23,7 +23,6 @@ from arena.engine import Action, ActionKind, EventKind, Hand, TableConfig
 from arena.publish import formatting, plots, publish
 from arena.publish.hands import HandStateError, hand_steps
 from arena.publish.site import MANIFEST
-from arena.publish.slugs import slugify, unique_slugs
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.stats import WinRate
 from arena.ratings.system import RatingPoint
@@ -32,6 +31,7 @@ from arena.records.db import Database
 from arena.records.phh import load
 from arena.records.replay import replay_result
 from arena.referee import ClockPolicy, HandRecord
+from arena.text import slugify, unique_slugs
 from tests.publish.conftest import TITLE, Compared, Site
 from tests.publish.helpers import EVIL, SAMPLE_RULES, caller, cheat, play, raiser
 
