@@ -58,13 +58,14 @@ from arena.records import RecordsDamaged, RecordsError, queries
 from arena.records.comparisons import comparison, record_comparison, record_outcome
 from arena.records.db import Database
 from arena.records.ledger import Ledger
-from arena.referee import MatchKind, MatchResult, MatchStatus
+from arena.referee import MatchResult
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.compare import (
     ComparisonPlan,
     ComparisonRun,
     DealRound,
     RoundCollector,
+    open_comparison,
     plan_comparison,
     run_local_comparison,
 )
@@ -400,9 +401,7 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
 def _play(plan: ComparisonPlan, bots: list[BotSpec], keys: list[str], params: SprtParams, db: Database,
           db_path: str, log_dir: Path | None, quiet: bool, sandbox: SandboxPolicy,
           estimator: Estimator = Estimator.RAW) -> dict[str, Any]:
-    ledger = Ledger(db)
-    entries = [ledger.open(spec, [bots[pairing.first], bots[pairing.second]], MatchKind.COMPARE, plan.comparison_id)
-               for pairing, spec in zip(plan.pairings, plan.specs, strict=True)]
+    runs = open_comparison(plan, bots, Ledger(db), sandbox, log_dir=log_dir)
     bot_info = [{"key": k, "name": b.name, "version": b.version, "command": b.command} for k, b in zip(
         keys, bots, strict=True)]
     meta: dict[str, Any] = {"params": dataclasses.asdict(params), "bots": bot_info, "max_hands": plan.max_hands,
@@ -419,21 +418,13 @@ def _play(plan: ComparisonPlan, bots: list[BotSpec], keys: list[str], params: Sp
 
         collector = RoundCollector(plan, on_round, per_hand(estimator))
         run: ComparisonRun = asyncio.run(
-            run_local_comparison(plan, bots, collector, log_dir=log_dir, limits=LOCAL_LIMITS, sandbox=sandbox,
-                                 entries=entries)
+            run_local_comparison(plan, runs, collector, log_dir=log_dir, limits=LOCAL_LIMITS)
         )
         progress.update(status_line(test, collector.hands_played))
     errors = list(run.failures)
     if errors and log_dir is None:
         errors.append("run again with --log-dir DIR to keep each bot's output")
-    statuses = []
-    matches = []
-    for entry, result in zip(entries, run.results, strict=True):
-        # a comparison is never resumed: stopped by its verdict or by an error, its matches are over for good
-        status = MatchStatus.STOPPED if errors and not result.reason.over else result.reason
-        finished = entry.finish(dataclasses.replace(result, reason=status))
-        statuses.append(status)
-        matches.append(_match_json(finished, status, entry.final_hash))
+    matches = [_match_json(p.result, p.result.reason, p.final_hash) for p in run.played]
     report = build_report(
         test, comparison_id=plan.comparison_id, bots=bot_info, hands_per_round=plan.hands_per_round,
         hands_played=run.hands_played, max_hands=plan.max_hands, seed=plan.seed, errors=errors,

@@ -35,11 +35,14 @@ from arena.ratings.stats import WinRate
 from arena.ratings.tally import SessionTally
 from arena.records import LedgerError, queries
 from arena.records.db import Database
-from arena.records.ledger import Ledger, LedgerEntry
+from arena.records.ledger import Ledger
 from arena.records.phh_sink import PhhDirSink
 from arena.referee import GameKind, HandRecord, HandSink, MatchResult, MatchSpec
 from arena.runner.bots import BotSpec, BotSpecError
-from arena.runner.remote_match import play, prepare_match, run_local_match
+from arena.runner.executor import LocalExecutor, MatchJob
+from arena.runner.play import MatchRun
+from arena.runner.remote_executors import ServedExecutor
+from arena.runner.remote_match import MatchSetup
 from arena.runner.settings import SETTINGS, MatchSettings, SettingsError, resume_conflicts, settings_of
 from arena.text import for_terminal
 from arena.transport.convert import printable
@@ -96,16 +99,16 @@ def _spec(settings: MatchSettings, match_id: str, seed: str, seats: int = 0) -> 
         raise click.UsageError(str(exc)) from None
 
 
-def _sinks(kw: dict[str, Any], entry: LedgerEntry) -> list[HandSink]:
-    """Where each hand goes: the match's ledger entry (the database, when there is one), PHH files if asked."""
-    return [entry, PhhDirSink(kw["phh_dir"])] if kw["phh_dir"] else [entry]
+def _sinks(kw: dict[str, Any]) -> list[HandSink]:
+    """Where each hand goes besides the match's ledger entry: PHH files, if asked."""
+    return [PhhDirSink(kw["phh_dir"])] if kw["phh_dir"] else []
 
 
-def _open(ledger: Ledger, spec: MatchSpec, bots: Sequence[BotSpec], resume: bool = False) -> LedgerEntry:
-    """The match's entry in the ledger; a refusal (a match recorded already, one to resume that is not there or is
+def _open(ledger: Ledger, job: MatchJob, resume: bool = False) -> MatchRun:
+    """The match open in the ledger; a refusal (a match recorded already, one to resume that is not there or is
     over, other bots) is an error in words."""
     try:
-        return ledger.open(spec, bots, resume=resume)
+        return MatchRun(ledger, job, resume=resume)
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -297,12 +300,11 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
         spec = _resumed(db, match_id, specs, settings)
     else:
         spec = _spec(settings, match_id, resolve_seed(kw["seed_file"]))
-    ledger = Ledger(db)
-    entry = _open(ledger, spec, specs, resume)  # a resume is verified before it plays
-    sinks = _sinks(kw, entry)
-    recorded = entry.played
+    job = MatchJob(spec, tuple(specs), sandbox=sandbox.hiding(kw["seed_file"]),
+                   log_dir=Path(log_dir) if log_dir else None)
+    run = _open(Ledger(db), job, resume)  # a resume is verified before it plays
+    recorded = run.entry.played
     total = spec.hands_planned(len(specs))
-    sandbox = sandbox.hiding(*ledger.hidden, kw["seed_file"])
     tally = None if spec.game.is_game else match_tally(spec, len(specs), db)
     try:
         if tally is not None and db is not None and recorded:
@@ -323,18 +325,17 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
                 live.update(lambda: live_line(tally, names, total, started))  # made only when shown
 
             try:
-                result = asyncio.run(run_local_match(spec, specs, sinks, Path(log_dir) if log_dir else None,
-                                                     on_hand=hand_done, recorded=recorded, sandbox=sandbox,
-                                                     history=entry.history))
+                result = asyncio.run(run.play(LocalExecutor(), _sinks(kw), hand_done))
             except KeyboardInterrupt:
                 secho(f"interrupted: {played[0]} hands recorded" + (
                     f"; finish with --resume --db {db.path} --match-id {spec.match_id}" if db is not None else ""),
                     err=True, fg="yellow")
                 raise SystemExit(EXIT_INTERRUPTED) from None
-        result = entry.finish(result)  # the whole match's, the part played before a resume added in
+        played_match = run.finish(result)  # the whole match's, the part played before a resume added in
         if tally is not None and tally.pending_hands >= SCORING_NOTICE_HANDS and not kw["json_out"]:
             echo(f"scoring the last {tally.pending_hands:,} hands by all-in EV and AIVAT...", err=True)
-        code = print_result(result, spec.config.big_blind, kw["json_out"], tally, entry.final_hash)
+        code = print_result(played_match.result, spec.config.big_blind, kw["json_out"], tally,
+                            played_match.final_hash)
     finally:
         if tally is not None:
             tally.close()
@@ -435,53 +436,36 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
     spec = _spec(settings, _match_id(kw), resolve_seed(kw["seed_file"]), cross)
     tls = (Path(tls_key).read_bytes(), Path(tls_cert).read_bytes()) if tls_cert and tls_key else None
     db = open_db(kw["db_path"], create=True) if kw["db_path"] else None
-    entry = _open(Ledger(db), spec, [BotSpec(n, "") for n in names])
-    sinks = _sinks(kw, entry)
+    run = _open(Ledger(db), MatchJob(spec, tuple(BotSpec(n, "") for n in names)))
 
     def announce(seat: RemoteSeat, peer: str, join: bot_pb2.Join) -> None:
         echo(f"{seat.name} connected from {peer} as {printable(join.bot_name)!r} "
                    f"({printable(join.language) or 'language not given'} {printable(join.bot_version)})".rstrip(),
                    err=True)
 
-    async def serve_match() -> MatchResult:
-        limits = ServerLimits(watch_token=watch_token)
-        setup = await prepare_match(spec, names, sinks, host=host, port=port, tls=tls, limits=limits)
+    def ready(setup: MatchSetup) -> None:
         addresses = reachable_addresses(host, setup.server.port)
-        echo(f"referee listening on {', '.join(addresses)}; commitment {entry.commitment}")
+        echo(f"referee listening on {', '.join(addresses)}; commitment {run.entry.commitment}")
         for seat in setup.seats:
             echo(f"  {seat.name}: ARENA_ADDRESS={addresses[0]} ARENA_TOKEN={seat.token}")
             seat.on_join = announce
         echo(f"waiting up to {settings.connect_timeout_ms / 1000:.0f} s for {len(setup.seats)} bots to connect",
-                   err=True)
-        try:
-            return await play(setup)
-        finally:
-            await setup.server.stop()
+             err=True)
 
+    executor = ServedExecutor(host, port, tls, ServerLimits(watch_token=watch_token), ready)
     tally = None if spec.game.is_game else match_tally(spec, len(names), db)
-    if tally is not None:
-        sinks.append(TallySink(tally))  # after the database: a session's hands are in it when the tally hears
     try:
-        try:
-            result = asyncio.run(serve_match())
+        try:  # the tally hears of a hand after the database has it: the scoring worker reads it back from there
+            result = asyncio.run(run.play(executor, _sinks(kw), tally.add if tally is not None else None))
         except ServerError as exc:
             raise click.ClickException(str(exc)) from None
-        result = entry.finish(result)
-        code = print_result(result, spec.config.big_blind, kw["json_out"], tally, entry.final_hash)
+        played_match = run.finish(result)
+        code = print_result(played_match.result, spec.config.big_blind, kw["json_out"], tally,
+                            played_match.final_hash)
     finally:
         if tally is not None:
             tally.close()
     raise SystemExit(code)
-
-
-class TallySink:
-    """A HandSink that adds every finished hand to a ``SessionTally``."""
-
-    def __init__(self, tally: SessionTally) -> None:
-        self.tally = tally
-
-    def hand_finished(self, record: HandRecord) -> None:
-        self.tally.add(record)
 
 
 def _logging(verbosity: int) -> None:

@@ -65,8 +65,8 @@ class AdminServicer(league_pb2_grpc.LeagueAdminServicer):
             bots=[league_pb2.ConnectedBot(name=m.name, version=m.version, peer=m.peer, playing=len(m.seats),
                                           matches=m.matches)
                   for m in sorted(host.members.values(), key=lambda m: m.name) if m.live],
-            live=[league_pb2.LiveMatch(match_id=match_id, bots=list(live.bots), hands_played=live.match.hands_played,
-                                       hands_total=live.match.hands_total)
+            live=[league_pb2.LiveMatch(match_id=match_id, bots=list(live.bots), hands_played=live.hands_played,
+                                       hands_total=live.hands_total)
                   for match_id, live in sorted(host.live.items())],
         )
 

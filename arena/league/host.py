@@ -31,10 +31,13 @@ from arena.ratings.league_ratings import LeagueRatings
 from arena.ratings.sessions import bot_key, load_sessions
 from arena.records import queries
 from arena.records.db import Database
-from arena.records.ledger import Ledger, LedgerEntry
+from arena.records.ledger import Ledger
 from arena.records.registry import RegisteredBot, Registry, RegistryError
 from arena.referee import Match, MatchKind, MatchResult, MatchStatus
 from arena.runner.bots import BotSpec
+from arena.runner.executor import MatchControl, MatchJob
+from arena.runner.play import MatchRun
+from arena.runner.remote_executors import SeatedExecutor
 from arena.runner.remote_match import remote_seats
 from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
@@ -143,12 +146,23 @@ class Member:
 
 @dataclass(slots=True)
 class LiveMatch:
-    """A match being played."""
+    """A match being played (its ``match`` made once its task plays it), and how to stop it."""
 
-    match: Match
     bots: tuple[str, ...]
-    entry: LedgerEntry
+    planned: int  # the most hands it can last, until it is made
+    control: MatchControl = field(default_factory=MatchControl)
+    match: Match | None = None
     started: float = field(default_factory=time.time)
+
+    @property
+    def hands_played(self) -> int:
+        """Hands finished so far."""
+        return self.match.hands_played if self.match is not None else 0
+
+    @property
+    def hands_total(self) -> int:
+        """Hands the match plays in all (a game's: the most it can last until it is over)."""
+        return self.match.hands_total if self.match is not None else self.planned
 
 
 class LeagueHost:
@@ -235,7 +249,7 @@ class LeagueHost:
         """Stop the matches being played (their finished hands are recorded) and stop serving."""
         self._stopping = True
         for live in self.live.values():
-            live.match.stop()
+            live.control.stop.set()
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=30)
         await self.server.stop(grace_s)
@@ -353,32 +367,36 @@ class LeagueHost:
         members = [self.members[name] for name in names]
         versions = [m.version for m in members]
         [seats] = remote_seats(spec, names, token=str)
-        entry = self.ledger.open(spec, [BotSpec(n, "", v) for n, v in zip(names, versions, strict=True)],
-                                 MatchKind.LEAGUE, self.config.name)
-        match = Match(spec, list(zip(names, seats, strict=True)), [entry, self.server.directory.sink(match_id)],
-                      versions)
-        self.server.add_match(match, seats)
+        bots = tuple(BotSpec(n, "", v) for n, v in zip(names, versions, strict=True))
+        run = MatchRun(self.ledger, MatchJob(spec, bots), MatchKind.LEAGUE, self.config.name)
+        live = self.live[match_id] = LiveMatch(names, spec.hands_planned(len(names)))
         for member, seat in zip(members, seats, strict=True):
             member.seats.add(seat)
-            session = member.session
-            assert session is not None
-            seat.adopt(session, member.peer)
-        self.live[match_id] = LiveMatch(match, names, entry)
-        task = asyncio.create_task(self._play(match_id, match, entry, members, seats))
+
+        def seated(match: Match) -> None:  # the match made: its seats served, and played by the members' streams
+            live.match = match
+            self.server.add_match(match, seats)
+            self.server.directory.set_status(match_id, arena_pb2.MATCH_STATUS_RUNNING)
+            for member, seat in zip(members, seats, strict=True):
+                if member.session is not None:  # one that left meanwhile takes its seat over when it joins again
+                    seat.adopt(member.session, member.peer)
+
+        executor = SeatedExecutor(seats, [self.server.directory.sink(match_id)], seated, MatchStatus.INTERRUPTED)
+        task = asyncio.create_task(self._play(match_id, run, executor, live, members, seats))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         log.info("match %s: %s", match_id, " vs ".join(names))
         return match_id
 
-    async def _play(self, match_id: str, match: Match, entry: LedgerEntry, members: list[Member],
-                    seats: list[RemoteSeat]) -> None:
+    async def _play(self, match_id: str, run: MatchRun, executor: SeatedExecutor, live: LiveMatch,
+                    members: list[Member], seats: list[RemoteSeat]) -> None:
         directory = self.server.directory
-        directory.set_status(match_id, arena_pb2.MATCH_STATUS_RUNNING)
         try:
-            result = await match.run()
+            result = await run.play(executor, control=live.control)
         except Exception:
             log.exception("match %s failed", match_id)
-            directory.set_status(match_id, arena_pb2.MATCH_STATUS_ABORTED)
+            if live.match is not None:
+                directory.set_status(match_id, arena_pb2.MATCH_STATUS_ABORTED)
             raise
         finally:
             now = time.time()
@@ -388,9 +406,7 @@ class LeagueHost:
                 member.waiting_since = now
                 member.matches += 1
             self.live.pop(match_id, None)
-        if self._stopping and not result.reason.over:  # the host is shutting down: the match will not go on
-            result = dataclasses.replace(result, reason=MatchStatus.INTERRUPTED)
-        result = entry.finish(result)
+        result = run.finish(result).result
         directory.set_status(match_id, arena_pb2.MATCH_STATUS_FINISHED if result.reason.over
                              else arena_pb2.MATCH_STATUS_ABORTED)
         if result.reason.over:

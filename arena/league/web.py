@@ -168,8 +168,8 @@ class LeagueSite:
 
     def _live_rows(self) -> list[dict[str, Any]]:
         now = time.time()
-        return [{"match_id": match_id, "bots": list(m.bots), "hands_played": m.match.hands_played,
-                 "hands_total": m.match.hands_total, "running_s": round(now - m.started, 1)}
+        return [{"match_id": match_id, "bots": list(m.bots), "hands_played": m.hands_played,
+                 "hands_total": m.hands_total, "running_s": round(now - m.started, 1)}
                 for match_id, m in sorted(self.host.live.items())]
 
     def _bot_rows(self) -> list[dict[str, Any]]:

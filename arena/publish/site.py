@@ -22,6 +22,7 @@ import jinja2
 import markupsafe
 
 from arena import __version__
+from arena.engine.units import mbb_per_hand
 from arena.publish import formatting
 from arena.publish.comparisons import comparison_page
 from arena.publish.hands import HandView, hand_view
@@ -207,7 +208,7 @@ def environment() -> jinja2.Environment:
 
 
 def _mbb(net: int, big_blind: int, hands: int) -> float | None:
-    return 1000.0 * net / big_blind / hands if hands else None
+    return mbb_per_hand(net, big_blind, hands) if hands else None
 
 
 def _settings(info: MatchInfo, policy: dict[str, Any], bots: int) -> list[tuple[str, str]]:

@@ -33,6 +33,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from arena.deals.fold import mbb_per_hand
 from arena.ratings.estimators import Estimator
 from arena.ratings.sessions import Session
 
@@ -105,7 +106,7 @@ class RatingGame:
 
     def mbb_per_hand(self, bot: str) -> float:
         """The bot's result over the block, in thousandths of a big blind per hand."""
-        return 1000.0 * self.chips[bot] / self.big_blind / self.hands[bot]
+        return mbb_per_hand(self.chips[bot], self.big_blind, self.hands[bot])
 
 
 def places_by_result(results: Mapping[str, float], margin: float) -> dict[str, int]:
@@ -139,7 +140,7 @@ def _block(sessions: Sequence[Session], order: int, margin: float) -> RatingGame
             chips[bot] = chips.get(bot, 0.0) + value
             hands[bot] = hands.get(bot, 0) + session.hands[bot]
     first = sessions[0]
-    rates = {bot: 1000.0 * chips[bot] / first.big_blind / hands[bot] for bot in chips}
+    rates = {bot: mbb_per_hand(chips[bot], first.big_blind, hands[bot]) for bot in chips}
     return RatingGame(first.match_id, first.deal, len(sessions), order, first.big_blind, chips, hands,
                       places_by_result(rates, margin))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arena.ratings.cross import cross_table_scores
+from arena.deals.fold import fold_session, mbb_per_hand
 from arena.ratings.estimators import ADJUSTED, per_hand
 from arena.referee import HandRecord
 
@@ -43,12 +43,6 @@ def session_changes(records: Iterable[HandRecord], job: SessionJob, big_blind: i
         for hand in ordered:
             expected = scored(hand)
             deltas.append((hand.seating, [e - r for e, r in zip(expected, hand.payoffs, strict=True)]))
-        if cross_table:
-            by_player = cross_table_scores(deltas)
-        else:
-            by_player = dict.fromkeys(players, 0.0)
-            for seating, change in deltas:
-                for seat, participant in enumerate(seating):
-                    by_player[participant] += change[seat]
-        out.append(tuple(1000.0 * by_player.get(p, 0.0) / big_blind / job.hands[p] for p in players))
+        by_player, _ = fold_session(deltas, cross_table)
+        out.append(tuple(mbb_per_hand(by_player.get(p, 0.0), big_blind, job.hands[p]) for p in players))
     return tuple(out)

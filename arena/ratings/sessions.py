@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arena.ratings.cross import cross_table_scores
+from arena.deals.fold import fold_session, mbb_per_hand
 from arena.ratings.estimators import Estimator, adjusted_payoffs
 from arena.ratings.games import game_places
 from arena.records import queries
@@ -43,7 +43,7 @@ class Session:
 
     def mbb_per_hand(self, bot: str) -> float:
         """The bot's win rate in this session, in thousandths of a big blind per hand."""
-        return 1000.0 * self.chips[bot] / self.big_blind / self.hands[bot]
+        return mbb_per_hand(self.chips[bot], self.big_blind, self.hands[bot])
 
     def places(self) -> dict[str, int]:
         """Each bot's place by its total chips over the session's rotations: 0 for the most; equal totals share a
@@ -87,17 +87,9 @@ def load_sessions(db: Database, match_ids: list[str] | None = None, complete_onl
             session.complete = len({h.rotation for h in hands}) == per_deal
             if not session.complete and complete_only:
                 continue
-            if cross:
-                scores = cross_table_scores((h.seating, payoffs(h)) for h in hands)
-                session.chips = {names[p]: score for p, score in scores.items()}
-                session.hands = {names[p]: 1 for p in scores}
-            else:
-                for hand in hands:
-                    chips = payoffs(hand)
-                    for seat, participant in enumerate(hand.seating):
-                        bot = names[participant]
-                        session.chips[bot] = session.chips.get(bot, 0) + chips[seat]
-                        session.hands[bot] = session.hands.get(bot, 0) + 1
+            chips, count = fold_session(((h.seating, payoffs(h)) for h in hands), cross)
+            session.chips = {names[p]: value for p, value in chips.items()}
+            session.hands = {names[p]: n for p, n in count.items()}
             session.order = len(sessions)
             sessions.append(session)
     return sessions

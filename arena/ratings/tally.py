@@ -10,8 +10,8 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple, Protocol
 
+from arena.deals.fold import fold_session, mbb_per_hand
 from arena.ratings.allin import runout_point
-from arena.ratings.cross import cross_table_scores
 from arena.ratings.estimators import ADJUSTED, Estimator
 from arena.ratings.session_scoring import Changes, SessionJob, session_changes
 from arena.ratings.stats import RunningRate, WinRate, win_rate
@@ -93,7 +93,6 @@ class SessionTally:
         self.cross_table = cross_table
         self.scorer: Scorer = scorer if scorer is not None else InlineScorer(big_blind, cross_table)
         self.hands = 0
-        self._open: dict[int, tuple[list[float], list[int]]] = {}  # deal -> (chips, hands) per participant
         self._hands_of: dict[int, list[HandRecord | _Played]] = {}  # deal -> its hands so far (across tables)
         self._samples = [array("d") for _ in range(participants)]  # raw mbb/hand, one per session played
         self._adjusted = {e: [array("d") for _ in range(participants)] for e in ADJUSTED}  # NaN until scored
@@ -104,10 +103,6 @@ class SessionTally:
     def add(self, record: HandRecord) -> None:
         """One finished hand."""
         self.hands += 1
-        chips, hands = self._open.setdefault(record.deal, ([0.0] * self.participants, [0] * self.participants))
-        for seat, participant in enumerate(record.seating):
-            chips[participant] += record.payoffs[seat]
-            hands[participant] += 1
         # a deal waits here for its other rotations, played after all of this one's deals (a local match plays
         # its rotations one after the other): keep only what its session needs of each hand. When the scorer reads
         # hands back, its number, seats and payoffs; else the hand for the estimators (its events only if all-in EV
@@ -121,28 +116,24 @@ class SessionTally:
             kept = dataclasses.replace(record, events=())
         played = self._hands_of.setdefault(record.deal, [])
         played.append(kept)
-        if self.cross_table:
-            if len(played) < self.rotations:
-                return
-            for participant, score in cross_table_scores((h.seating, h.payoffs) for h in played).items():
-                chips[participant] = score
-        if sum(hands) >= self.rotations * len(record.seating):
-            del self._open[record.deal]
-            del self._hands_of[record.deal]
-            places = []
-            for p in range(self.participants):
-                if hands[p]:
-                    places.append((p, len(self._samples[p])))
-                    sample = 1000.0 * chips[p] / self.big_blind / hands[p]
-                    self._samples[p].append(sample)
-                    self._session_hands[p] += hands[p]
-                    self._running[p].add(sample, hands[p])
-                    for adjusted in self._adjusted.values():
-                        adjusted[p].append(math.nan)
-            self._waiting.append(tuple(places))
-            records = [h for h in played if isinstance(h, HandRecord)]
-            self.scorer.submit(SessionJob(tuple(h.hand_number for h in played), tuple(hands)), records)
-            self._collect(wait=False)
+        if len(played) < self.rotations:
+            return
+        del self._hands_of[record.deal]
+        chips, hands = fold_session(((h.seating, h.payoffs) for h in played), self.cross_table)
+        places = []
+        for p in sorted(chips):
+            places.append((p, len(self._samples[p])))
+            sample = mbb_per_hand(chips[p], self.big_blind, hands[p])
+            self._samples[p].append(sample)
+            self._session_hands[p] += hands[p]
+            self._running[p].add(sample, hands[p])
+            for adjusted in self._adjusted.values():
+                adjusted[p].append(math.nan)
+        self._waiting.append(tuple(places))
+        records = [h for h in played if isinstance(h, HandRecord)]
+        job = SessionJob(tuple(h.hand_number for h in played), tuple(hands.get(p, 0) for p in range(self.participants)))
+        self.scorer.submit(job, records)
+        self._collect(wait=False)
 
     def _collect(self, wait: bool) -> None:
         """Put the scorer's changes into the adjusted samples: an adjusted sample is the raw one plus the change."""

@@ -22,6 +22,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from arena.deals import commitment as seed_commitment
+from arena.engine.units import mbb_per_hand
 from arena.records.audit import (
     ChainAudit,
     chain_entries,
@@ -377,7 +378,7 @@ def _sums(db: Database, match_id: str, contestants: Sequence[Contestant],
         count: Mapping[str, int] = {k: n for (p, k), (n, _) in how.items() if p == index}
         out.append(ParticipantResult(
             name=contestant.name, version=contestant.version, net=net, hands=hands,
-            mbb_per_hand=1000.0 * net / big_blind / hands if hands else 0.0, decisions=decisions,
+            mbb_per_hand=mbb_per_hand(net, big_blind, hands), decisions=decisions,
             mean_think_ms=sum(ms for _, ms in asked) / decisions if decisions else 0.0,
             violations=violations.get(index, 0), timeouts=count.get(DecisionHow.TIMEOUT, 0),
             illegal=count.get(DecisionHow.ILLEGAL, 0), absent=count.get(DecisionHow.ABSENT, 0),

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from arena.deals import DealPlan, commitment, cross_table_plan, deck_for_hand, duplicate_plan, policy_draw, rotations
 from arena.engine import ConfigError, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
+from arena.engine.units import mbb_per_hand
 from arena.referee.clock import BotClock, ClockPolicy
 from arena.referee.game import RESET, Game, GameHand, GameResult, GameRules
 from arena.referee.gate import TableGate
@@ -161,7 +162,7 @@ class ParticipantResult:
         net = self.net + earlier.net
         think = self.mean_think_ms * self.decisions + earlier.mean_think_ms * earlier.decisions
         return dataclasses.replace(
-            self, net=net, hands=hands, mbb_per_hand=1000.0 * net / big_blind / hands if hands else 0.0,
+            self, net=net, hands=hands, mbb_per_hand=mbb_per_hand(net, big_blind, hands),
             decisions=decisions, mean_think_ms=think / decisions if decisions else 0.0,
             violations=self.violations + earlier.violations, timeouts=self.timeouts + earlier.timeouts,
             illegal=self.illegal + earlier.illegal, absent=self.absent + earlier.absent,
@@ -567,7 +568,7 @@ class Match:
                 version=p.version,
                 net=p.net,
                 hands=p.hands,
-                mbb_per_hand=(1000.0 * p.net / big_blind / p.hands) if p.hands else 0.0,
+                mbb_per_hand=mbb_per_hand(p.net, big_blind, p.hands),
                 decisions=p.decisions,
                 mean_think_ms=(1000.0 * p.think_s / p.decisions) if p.decisions else 0.0,
                 violations=p.violations,

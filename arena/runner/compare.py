@@ -25,17 +25,21 @@ do): it plays, counts and stops.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.deals.fold import Hand, fold_session, mbb_per_hand
 from arena.engine import TableConfig
-from arena.referee import ClockPolicy, HandRecord, HandSink, Match, MatchResult, MatchSpec, MatchStatus
+from arena.referee import ClockPolicy, HandRecord, HandSink, Match, MatchKind, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec
 from arena.runner.compare_schedule import blocks, merged, phases, skipped
-from arena.runner.executor import LocalExecutor, MatchControl, MatchExecutor, MatchJob, MatchWriter
+from arena.runner.executor import LocalExecutor, MatchControl, MatchExecutor, MatchJob
+from arena.runner.ledger import MatchLedger
+from arena.runner.play import MatchRun, Played
 from arena.runner.sandbox import SandboxPolicy, check_sandbox
 from arena.transport.server import ServerLimits
 
@@ -155,7 +159,7 @@ class RoundCollector:
         self.stopped = False
         self.decided = False
         self._index = {p.match_id: i for i, p in enumerate(plan.pairings)}
-        self._open: list[dict[int, list[float]]] = [{} for _ in plan.pairings]  # deal -> [chips, hands]
+        self._open: list[dict[int, list[Hand]]] = [{} for _ in plan.pairings]  # deal -> its hands so far
         self._next_deal = 0
         self._matches: list[Match] = []
         self._stops: list[asyncio.Event] = []
@@ -182,20 +186,19 @@ class RoundCollector:
         if index is None:
             raise KeyError(f"hand of match {record.match_id!r}, which is not part of {self.plan.comparison_id}")
         self.hands_played += 1
-        seat = record.seating.index(0)  # where participant 0 (the pairing's first bot) sat in this hand
-        entry = self._open[index].setdefault(record.deal, [0.0, 0])
-        entry[0] += self.payoffs(record)[seat]
-        entry[1] += 1
+        self._open[index].setdefault(record.deal, []).append((record.seating, self.payoffs(record)))
         self._complete_rounds()
 
     def _session_mbb(self, index: int, deal: int) -> tuple[float, int]:
-        chips, hands = self._open[index].pop(deal)
-        return 1000.0 * chips / self.plan.big_blind / hands, int(hands)
+        """The pairing's first bot's (participant 0's) mbb/hand over the deal, and the deal's hands."""
+        hands = self._open[index].pop(deal)
+        chips, count = fold_session(hands)
+        return mbb_per_hand(chips[0], self.plan.big_blind, count[0]), len(hands)
 
     def _complete_rounds(self) -> None:
         deal = self._next_deal
         while not self.stopped and all(
-            self._open[i].get(deal, (0, 0))[1] >= ROTATIONS for i in range(len(self.plan.pairings))
+            len(self._open[i].get(deal, ())) >= ROTATIONS for i in range(len(self.plan.pairings))
         ):
             sessions = [self._session_mbb(i, deal) for i in range(len(self.plan.pairings))]
             rates = [rate for rate, _ in sessions]
@@ -223,6 +226,7 @@ class ComparisonRun:
     hands_played: int
     seconds: float
     failures: list[str] = field(default_factory=list)
+    played: list[Played] = field(default_factory=list)  # each match finished in its ledger (commitment, final hash)
 
 
 async def run_matches(matches: Sequence[Match], collector: RoundCollector) -> ComparisonRun:
@@ -234,30 +238,37 @@ async def run_matches(matches: Sequence[Match], collector: RoundCollector) -> Co
     return ComparisonRun(list(results), collector.rounds, collector.hands_played, time.monotonic() - started)
 
 
-async def run_local_comparison(
-    plan: ComparisonPlan,
-    bots: Sequence[BotSpec],
-    collector: RoundCollector,
-    sinks: Sequence[HandSink] = (),
-    log_dir: Path | None = None,
-    cwd: Path | None = None,
-    limits: ServerLimits | None = None,
-    sandbox: SandboxPolicy | None = None,
-    executor: MatchExecutor | None = None,
-    entries: Sequence[HandSink] = (),
-) -> ComparisonRun:
-    """Play the comparison with ``executor`` (here by default: a referee on a private local socket per match and
-    sandboxed processes of each bot command), block of deals by block and phase by phase (arena.runner.
-    compare_schedule), so that no bot ever has two processes alive that see the same deals; each hand is written by
-    the one writer to its match's ledger entry (``entries``, one per match of the plan, in its order) and to
-    ``sinks``, and counted by the collector, until the collector's test decides, a bot dies or the hands run out.
+def open_comparison(plan: ComparisonPlan, bots: Sequence[BotSpec], ledger: MatchLedger,
+                    sandbox: SandboxPolicy | None = None, cwd: Path | None = None,
+                    log_dir: Path | None = None) -> list[MatchRun]:
+    """Open each match of the comparison in the ``ledger``, in the plan's order (before its roles are recorded).
     ``bots`` are the candidate, the baseline, then the reference bots, as in the plan."""
     if len(bots) != 2 + plan.references:
         raise ValueError(f"the plan has {plan.references} reference bots but {len(bots) - 2} were given")
-    if entries and len(entries) != len(plan.pairings):
-        raise ValueError(f"the plan has {len(plan.pairings)} matches but {len(entries)} ledger entries were given")
     policy = sandbox if sandbox is not None else SandboxPolicy()
-    if policy.enabled:
+    return [MatchRun(ledger, MatchJob(spec, (bots[p.first], bots[p.second]), cwd=cwd or Path.cwd(), sandbox=policy,
+                                      log_dir=log_dir), MatchKind.COMPARE, plan.comparison_id)
+            for p, spec in zip(plan.pairings, plan.specs, strict=True)]
+
+
+async def run_local_comparison(
+    plan: ComparisonPlan,
+    runs: Sequence[MatchRun],
+    collector: RoundCollector,
+    sinks: Sequence[HandSink] = (),
+    log_dir: Path | None = None,
+    limits: ServerLimits | None = None,
+    executor: MatchExecutor | None = None,
+) -> ComparisonRun:
+    """Play the comparison with ``executor`` (here by default: a referee on a private local socket per match and
+    sandboxed processes of each bot command), block of deals by block and phase by phase (arena.runner.
+    compare_schedule), so that no bot ever has two processes alive that see the same deals. Each match (``runs``,
+    opened by ``open_comparison``) is finished in its ledger at the end (a comparison is never resumed: stopped by
+    its verdict or by an error, its matches are over for good); each hand is written to its match's entry, then to
+    ``sinks``, and counted by the collector, until the collector's test decides, a bot dies or the hands run out."""
+    if len(runs) != len(plan.pairings):
+        raise ValueError(f"the plan has {len(plan.pairings)} matches but {len(runs)} were opened")
+    if any(run.job.sandbox.enabled for run in runs):
         check_sandbox()
     executor = executor or LocalExecutor(limits)
     started = time.monotonic()
@@ -274,27 +285,25 @@ async def run_local_comparison(
                     break
                 controls = [MatchControl(on_crash=crashed) for _ in phase]
                 collector.attach_stops([control.stop for control in controls])
-                jobs = []
+                halves = []
                 for half in phase:
-                    pairing, spec = plan.pairings[half.match], plan.specs[half.match]
-                    jobs.append(MatchJob(spec, (bots[pairing.first], bots[pairing.second]),
-                                         skipped(spec, deals, half.rotation), cwd or Path.cwd(), policy,
-                                         log_dir or Path(scratch)))
+                    run = runs[half.match]
+                    halves.append(dataclasses.replace(run.job, recorded=skipped(run.job.spec, deals, half.rotation),
+                                                      log_dir=log_dir or Path(scratch)))
                 results = await asyncio.gather(*(
-                    executor.play(job, MatchWriter([*entries[half.match:half.match + 1], *sinks],
-                                             on_hand=collector.hand_finished), control)
-                    for half, job, control in zip(phase, jobs, controls, strict=True)))
-                for half, job, result in zip(phase, jobs, results, strict=True):
+                    runs[half.match].play(executor, sinks, collector.hand_finished, control, part=job)
+                    for half, job, control in zip(phase, halves, controls, strict=True)))
+                for half, job, result in zip(phase, halves, results, strict=True):
                     parts[half.match].append((result, len(job.recorded)))
                     if result.reason is MatchStatus.NO_SHOW:  # a bot that cannot play ends the comparison
                         collector.stop()
             if collector.stopped:
                 break
-    merged_results = [
-        merged(spec, played, [(bots[p.first].name, bots[p.first].version), (bots[p.second].name,
-                                                                             bots[p.second].version)],
-               MatchStatus.STOPPED)
-        for p, spec, played in zip(plan.pairings, plan.specs, parts, strict=True)]
+    merged_results = [merged(run.job.spec, played, [(bot.name, bot.version) for bot in run.job.bots],
+                             MatchStatus.STOPPED) for run, played in zip(runs, parts, strict=True)]
     failures = [failure for result in merged_results for failure in result.failures()]
-    return ComparisonRun(merged_results, collector.rounds, collector.hands_played, time.monotonic() - started,
-                         failures)
+    played = [run.finish(dataclasses.replace(result, reason=MatchStatus.STOPPED) if failures and not
+                         result.reason.over else result)
+              for run, result in zip(runs, merged_results, strict=True)]
+    return ComparisonRun([p.result for p in played], collector.rounds, collector.hands_played,
+                         time.monotonic() - started, failures, played)

@@ -92,8 +92,6 @@ class MatchExecutor(Protocol):
     """Plays matches; ``play`` hands every finished hand to ``sink`` (in the caller's process and event loop) and
     returns the match's result, or raises ``WorkerLost`` when the worker playing it died."""
 
-    kind: ExecutorKind
-
     def matches_at_once(self, asked: int | None) -> int:
         """How many matches to play at once (``asked``: the ``workers`` setting, if given)."""
         ...

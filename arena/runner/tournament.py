@@ -28,11 +28,11 @@ from arena.runner.executor import (
     LocalExecutor,
     MatchExecutor,
     MatchJob,
-    MatchWriter,
     WorkerLost,
     executor_kind,
 )
 from arena.runner.ledger import LedgerRefused, MatchLedger
+from arena.runner.play import MatchRun
 from arena.runner.sandbox import SandboxPolicy
 from arena.runner.seed_source import SeedError, choose_seed
 from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping, read_toml
@@ -257,22 +257,15 @@ async def run_tournament(
                 progress.on_match(m, None)
             return
         async with limit:
-            entry = ledger.open(m.spec, m.bots, MatchKind.TOURNAMENT, config.name, resume=status is not None)
-            for replay in range(REPLAYS + 1):
-                if replay:
-                    entry.reopen()  # verified again before it is played on
-                job = MatchJob(m.spec, m.bots, entry.played, config.cwd, sandbox, log_dir, entry.history)
-                try:
-                    result = await executor.play(job, MatchWriter([entry], entry.played, progress.on_hand))
-                    break
-                except WorkerLost as exc:
-                    left = REPLAYS - replay
-                    log.warning("%s; %s", exc, f"played on from its first lost hand ({left} more time(s) at most)"
-                                if left else "left for --resume")
-            else:
+            run = MatchRun(ledger, MatchJob(m.spec, m.bots, cwd=config.cwd, sandbox=sandbox, log_dir=log_dir),
+                           MatchKind.TOURNAMENT, config.name, resume=status is not None)
+            try:
+                result = await run.play(executor, on_hand=progress.on_hand, replays=REPLAYS)
+            except WorkerLost as exc:
+                log.warning("%s; left for --resume", exc)
                 lost.append(m.match_id)
                 return
-            result = entry.finish(result)
+            result = run.finish(result).result
             results.append(result)
             if progress.on_match:
                 progress.on_match(m, result)

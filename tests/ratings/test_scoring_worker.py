@@ -19,7 +19,9 @@ from arena.ratings.scoring_worker import ScoringWorker, pack, unpack
 from arena.ratings.session_scoring import session_changes
 from arena.ratings.tally import SessionTally
 from arena.records.db import Database
+from arena.records.ledger import Ledger
 from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchSpec, MixedAction
+from arena.runner.bots import BotSpec
 
 HANDS = 240
 BATCH = 16  # hands per batch sent to the worker: many batches in a short match
@@ -61,8 +63,8 @@ def recorded_match(tmp_path: Path, sink: Tallies, seed: str = "worker") -> tuple
     db = Database(tmp_path / "w.db")
     spec = MatchSpec("w", seed, HANDS)
     seats = [(n, FunctionSeat(n, player(i))) for i, n in enumerate("ab")]  # type: ignore[arg-type]
-    db.start_match(spec, [(n, "", "") for n, _ in seats], len(spec.plan(2)))
-    db.finish_match(asyncio.run(Match(spec, seats, [db, sink]).run()))  # the database first, as arena match has it
+    entry = Ledger(db).open(spec, [BotSpec(n, "") for n, _ in seats])
+    entry.finish(asyncio.run(Match(spec, seats, [entry, sink]).run()))  # the database first, as arena match has it
     return db, spec
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from arena.deals import cross_table_plan
+from arena.deals.fold import cross_table_scores
 from arena.engine import Action, ActionKind
-from arena.ratings.cross import cross_table_scores
 from arena.ratings.tally import SessionTally
 from arena.records.db import Database
 from arena.records.ledger import Ledger
