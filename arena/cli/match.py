@@ -271,7 +271,7 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
     """Play a duplicate match between local bot commands over gRPC and print the result.
 
     Example: arena match --bot caller='python sample_bots/python/calling_station.py'
-    --bot equity='python sample_bots/python/equity_bot.py' --hands 200 --seed demo
+    --bot equity='python sample_bots/python/equity_bot.py' --hands 200 --seed-file seed.txt
     """
     _logging(kw["verbose"])
     try:

@@ -52,14 +52,14 @@ def two_processes(tmp_path: Path, *flags: str, connect_ms: int = 30000) -> tuple
          "--bot", f"holder={cheat('uid_holder', '--hold')}", "--bot", f"other={cheat('uid_holder')}"],
         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait_for(lambda: len(reports(first_logs, "UID", "holder")) == 2, "the holder to hold its processes")
+        _wait_for(lambda: len(reports(first_logs, "UID", "holder")) == 1, "the holder to hold its processes")
         result = match_json(arena("match", "--hands", "10", "--json", "--log-dir", str(second_logs),
                                   "--connect-timeout-ms", str(connect_ms),
                                   "--bot-processes", str(PROCESSES), "--match-id", "second", *flags,
                                   "--bot", f"first={cheat('uid_holder')}", "--bot", f"second={cheat('uid_holder')}",
                                   cwd=tmp_path, check=False))
         assert holder.poll() is None  # still holding all along
-        assert len(reports(first_logs, "UID", "holder")) == 2
+        assert len(reports(first_logs, "UID", "holder")) == 1  # one rotation at a time: the second never begins
         held = reports(first_logs, "UID", "holder")
     finally:
         holder.send_signal(signal.SIGKILL)
