@@ -31,9 +31,11 @@ system-run:
 system-test: system-run
 	$(call need,chromium,chromium)
 
-$(STAMP): pyproject.toml arena/cards/_eval.c
+# The bots' SDK first (sdk/python, with the hand evaluator's C core): arena depends on it.
+$(STAMP): pyproject.toml sdk/python/pyproject.toml sdk/python/arena_sdk/_eval.c
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e sdk/python
 	$(BIN)/pip install --quiet -e '.[dev,ray]'
 	touch $(STAMP)
 
@@ -51,7 +53,7 @@ $(CPP_STAMP): $(CPP)/CMakeLists.txt $(wildcard $(CPP)/*.cpp $(CPP)/*.hpp) $(wild
 install: system-run $(STAMP) $(JS_STAMP) $(CPP_STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena tests sample_bots/python
+	$(BIN)/ruff check arena sdk/python tests sample_bots/python
 	$(BIN)/mypy
 
 test: install system-test lint

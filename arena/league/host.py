@@ -36,10 +36,10 @@ from arena.records.registry import RegisteredBot, Registry, RegistryError
 from arena.referee import Match, MatchKind, MatchResult, MatchStatus
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import remote_seats
-from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer, ServerLimits, TokenBucket
 from arena.transport.session import BotSession, Connection, error_message
+from arena_sdk.pb import arena_pb2, bot_pb2
 
 log = logging.getLogger("arena.league")
 

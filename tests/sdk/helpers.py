@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from arena.cards import format_card, parse_cards
-from arena.transport.pb import bot_pb2, poker_pb2
+from arena_sdk.pb import bot_pb2, poker_pb2
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_bots" / "python"

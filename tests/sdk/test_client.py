@@ -17,8 +17,8 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.sdk import Action, Bot, MatchEndReason, MatchResult, Request, call, check, raise_to, run
-from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
+from arena_sdk import Action, Bot, MatchEndReason, MatchResult, Request, call, check, raise_to, run
+from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
 from tests.sdk.fake_referee import TOKEN, FakeReferee
 from tests.sdk.helpers import REPO, SAMPLES
 
@@ -154,7 +154,7 @@ class WrongType(Bot):
 def test_a_buggy_bot_still_answers_safely(
     referee: FakeReferee, bot_class: type[Bot], caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.ERROR, logger="arena.sdk"):
+    with caplog.at_level(logging.ERROR, logger="arena_sdk"):
         result = run_in_thread(bot_class(), address=referee.address, token=TOKEN)
     assert result.ok
     assert_clean_exchange(referee)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.sdk import ActionKind, Bot, Request, raise_to
-from arena.transport.pb import poker_pb2
+from arena_sdk import ActionKind, Bot, Request, raise_to
+from arena_sdk.pb import poker_pb2
 from tests.sdk.engine_match import duplicate_match
 from tests.sdk.fake_referee import TOKEN, FakeReferee
 from tests.sdk.helpers import REPO, SAMPLES, load_sample, make_request, random_request
@@ -122,12 +122,12 @@ def readme_example() -> str:
 def test_readme_example_compiles_and_uses_only_real_api() -> None:
     code = readme_example()
     compile(code, "README.md", "exec")
-    import arena.sdk
+    import arena_sdk
 
-    names = re.search(r"from arena\.sdk import (.*)", code)
+    names = re.search(r"from arena_sdk import (.*)", code)
     assert names is not None
     for name in names.group(1).split(","):
-        assert hasattr(arena.sdk, name.strip()), name
+        assert hasattr(arena_sdk, name.strip()), name
     assert len([line for line in code.splitlines() if line.strip()]) <= 10
 
 

@@ -23,7 +23,7 @@ RANDOM = f"{sys.executable} {REPO / 'sample_bots' / 'python' / 'random_bot.py'} 
 BOT = '''
 import json, sys
 sys.path.insert(0, {repo!r})
-from arena.sdk import Bot, call, check, run
+from arena_sdk import Bot, call, check, run
 
 class Counting(Bot):
     max_tables = 16
