@@ -16,11 +16,10 @@ from pathlib import Path
 
 import arena
 import arena_sdk
+from tests.sdk.helpers import REFEREE_DEPENDENCIES
 
 PACKAGE = Path(arena.__file__).resolve().parent
 SDK = Path(arena_sdk.__file__).resolve().parent
-HEAVY = ("matplotlib", "jinja2", "trueskill", "trueskillthroughtime", "ray", "aiohttp", "rich", "click")
-"""The referee's own dependencies, which a bot's install must not need (pyproject.toml of arena and of the SDK)."""
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("text",),  # untrusted text made safe for terminals, file names and pages: needed everywhere, needs nothing
@@ -126,7 +125,7 @@ def _loaded_by_importing_the_sdk(extra: str = "") -> list[str]:
         "for m in pkgutil.walk_packages(arena_sdk.__path__, 'arena_sdk.'):\n"
         "    importlib.import_module(m.name)\n"
         f"{extra}\n"
-        f"heavy = {HEAVY!r}\n"
+        f"heavy = {sorted(REFEREE_DEPENDENCIES)!r}\n"
         "print(' '.join(sorted(m for m in sys.modules if m == 'arena' or m.startswith('arena.')\n"
         "                      or m.split('.')[0] in heavy)))\n"
     )

@@ -305,6 +305,15 @@ def test_process_without_token_exits_with_status_2() -> None:
     assert "Traceback" not in proc.stderr
 
 
+def test_help_lists_every_setting_and_exits_0_without_an_address() -> None:
+    proc = run_script(SAMPLES / "random_bot.py", bot_env(), "--seed", "3", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: random_bot.py [--address HOST:PORT]")
+    for setting in ("--address", "ARENA_TOKEN", "ARENA_KEY", "--max-tables", "ARENA_RECONNECT_S", "ARENA_LOG_LEVEL"):
+        assert setting in proc.stdout
+    assert "(default: random-bot)" in proc.stdout and "max_tables, 256)" in proc.stdout
+
+
 def test_process_with_a_bad_token_exits_with_status_1(referee: FakeReferee) -> None:
     proc = run_script(SAMPLES / "calling_station.py", bot_env(ARENA_ADDRESS=referee.address, ARENA_TOKEN="bad"))
     assert proc.returncode == 1

@@ -44,6 +44,8 @@ _RANK_BIT = {card: 1 << (card >> 2) for card in range(52)}
 def evaluate(cards: Sequence[int], /) -> int:
     """Value of the best five-card hand among 5, 6 or 7 distinct cards (ints 0..51): higher is stronger, equal is
     an exact tie; ``value >> CATEGORY_SHIFT`` is the category (0 high card .. 8 straight flush)."""
+    if type(cards) is not list and type(cards) is not tuple:
+        _check(cards)  # any other sequence of card ints is read as the C core reads it
     masks = [0, 0, 0, 0]
     try:
         n = len(cards)

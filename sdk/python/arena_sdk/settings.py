@@ -3,7 +3,7 @@ the reconnect policy, from ``run``'s arguments, the command line and the environ
 except the name and version, which whoever launches the bot may override); and the gRPC channel they describe.
 
 A missing address or token, or a setting that cannot be read, stops the program with a one-line usage error (exit
-status 2, as argparse does).
+status 2, as argparse does); ``--help`` prints every setting and exits 0.
 """
 
 from __future__ import annotations
@@ -56,6 +56,35 @@ def _usage_error(message: str) -> SystemExit:
     return SystemExit(2)
 
 
+_HELP = """\
+usage: {prog} [--address HOST:PORT] [--token TOKEN | --key KEY] [options]
+
+Plays an arena match with the bot {bot} (arena_sdk); with a league's key, the league's matches until it ends.
+Arguments win over the environment; a bot's own arguments, if it has any, are its own.
+
+  --address HOST:PORT  ARENA_ADDRESS      the referee (required)
+  --token TOKEN        ARENA_TOKEN        the seat's token for a match (the runner gives each bot its own)
+  --key KEY            ARENA_KEY          a league's API key, instead of a token (arena bots add prints it)
+  --name NAME          ARENA_BOT_NAME     the name in the Join (default: {name})
+  --bot-version V      ARENA_BOT_VERSION  the version in the Join (a league rates each version apart)
+  --tls-ca FILE        ARENA_TLS_CA       a root certificate: TLS instead of plaintext
+  --max-tables N       ARENA_MAX_TABLES   tables played at once (default: the bot's max_tables, {tables})
+  --batches            ARENA_BATCHES=1    ask for requests in batches (always with more than one table)
+  --no-reconnect       ARENA_RECONNECT=0  do not join again when the stream breaks before MatchEnd
+  --reconnect-s S      ARENA_RECONNECT_S  give up joining again S seconds after the break (default 60)
+                       ARENA_LOG_LEVEL    INFO (default) or DEBUG (every action)
+
+Exit status: 0 after MatchEnd, 1 when the match could not be played to its end, 2 for a usage error.
+"""
+
+
+def _help(bot: Bot, name: str | None) -> SystemExit:
+    """Print what a bot's command line and environment may say (``--help``) and build the SystemExit (0)."""
+    print(_HELP.format(prog=os.path.basename(sys.argv[0]) or "bot", bot=type(bot).__name__,
+                       name=name or _kebab(type(bot).__name__), tables=bot.max_tables), end="")
+    return SystemExit(0)
+
+
 def read_settings(
     bot: Bot,
     address: str | None,
@@ -81,7 +110,10 @@ def read_settings(
     parser.add_argument("--batches", action="store_true")
     parser.add_argument("--no-reconnect", action="store_true")
     parser.add_argument("--reconnect-s")
+    parser.add_argument("-h", "--help", action="store_true")
     args, _unknown = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
+    if args.help:
+        raise _help(bot, name)
     env = os.environ
     address = address or args.address or env.get("ARENA_ADDRESS")
     token = token or args.token or env.get("ARENA_TOKEN")
