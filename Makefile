@@ -74,4 +74,4 @@ proto: $(STAMP)
 	$(BIN)/python -m arena.transport.build_proto
 
 clean:
-	rm -rf $(VENV) build *.egg-info $(JS)/node_modules $(CPP)/build
+	rm -rf $(VENV) build *.egg-info sdk/python/build sdk/python/*.egg-info sdk/python/arena_sdk/*.so $(JS)/node_modules $(CPP)/build

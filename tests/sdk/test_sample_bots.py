@@ -131,6 +131,14 @@ def test_readme_example_compiles_and_uses_only_real_api() -> None:
     assert len([line for line in code.splitlines() if line.strip()]) <= 10
 
 
+def test_the_sdks_and_the_protocols_readmes_show_the_same_tested_bot() -> None:
+    """The ten-line bot is shown where a bot author starts: the SDK's README and the protocol's, each a copy of
+    the one tested here."""
+    for readme in (REPO / "sdk" / "python" / "README.md", REPO / "proto" / "README.md"):
+        blocks = re.findall(r"```python\n(.*?)```", readme.read_text(), re.S)
+        assert readme_example() in blocks, readme
+
+
 def test_readme_example_plays_a_match(tmp_path: Path, referee: FakeReferee) -> None:
     script = tmp_path / "my_bot.py"
     script.write_text(readme_example())
