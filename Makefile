@@ -8,7 +8,7 @@ JS_STAMP := $(JS)/node_modules/.installed
 CPP := sample_bots/cpp
 CPP_STAMP := $(CPP)/build/.installed
 
-.PHONY: install test lint demo bench proto clean system-run system-test
+.PHONY: install test lint demo bench sdk-check proto clean system-run system-test
 
 # $(call need,COMMAND,DEBIAN-PACKAGE): install the package with apt-get when COMMAND is missing and we are root;
 # otherwise say exactly what to install and stop.
@@ -31,9 +31,11 @@ system-run:
 system-test: system-run
 	$(call need,chromium,chromium)
 
-$(STAMP): pyproject.toml arena/cards/_eval.c
+# The bots' SDK first (sdk/python, with the hand evaluator's C core): arena depends on it.
+$(STAMP): pyproject.toml sdk/python/pyproject.toml sdk/python/arena_sdk/_eval.c
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e sdk/python
 	$(BIN)/pip install --quiet -e '.[dev,ray]'
 	touch $(STAMP)
 
@@ -51,7 +53,7 @@ $(CPP_STAMP): $(CPP)/CMakeLists.txt $(wildcard $(CPP)/*.cpp $(CPP)/*.hpp) $(wild
 install: system-run $(STAMP) $(JS_STAMP) $(CPP_STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena tests sample_bots/python
+	$(BIN)/ruff check arena sdk/python tests sample_bots/python
 	$(BIN)/mypy
 
 test: install system-test lint
@@ -64,8 +66,12 @@ demo: install
 bench: install
 	$(BIN)/python -m tests.bench
 
+# The bots' SDK installed into a fresh venv as a bot author would: none of the referee's dependencies come with it.
+sdk-check: $(STAMP)
+	$(BIN)/python -m tests.bench.bench_sdk install
+
 proto: $(STAMP)
 	$(BIN)/python -m arena.transport.build_proto
 
 clean:
-	rm -rf $(VENV) build *.egg-info $(JS)/node_modules $(CPP)/build
+	rm -rf $(VENV) build *.egg-info sdk/python/build sdk/python/*.egg-info sdk/python/arena_sdk/*.so $(JS)/node_modules $(CPP)/build

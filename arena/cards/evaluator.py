@@ -1,8 +1,10 @@
 """Hand evaluation (RULES.md R9): a fast C core and a readable description of a hand.
 
-``evaluate(cards)`` takes 5, 6 or 7 distinct cards (ints 0..51, see ``card.py``) and returns an int: higher is
-stronger, equal is an exact tie (R9.3: only five cards count, suits never break a tie). It is the C function
-itself, with no Python layer in between. The value's layout:
+``evaluate(cards)`` takes 5, 6 or 7 distinct cards (ints 0..51, see ``arena_sdk.cards``) and returns an int: higher
+is stronger, equal is an exact tie (R9.3: only five cards count, suits never break a tie). It is the C function
+itself, with no Python layer in between: the SDK's compiled core (``arena_sdk/_eval.c``, built when ``arena-sdk``
+is installed), which bots use too; the referee needs it compiled, never the SDK's Python fallback. The value's
+layout:
 
 * ``value >> CATEGORY_SHIFT`` (bits 20..23) is the ``Category``, 0 high card .. 8 straight flush;
 * bits 16..19, 12..15, 8..11, 4..7, 0..3 are the tiebreak ranks (0 = deuce .. 12 = ace) in the order R9.2
@@ -17,12 +19,17 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from enum import IntEnum
 from functools import lru_cache
 from itertools import combinations
 
-from arena.cards._eval import CATEGORY_SHIFT, category_counts, category_counts_7, evaluate, evaluate_many
-from arena.cards.card import card_rank
+from arena_sdk.cards import card_rank
+from arena_sdk.evaluator import Category, category_of
+
+try:
+    from arena_sdk._eval import CATEGORY_SHIFT, category_counts, category_counts_7, evaluate, evaluate_many
+except ImportError as exc:  # the SDK was installed where no C compiler was at hand
+    raise ImportError(f"arena needs the SDK's compiled hand evaluator (arena_sdk._eval): {exc}; reinstall it with a "
+                      "C compiler present (`make install`, or `pip install -e sdk/python`)") from exc
 
 __all__ = [
     "CATEGORY_SHIFT",
@@ -38,20 +45,6 @@ __all__ = [
     "hand_name",
     "tiebreak_ranks",
 ]
-
-
-class Category(IntEnum):
-    """Hand categories of R9, weakest first; the number is ``value >> CATEGORY_SHIFT``."""
-
-    HIGH_CARD = 0
-    ONE_PAIR = 1
-    TWO_PAIR = 2
-    THREE_OF_A_KIND = 3
-    STRAIGHT = 4
-    FLUSH = 5
-    FULL_HOUSE = 6
-    FOUR_OF_A_KIND = 7
-    STRAIGHT_FLUSH = 8
 
 
 TIEBREAK_COUNT: dict[Category, int] = {
@@ -84,11 +77,6 @@ _NAMES = (
 _PLURALS = tuple(name + ("es" if name == "six" else "s") for name in _NAMES)
 _ACE = 12
 _FIVE = 3
-
-
-def category_of(value: int) -> Category:
-    """Category of a hand value returned by ``evaluate``."""
-    return Category(value >> CATEGORY_SHIFT)
 
 
 def tiebreak_ranks(value: int) -> tuple[int, ...]:

@@ -14,7 +14,7 @@ import grpc
 from google.protobuf import json_format
 
 from arena.cli.output import echo
-from arena.transport.pb import league_pb2, league_pb2_grpc
+from arena_sdk.pb import league_pb2, league_pb2_grpc
 
 Metadata = tuple[tuple[str, str | bytes], ...]
 Call = Callable[[league_pb2_grpc.LeagueAdminStub, Metadata], league_pb2.LeagueStatus]

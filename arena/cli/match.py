@@ -46,9 +46,9 @@ from arena.runner.remote_match import MatchSetup
 from arena.runner.settings import SETTINGS, MatchSettings, SettingsError, resume_conflicts, settings_of
 from arena.text import for_terminal
 from arena.transport.convert import printable
-from arena.transport.pb import bot_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import ServerError, ServerLimits, reachable_addresses
+from arena_sdk.pb import bot_pb2
 
 # ---------------------------------------------------------------------------------------------- matches
 

@@ -15,7 +15,7 @@ from typing import Any
 import grpc
 
 from arena.league.host import LeagueHost
-from arena.transport.pb import league_pb2, league_pb2_grpc
+from arena_sdk.pb import league_pb2, league_pb2_grpc
 
 Context = grpc.aio.ServicerContext[Any, Any]
 

@@ -39,10 +39,10 @@ from arena.runner.executor import MatchControl, MatchJob
 from arena.runner.play import MatchRun
 from arena.runner.remote_executors import SeatedExecutor
 from arena.runner.remote_match import remote_seats
-from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer, ServerLimits, TokenBucket
 from arena.transport.session import BotSession, Connection, error_message
+from arena_sdk.pb import arena_pb2, bot_pb2
 
 log = logging.getLogger("arena.league")
 

@@ -52,10 +52,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.cards._eval import runout_orders
 from arena.engine import Hand
 from arena.engine.pots import Pot
 from arena.referee import HandRecord
+from arena_sdk._eval import runout_orders
 
 ESTIMATOR = "aivat-v1"  # the name results are shown under; a change of value function is a new name
 PREFLOP_SAMPLES = 1_024  # board draws for a pre-flop check-down: about 0.1 ms heads-up

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import hashlib
 
-from arena.cards._eval import runout_orders
 from arena.cards.evaluator import evaluate
 from arena.engine import EventKind, Hand
 from arena.engine.pots import Pot, split_pot
 from arena.referee import HandRecord
+from arena_sdk._eval import runout_orders
 
 ESTIMATOR = "allin-v1"  # the name results are stored and shown under; a change of method is a new name
 SAMPLES = 20_000  # draws when the completions are more (pre-flop all-ins): about 3 ms a hand

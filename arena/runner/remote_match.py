@@ -21,9 +21,9 @@ from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.local_bots import LocalBots
 from arena.runner.sandbox import SandboxPolicy, check_sandbox
 from arena.transport import convert
-from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer, ServerLimits
+from arena_sdk.pb import arena_pb2, bot_pb2
 
 
 @dataclass(slots=True)

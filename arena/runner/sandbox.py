@@ -6,7 +6,7 @@ What a sandboxed bot can reach, and nothing else:
   their command lines or environments) and has no network at all, only the referee's Unix-domain socket, bound into
   the sandbox at ``/run/arena/referee.sock``;
 * a read-only view of the system (``/usr``, ``/etc``, the interpreters its command needs), of arena's own public
-  files (the ``arena`` package, which the Python SDK is part of, and ``proto/``), of its own folder (the folder of
+  files (the ``arena`` package, the Python SDK's ``arena_sdk`` and ``proto/``), of its own folder (the folder of
   the first file named in its command) and of any extra folder the host binds for it;
 * one private, empty, writable folder: ``/tmp`` (also ``HOME``), a tmpfs made fresh for every process (its memory
   counts against the bot's memory cap) and gone with it, so nothing passes from one run of a bot to the next and
@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import arena
+import arena_sdk
 from arena.runner import sandbox_cgroup
 from arena.runner.sandbox_cgroup import BotCgroup, CgroupError, enter_argv
 from arena.runner.sandbox_seccomp import SeccompError, filter_program, program_fd
@@ -322,10 +323,12 @@ def toolchain_folders(command: str, cwd: Path, path_env: str) -> list[Path]:
 
 
 def arena_folders() -> list[Path]:
-    """arena's public files every bot may read: the package (the Python SDK is part of it) and ``proto/``."""
+    """arena's public files every bot may read: the package, the Python SDK's package (``arena_sdk``: in
+    ``sdk/python`` for an editable install, else in site-packages) and ``proto/``."""
     package = Path(arena.__file__).resolve().parent
+    sdk = Path(arena_sdk.__file__).resolve().parent
     proto = package.parent / "proto"
-    return [package, *([proto] if proto.is_dir() else [])]
+    return [package, sdk, *([proto] if proto.is_dir() else [])]
 
 
 def sandbox_path() -> str:

@@ -18,9 +18,9 @@ import grpc
 from arena.transport import convert, wire
 from arena.transport.connections import Claims
 from arena.transport.limits import PeerGuard, ServerLimits, TokenBucket, peer_host
-from arena.transport.pb import bot_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.session import BotSession, Connection, Outgoing, error_message
+from arena_sdk.pb import bot_pb2
 
 log = logging.getLogger("arena.transport")
 

@@ -1,8 +1,9 @@
-"""Generate ``arena/transport/pb`` from ``proto/arena/v1/*.proto``: ``python -m arena.transport.build_proto``.
+"""Generate ``sdk/python/arena_sdk/pb`` from ``proto/arena/v1/*.proto``: ``python -m arena.transport.build_proto``.
 
-The generated modules are committed so that installing arena needs no code generator; a test regenerates them
+The stubs belong to the SDK package (``arena-sdk``), the public protocol that bots and arena alike import. They are
+committed so that installing either needs no code generator; a test regenerates them
 and fails if they differ from the ``.proto`` files. They are never edited by hand: protoc writes imports as
-``from arena.v1 import ...`` (the proto package path), which this script points at ``arena.transport.pb``.
+``from arena.v1 import ...`` (the proto package path), which this script points at ``arena_sdk.pb``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTO_DIR = ROOT / "proto"
-OUT_DIR = Path(__file__).resolve().parent / "pb"
+OUT_DIR = ROOT / "sdk" / "python" / "arena_sdk" / "pb"
 _IMPORT = re.compile(r"^from arena\.v1 import ", re.MULTILINE)
 
 
@@ -42,14 +43,14 @@ def generate() -> dict[str, str]:
             raise SystemExit("protoc failed")
         files = {}
         for path in sorted((Path(tmp) / "arena" / "v1").iterdir()):
-            text = _IMPORT.sub("from arena.transport.pb import ", path.read_text())
+            text = _IMPORT.sub("from arena_sdk.pb import ", path.read_text())
             files[path.name] = text
     files["__init__.py"] = '"""Generated from proto/arena/v1 by arena.transport.build_proto; do not edit."""\n'
     return files
 
 
 def main() -> None:
-    """Write the generated modules into ``arena/transport/pb``."""
+    """Write the generated modules into ``sdk/python/arena_sdk/pb``."""
     OUT_DIR.mkdir(exist_ok=True)
     for old in OUT_DIR.glob("*.py*"):
         old.unlink()

@@ -12,7 +12,7 @@ from arena.referee import HandRecord
 from arena.referee.match import MatchResult
 from arena.referee.records import Decision, MixedAction
 from arena.text import for_terminal
-from arena.transport.pb import bot_pb2, poker_pb2
+from arena_sdk.pb import bot_pb2, poker_pb2
 
 PROTOCOL_VERSION = 1
 

@@ -28,8 +28,8 @@ from arena.referee import (
 )
 from arena.referee.match import MatchResult
 from arena.transport import convert, wire
-from arena.transport.pb import bot_pb2, poker_pb2
 from arena.transport.session import BotSession, Connection, Outgoing, error_message
+from arena_sdk.pb import bot_pb2, poker_pb2
 
 log = logging.getLogger("arena.transport")
 

@@ -27,9 +27,9 @@ from arena.referee.match import Match
 from arena.transport.bot_service import BotServicer, Endpoint, Resolver
 from arena.transport.connections import Claims, ConnectionWarden, connection_ceiling, warden_available
 from arena.transport.limits import PeerGuard, ServerLimits, TokenBucket
-from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.spectators import ArenaServicer, MatchDirectory, MatchEntry
+from arena_sdk.pb import arena_pb2, bot_pb2
 
 log = logging.getLogger("arena.transport")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from arena.engine import Action
 from arena.referee import Decision, InvalidAction, MixedAction
 from arena.transport import convert
-from arena.transport.pb import bot_pb2, poker_pb2
+from arena_sdk.pb import bot_pb2, poker_pb2
 
 MAX_QUEUED = 10_000  # messages waiting for a bot that does not read its stream
 

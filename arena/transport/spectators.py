@@ -21,8 +21,8 @@ from arena.referee.match import Match, MatchSpec
 from arena.transport import convert, wire
 from arena.transport.connections import Claims
 from arena.transport.limits import Pacer, PeerGuard, ServerLimits, peer_host
-from arena.transport.pb import arena_pb2
 from arena.transport.remote import RemoteSeat
+from arena_sdk.pb import arena_pb2
 
 HISTORY_KEPT = 1000  # match events a match keeps: for watchers that ask from the start, or that fall behind
 Context = grpc.aio.ServicerContext[Any, Any]

@@ -21,7 +21,7 @@ from arena.engine import Event, EventKind, LegalActions, Pot, TableConfig
 from arena.engine.view import public_history
 from arena.referee import Decision, HandRecord, HandStart
 from arena.transport import convert
-from arena.transport.pb import arena_pb2, bot_pb2, poker_pb2
+from arena_sdk.pb import arena_pb2, bot_pb2, poker_pb2
 
 BATCH_BYTES = 1 << 20  # the most a RefereeBatch holds; more goes in the next one
 KEPT = 1 << 15  # entries of each memo of encodings: full, the seats of 6-max tables take ~40 MB, the rest less

@@ -13,17 +13,10 @@ always gets the same answer.
 from __future__ import annotations
 
 import random
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-try:
-    from arena.cards.evaluator import evaluate
-    from arena.sdk import Action, Bot, Request, call, check, fold, raise_to, run
-except ModuleNotFoundError:  # run from a checkout where the arena package is not installed
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from arena.cards.evaluator import evaluate
-    from arena.sdk import Action, Bot, Request, call, check, fold, raise_to, run
+from arena_sdk import Action, Bot, Request, call, check, fold, raise_to, run
+from arena_sdk.evaluator import evaluate
 
 FULL_DECK = range(52)
 
@@ -31,7 +24,7 @@ FULL_DECK = range(52)
 def equity(hole: Sequence[int], board: Sequence[int], opponents: int, samples: int, rng: random.Random) -> float:
     """Share of the pot ``hole`` wins on average against ``opponents`` random hands, the board completed at random.
 
-    A tie among k best hands counts 1/k. Cards are ints 0..51 (``arena.cards``); 0..5 board cards.
+    A tie among k best hands counts 1/k. Cards are ints 0..51 (``arena_sdk.cards``); 0..5 board cards.
     """
     known = {*hole, *board}
     deck = [c for c in FULL_DECK if c not in known]

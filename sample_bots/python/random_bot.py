@@ -4,7 +4,7 @@
 Run: ``python sample_bots/python/random_bot.py --address 127.0.0.1:50051 --token TOKEN [--seed 42] [--mixed]``.
 
 The seed comes from ``--seed``, else the environment variable ``ARENA_BOT_SEED``; without one it is random. With
-``--mixed`` the bot lets the referee draw among the kinds (a mixed action, ``arena.sdk.mixed``): the same play, and
+``--mixed`` the bot lets the referee draw among the kinds (a mixed action, ``arena_sdk.mixed``): the same play, and
 the AIVAT estimator can then take the luck of that draw out of the results.
 """
 
@@ -15,13 +15,8 @@ import os
 import random
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-try:
-    from arena.sdk import Action, Bot, Mixed, Request, call, check, fold, mixed, raise_to, run
-except ModuleNotFoundError:  # run from a checkout where the arena package is not installed
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from arena.sdk import Action, Bot, Mixed, Request, call, check, fold, mixed, raise_to, run
+from arena_sdk import Action, Bot, Mixed, Request, call, check, fold, mixed, raise_to, run
 
 
 class RandomBot(Bot):

@@ -7,15 +7,9 @@ Run: ``python tests/bench/batch_bot.py --address 127.0.0.1:50051 --token TOKEN``
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-try:
-    from arena.sdk import Action, Bot, Request, call, check, run
-except ModuleNotFoundError:  # run from a checkout where the arena package is not installed
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from arena.sdk import Action, Bot, Request, call, check, run
+from arena_sdk import Action, Bot, Request, call, check, run
 
 CHECK = check()
 CALL = call()

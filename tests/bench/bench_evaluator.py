@@ -16,7 +16,7 @@ from typing import Any
 import phevaluator
 import treys
 
-from arena.cards.card import FULL_DECK, format_card
+from arena.cards import FULL_DECK, format_card
 from arena.cards.evaluator import evaluate, evaluate_many
 
 with warnings.catch_warnings():  # eval7 calls deprecated pyparsing APIs when imported

@@ -6,7 +6,7 @@ client share its cores (their number is printed first); CPU figures are CPU seco
 core), the referee's including gRPC's own threads; "others CPU" is what the rest of the machine used meanwhile,
 since any other work on a machine this small skews every figure.
 
-1. Transport ceiling: a grpc.aio server in this process and a synchronous grpc client (as arena.sdk uses) in a
+1. Transport ceiling: a grpc.aio server in this process and a synchronous grpc client (as arena_sdk uses) in a
    subprocess play ping-pong on one bidirectional stream: the server sends a serialized RefereeMessage holding a
    real ActionRequest (taken from a short in-process match), the client answers with a BotMessage holding an
    Action. ``Bare`` awaits write/read in one coroutine; ``Pattern`` has the referee's shape (generator handler,
@@ -43,8 +43,8 @@ from arena.runner.bots import BotSpec
 from arena.runner.remote_match import MatchSetup, lanes_for, launch, play, prepare_match, run_local_match
 from arena.runner.sandbox import SandboxPolicy
 from arena.transport import convert
-from arena.transport.pb import bot_pb2, poker_pb2
 from arena.transport.server import RefereeServer, ServerLimits
+from arena_sdk.pb import bot_pb2, poker_pb2
 from tests.bench.grpc_pingpong import PingPongService, machine_busy_s
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,8 +25,8 @@ from arena.records.db import Database
 from arena.records.ledger import Ledger
 from arena.referee import HandRecord, Match, MatchSpec
 from arena.runner.bots import BotSpec
-from arena.sdk import Bot
-from arena.sdk.inprocess import InProcessSeat
+from arena.runner.inprocess import InProcessSeat
+from arena_sdk import Bot
 from tests.sdk.helpers import load_sample
 
 HANDS = 2_000  # per pairing (heads-up: 1,000 duplicate sessions)

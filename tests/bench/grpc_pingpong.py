@@ -10,7 +10,7 @@ Two server methods:
              ``asyncio.Queue``, a reader task resolving a future, and a driver task awaiting that future under
              ``asyncio.wait_for``, so each round trip hops between three coroutines as in a real match.
 
-The client is written like arena.sdk.client: a ``queue.Queue`` feeding the request iterator, one thread reading
+The client is written like arena_sdk.client: a ``queue.Queue`` feeding the request iterator, one thread reading
 the response stream. It only imports grpc and the standard library, so its start-up is cheap.
 """
 

@@ -10,8 +10,7 @@ from math import comb
 
 import pytest
 
-from arena.cards import _eval
-from arena.cards.card import FULL_DECK, card_rank, card_suit, format_cards, parse_cards
+from arena.cards import FULL_DECK, card_rank, card_suit, format_cards, parse_cards
 from arena.cards.evaluator import (
     CATEGORY_SHIFT,
     TIEBREAK_COUNT,
@@ -26,6 +25,7 @@ from arena.cards.evaluator import (
     hand_name,
     tiebreak_ranks,
 )
+from arena_sdk import _eval
 
 with warnings.catch_warnings():  # eval7 calls deprecated pyparsing APIs when imported
     warnings.simplefilter("ignore", DeprecationWarning)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from arena.cards.card import card_rank, card_suit
+from arena.cards import card_rank, card_suit
 from arena.cards.evaluator import CATEGORY_SHIFT, evaluate
 from arena.engine import Action, ActionKind
 from arena.referee import Decision

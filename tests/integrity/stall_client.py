@@ -25,7 +25,7 @@ from typing import Any
 
 import grpc
 
-from arena.transport.pb import arena_pb2, bot_pb2
+from arena_sdk.pb import arena_pb2, bot_pb2
 
 WATCH = "/arena.v1.ArenaService/WatchMatch"
 WATCH_READY_S = 3.0

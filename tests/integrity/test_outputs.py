@@ -81,8 +81,10 @@ def test_match_refuses_an_output_folder_that_is_a_bound_folder_or_arenas_package
     shared.mkdir()
     bots = ["--bot", f"a={CALLER}", "--bot", f"b={CALLER}"]
     _refused(["match", "--sandbox-bind", str(shared), "--phh-dir", str(shared), *bots], "--phh-dir", shared)
-    package = arena_folders()[0]
+    package, sdk = arena_folders()[:2]
     _refused(["match", "--log-dir", str(package), *bots], "--log-dir", package)
+    assert sdk.name == "arena_sdk"  # the bots' SDK, bound for every bot, is no place for what they must not read
+    _refused(["match", "--phh-dir", str(sdk), *bots], "--phh-dir", sdk)
 
 
 def test_tournament_compare_and_demo_refuse_a_log_folder_that_is_a_bots_own_folder(reader_bot: Path,

@@ -24,8 +24,8 @@ from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.remote_match import play, prepare_match, run_local_match
 from arena.runner.sandbox import check_sandbox
 from arena.transport.connections import connections_to
-from arena.transport.pb import bot_pb2, poker_pb2
 from arena.transport.server import RefereeServer, ServerLimits
+from arena_sdk.pb import bot_pb2, poker_pb2
 from tests.integrity.harness import CALLER, REPO
 from tests.integrity.stall_harness import Attacker, clock, honest_match
 

@@ -20,7 +20,7 @@ from arena.records import queries
 from arena.records.db import Database
 from arena.records.registry import Registry
 from arena.referee import BotOutcome
-from arena.transport.pb import bot_pb2
+from arena_sdk.pb import bot_pb2
 from tests.league.test_admin import until
 from tests.league.test_host import RANDOM_BOT, free_port
 

@@ -18,7 +18,7 @@ from arena.league.host import LeagueHost
 from arena.league.settings import LeagueConfig
 from arena.records.db import Database
 from arena.records.registry import Registry
-from arena.transport.pb import league_pb2, league_pb2_grpc
+from arena_sdk.pb import league_pb2, league_pb2_grpc
 from tests.league.test_admin import until
 from tests.league.test_host import RANDOM_BOT, free_port
 

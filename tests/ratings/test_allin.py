@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from arena.cards import parse_cards
-from arena.cards._eval import runout_orders
 from arena.cards.evaluator import evaluate
 from arena.engine import Action, ActionKind, Hand
 from arena.ratings.allin import allin_payoffs, runout_point
@@ -23,6 +22,7 @@ from arena.records.ledger import Ledger
 from arena.records.phh_sink import rebuild_hand
 from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchSpec
 from arena.runner.bots import BotSpec
+from arena_sdk._eval import runout_orders
 
 
 def play(hands: int, seed: str, choose: object, duplicate: bool = False) -> list[HandRecord]:

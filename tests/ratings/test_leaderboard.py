@@ -16,7 +16,7 @@ from arena.records.db import Database
 from arena.records.ledger import Ledger
 from arena.referee import ClockPolicy, FunctionSeat, Match, MatchSpec, Seat
 from arena.runner.bots import BotSpec
-from arena.sdk.inprocess import InProcessSeat
+from arena.runner.inprocess import InProcessSeat
 from tests.publish.helpers import caller, folder, gambler, raiser
 
 REPO = Path(__file__).resolve().parents[2]

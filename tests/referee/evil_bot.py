@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import grpc
 from google.protobuf import json_format
 
-from arena.transport.pb import bot_pb2, poker_pb2
+from arena_sdk.pb import bot_pb2, poker_pb2
 
 MODE = os.environ.get("EVIL_MODE", "good")
 ADDRESS = os.environ["ARENA_ADDRESS"]

@@ -24,7 +24,7 @@ from arena.records.ledger import Ledger
 from arena.referee import ClockPolicy, DecisionHow, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.remote_match import play, prepare_match, run_local_match
-from arena.transport.pb import bot_pb2
+from arena_sdk.pb import bot_pb2
 
 REPO = Path(__file__).resolve().parents[2]
 EVIL = REPO / "tests" / "referee" / "evil_bot.py"

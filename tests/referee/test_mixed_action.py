@@ -156,8 +156,8 @@ def test_reported_probabilities_of_an_action_the_bot_chose_are_not_trusted() -> 
 
 def test_the_sdk_sends_a_mixed_action_through_the_protocol() -> None:
     """A Python SDK bot returning ``mixed(...)``, run in-process through the protocol's messages: drawn, recorded."""
-    from arena.sdk import Bot, Request, call, check, fold, mixed
-    from arena.sdk.inprocess import InProcessSeat
+    from arena.runner.inprocess import InProcessSeat
+    from arena_sdk import Bot, Request, call, check, fold, mixed
 
     class Mixer(Bot):
         def act(self, request: Request) -> object:  # type: ignore[override]

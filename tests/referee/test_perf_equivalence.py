@@ -19,10 +19,10 @@ from arena.cards.evaluator import describe
 from arena.engine import AnteMode, Event, EventKind, Structure, TableConfig, public_history
 from arena.referee import ClockPolicy, Decision, HandRecord, HandStart, Match, MatchSpec
 from arena.transport import convert, wire
-from arena.transport.pb import arena_pb2, bot_pb2, poker_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import MatchDirectory
 from arena.transport.session import Connection
+from arena_sdk.pb import arena_pb2, bot_pb2, poker_pb2
 
 # ----------------------------------------------------------------------------------- the uncached construction
 

@@ -22,7 +22,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 from arena.referee import ClockPolicy, MatchSpec
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.remote_match import play, prepare_match
-from arena.transport.pb import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from arena_sdk.pb import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
 
 REPO = Path(__file__).resolve().parents[2]
 CALLER = f"{sys.executable} {REPO / 'sample_bots' / 'python' / 'calling_station.py'}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from arena.sdk import Action, Bot, Request, call, check, run
+from arena_sdk import Action, Bot, Request, call, check, run
 
 
 class SlowCaller(Bot):

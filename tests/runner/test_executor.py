@@ -39,9 +39,9 @@ from arena.runner.executor import (
     MatchWriter,
     WorkerLost,
 )
+from arena.runner.inprocess import InProcessSeat
 from arena.runner.sandbox import SandboxLimits, SandboxPolicy
 from arena.runner.tournament import TournamentConfig, TournamentError, matches_of, run_tournament
-from arena.sdk.inprocess import InProcessSeat
 from tests.referee.test_table import caller
 
 REPO = Path(__file__).resolve().parents[2]

@@ -249,7 +249,7 @@ CRASHER = '''"""Answers LIMIT requests on as many as 64 tables at once, then die
 import os
 import sys
 
-from arena.sdk import Action, Bot, Request, call, check, run
+from arena_sdk import Action, Bot, Request, call, check, run
 
 LIMIT = int(sys.argv[1])
 

@@ -26,7 +26,7 @@ from arena.records.phh import load
 from arena.records.verify import verify_match
 from arena.referee import ClockPolicy, Match, MatchSpec
 from arena.runner.bots import BotSpec
-from arena.sdk.inprocess import InProcessSeat
+from arena.runner.inprocess import InProcessSeat
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "sample_bots" / "python"))

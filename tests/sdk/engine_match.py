@@ -1,7 +1,7 @@
 """Heads-up duplicate matches between SDK bots, played in-process by the real referee (no network).
 
 Each deck is dealt twice with the bots in swapped seats, so the cards' luck cancels out (duplicate poker); stacks
-reset every hand. The bots get exactly the ActionRequests a remote bot would (arena.sdk.inprocess).
+reset every hand. The bots get exactly the ActionRequests a remote bot would (arena.runner.inprocess).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from arena.engine import TableConfig
 from arena.referee import ClockPolicy, HandRecord, Match, MatchSpec
-from arena.sdk import Bot
-from arena.sdk.inprocess import InProcessSeat
+from arena.runner.inprocess import InProcessSeat
+from arena_sdk import Bot
 
 STACK = 10_000
 CONFIG = TableConfig(small_blind=50, big_blind=100)

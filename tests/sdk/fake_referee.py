@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
+from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
 from tests.sdk.helpers import config_pb, make_request
 
 TOKEN = "tok-7f3a"

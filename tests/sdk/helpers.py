@@ -16,10 +16,14 @@ from typing import Any
 import pytest
 
 from arena.cards import format_card, parse_cards
-from arena.transport.pb import bot_pb2, poker_pb2
+from arena_sdk.pb import bot_pb2, poker_pb2
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_bots" / "python"
+REFEREE_DEPENDENCIES = frozenset({"matplotlib", "jinja2", "trueskill", "trueskillthroughtime", "ray", "rich", "click",
+                                  "aiohttp"})
+"""Distributions (and modules of the same name) the referee needs and a bot's install must not (the SDK's
+pyproject.toml asks only for grpcio and protobuf)."""
 
 
 def load_sample(name: str) -> ModuleType:

@@ -17,8 +17,8 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.sdk import Action, Bot, MatchEndReason, MatchResult, Request, call, check, raise_to, run
-from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
+from arena_sdk import Action, Bot, MatchEndReason, MatchResult, Request, call, check, raise_to, run
+from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
 from tests.sdk.fake_referee import TOKEN, FakeReferee
 from tests.sdk.helpers import REPO, SAMPLES
 
@@ -154,7 +154,7 @@ class WrongType(Bot):
 def test_a_buggy_bot_still_answers_safely(
     referee: FakeReferee, bot_class: type[Bot], caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.ERROR, logger="arena.sdk"):
+    with caplog.at_level(logging.ERROR, logger="arena_sdk"):
         result = run_in_thread(bot_class(), address=referee.address, token=TOKEN)
     assert result.ok
     assert_clean_exchange(referee)
@@ -303,6 +303,15 @@ def test_process_without_token_exits_with_status_2() -> None:
     assert proc.returncode == 2
     assert "no token" in proc.stderr and "ARENA_TOKEN" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_help_lists_every_setting_and_exits_0_without_an_address() -> None:
+    proc = run_script(SAMPLES / "random_bot.py", bot_env(), "--seed", "3", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: random_bot.py [--address HOST:PORT]")
+    for setting in ("--address", "ARENA_TOKEN", "ARENA_KEY", "--max-tables", "ARENA_RECONNECT_S", "ARENA_LOG_LEVEL"):
+        assert setting in proc.stdout
+    assert "(default: random-bot)" in proc.stdout and "max_tables, 256)" in proc.stdout
 
 
 def test_process_with_a_bad_token_exits_with_status_1(referee: FakeReferee) -> None:

@@ -23,7 +23,7 @@ from arena.records.ledger import Ledger
 from arena.referee import ClockPolicy, MatchSpec
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import prepare_match, run_local_match
-from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
+from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
 from tests.sdk.fake_referee import TOKEN, FakeReferee
 from tests.sdk.helpers import REPO, bot_env, require_built
 

@@ -24,7 +24,7 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
+from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
 from tests.sdk.fake_referee import TOKEN, is_legal
 from tests.sdk.helpers import (
     REPO,

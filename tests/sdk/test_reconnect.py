@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 import pytest
 
-from arena.sdk import run
-from arena.sdk.reconnect import Reconnect, worth_a_new_stream
+from arena_sdk import run
+from arena_sdk.reconnect import Reconnect, worth_a_new_stream
 from tests.sdk.fake_referee import TOKEN, FakeReferee
 from tests.sdk.helpers import SAMPLES
 from tests.sdk.test_client import (
@@ -33,7 +33,7 @@ def test_a_broken_stream_is_joined_again_with_the_same_join_and_the_match_plays_
     referee.start()
     try:
         bot = Station()
-        with caplog.at_level(logging.INFO, logger="arena.sdk"):
+        with caplog.at_level(logging.INFO, logger="arena_sdk"):
             result = run_in_thread(bot, address=referee.address, token=TOKEN, max_tables=3, version="2.1")
     finally:
         referee.stop()

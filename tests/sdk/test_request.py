@@ -9,7 +9,7 @@ import pytest
 from google.protobuf import text_format
 
 from arena.cards import parse_card, parse_cards
-from arena.sdk import (
+from arena_sdk import (
     Action,
     ActionKind,
     EventKind,
@@ -25,7 +25,7 @@ from arena.sdk import (
     raise_to,
     safe_action,
 )
-from arena.transport.pb import bot_pb2, poker_pb2
+from arena_sdk.pb import bot_pb2, poker_pb2
 from tests.sdk.helpers import make_request, random_request
 
 # The flop request of the example exchange in proto/README.md.

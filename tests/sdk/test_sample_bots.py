@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.sdk import ActionKind, Bot, Request, raise_to
-from arena.transport.pb import poker_pb2
+from arena_sdk import ActionKind, Bot, Request, raise_to
+from arena_sdk.pb import poker_pb2
 from tests.sdk.engine_match import duplicate_match
 from tests.sdk.fake_referee import TOKEN, FakeReferee
 from tests.sdk.helpers import REPO, SAMPLES, load_sample, make_request, random_request
@@ -122,13 +122,21 @@ def readme_example() -> str:
 def test_readme_example_compiles_and_uses_only_real_api() -> None:
     code = readme_example()
     compile(code, "README.md", "exec")
-    import arena.sdk
+    import arena_sdk
 
-    names = re.search(r"from arena\.sdk import (.*)", code)
+    names = re.search(r"from arena_sdk import (.*)", code)
     assert names is not None
     for name in names.group(1).split(","):
-        assert hasattr(arena.sdk, name.strip()), name
+        assert hasattr(arena_sdk, name.strip()), name
     assert len([line for line in code.splitlines() if line.strip()]) <= 10
+
+
+def test_the_sdks_and_the_protocols_readmes_show_the_same_tested_bot() -> None:
+    """The ten-line bot is shown where a bot author starts: the SDK's README and the protocol's, each a copy of
+    the one tested here."""
+    for readme in (REPO / "sdk" / "python" / "README.md", REPO / "proto" / "README.md"):
+        blocks = re.findall(r"```python\n(.*?)```", readme.read_text(), re.S)
+        assert readme_example() in blocks, readme
 
 
 def test_readme_example_plays_a_match(tmp_path: Path, referee: FakeReferee) -> None:

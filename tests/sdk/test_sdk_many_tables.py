@@ -22,8 +22,7 @@ RANDOM = f"{sys.executable} {REPO / 'sample_bots' / 'python' / 'random_bot.py'} 
 
 BOT = '''
 import json, sys
-sys.path.insert(0, {repo!r})
-from arena.sdk import Bot, call, check, run
+from arena_sdk import Bot, call, check, run
 
 class Counting(Bot):
     max_tables = 16
@@ -58,7 +57,7 @@ def play(tmp_path: Path, kind: str, *extra: str) -> tuple[dict[str, Any], list[d
     folder = tmp_path / "bot"
     folder.mkdir(mode=0o755)
     script = folder / "bot.py"
-    script.write_text(BOT.format(repo=str(REPO), kind=kind))
+    script.write_text(BOT.format(kind=kind))
     script.chmod(0o644)
     proc = subprocess.run(
         [sys.executable, "-m", "arena", "match", "--tables", str(TABLES), "--hands", str(HANDS), "--json",

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from arena.cards import CardError, parse_card
-from arena.sdk import (
+from arena_sdk import (
     Action,
     Bot,
     EventKind,
@@ -23,9 +23,9 @@ from arena.sdk import (
     check,
     raise_to,
 )
-from arena.sdk.client import _Session
-from arena.sdk.types import _event_kind_of, _seat_status_of, _street_of, _structure_of, parse_card_list
-from arena.transport.pb import bot_pb2, poker_pb2
+from arena_sdk.client import _Session
+from arena_sdk.pb import bot_pb2, poker_pb2
+from arena_sdk.types import _event_kind_of, _seat_status_of, _street_of, _structure_of, parse_card_list
 from tests.sdk.helpers import make_request, random_request
 
 LAZY = ("street", "stacks", "bets", "committed", "statuses", "names", "pots", "legal", "clock", "config", "history")

@@ -32,9 +32,9 @@ from arena.engine import ActionKind as EngineKind
 from arena.engine import Street as EngineStreet
 from arena.referee import ClockPolicy, Decision, FunctionSeat, Match, MatchSpec
 from arena.transport import convert
-from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer
+from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "transport" / "golden" / "heads_up_4_hands.txtpb"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from arena.transport.pb import bot_pb2, poker_pb2
+from arena_sdk.pb import bot_pb2, poker_pb2
 
 # What to do with the requests of one incoming message: a delay in seconds for each (None: never answer)
 Policy = Callable[[list[bot_pb2.ActionRequest]], list[float | None]]

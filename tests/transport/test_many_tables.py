@@ -13,7 +13,7 @@ from arena.cards import format_card
 from arena.engine import EventKind
 from arena.referee import ClockPolicy, HandRecord, MatchResult, MatchSpec
 from arena.runner.remote_match import play, prepare_match
-from arena.transport.pb import bot_pb2
+from arena_sdk.pb import bot_pb2
 from tests.transport.raw_bot import RawBot, folder, raiser
 
 pytestmark = pytest.mark.timeout(120)

@@ -17,10 +17,10 @@ from arena.referee import ClockPolicy, Decision, FunctionSeat, Introduction, Mat
 from arena.referee.table import posted
 from arena.runner.bots import BotSpec
 from arena.transport import convert
-from arena.transport.pb import arena_pb2, bot_pb2, poker_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import MatchDirectory, RefereeServer
 from arena.transport.session import Connection
+from arena_sdk.pb import arena_pb2, bot_pb2, poker_pb2
 
 pytestmark = pytest.mark.timeout(60)
 

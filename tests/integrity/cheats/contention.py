@@ -32,8 +32,8 @@ except ImportError:  # in its sandbox: beside this file, in the bot's own folder
 
 from arena.cards import parse_card
 from arena.cards.evaluator import evaluate
-from arena.sdk import Action, Bot, Request, all_in, call, check, fold, run
-from arena.transport.pb import bot_pb2
+from arena_sdk import Action, Bot, Request, all_in, call, check, fold, run
+from arena_sdk.pb import bot_pb2
 
 HONEST = os.environ.get("CONTENTION_HONEST") == "1"
 PARTNER_S = 5.0

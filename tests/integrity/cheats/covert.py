@@ -19,7 +19,7 @@ import json
 import os
 import time
 
-from arena.sdk import Action, Bot, Request, call, check, run
+from arena_sdk import Action, Bot, Request, call, check, run
 
 SLOT_S = 0.25
 SIGNAL_MB = 128

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.sdk import Action, Bot, Request, call, check, run
+from arena_sdk import Action, Bot, Request, call, check, run
 
 
 def outcome(action: Any) -> str:

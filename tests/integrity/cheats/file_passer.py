@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.sdk import Action, Bot, Request, call, check, run
-from arena.transport.pb import bot_pb2
+from arena_sdk import Action, Bot, Request, call, check, run
+from arena_sdk.pb import bot_pb2
 
 PREFIX = "arena-passer-"
 SKIP = ("/usr", "/proc", "/sys", *{sys.prefix, sys.base_prefix})

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 
-from arena.sdk import Action, Bot, Request, call, check, run
+from arena_sdk import Action, Bot, Request, call, check, run
 
 CHILD = """
 import sys, time

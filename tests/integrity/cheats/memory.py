@@ -33,8 +33,8 @@ from typing import Any
 
 from arena.cards import parse_card
 from arena.cards.evaluator import evaluate
-from arena.sdk import Action, Bot, Request, all_in, call, check, fold, run
-from arena.transport.pb import bot_pb2
+from arena_sdk import Action, Bot, Request, all_in, call, check, fold, run
+from arena_sdk.pb import bot_pb2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "sample_bots" / "python"))
 equity_bot: Any = importlib.import_module("equity_bot")  # bound into the sandbox by the test

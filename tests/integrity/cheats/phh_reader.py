@@ -17,8 +17,8 @@ import re
 from pathlib import Path
 
 from arena.cards import format_cards
-from arena.sdk import Action, Bot, Request, call, check, run
-from arena.transport.pb import bot_pb2
+from arena_sdk import Action, Bot, Request, call, check, run
+from arena_sdk.pb import bot_pb2
 
 DEALT = re.compile(r'"d dh p(\d+) ([2-9TJQKA][cdhs])([2-9TJQKA][cdhs])"')
 

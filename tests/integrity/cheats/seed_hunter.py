@@ -28,8 +28,8 @@ from typing import Any
 
 import grpc
 
-from arena.sdk import Action, Bot, Request, call, check, run
-from arena.transport.pb import arena_pb2, bot_pb2
+from arena_sdk import Action, Bot, Request, call, check, run
+from arena_sdk.pb import arena_pb2, bot_pb2
 
 MARKER = b"SEED" + b"HUNT-"  # spelled in two parts so that this file does not contain it
 SQLITE = b"SQLite format 3\x00"

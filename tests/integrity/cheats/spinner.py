@@ -13,7 +13,7 @@ import json
 import os
 import time
 
-from arena.sdk import Action, Bot, Request, call, check, run
+from arena_sdk import Action, Bot, Request, call, check, run
 
 
 def spin(processes: int, seconds: float) -> dict[str, float]:

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from arena.sdk import Action, Bot, Request, call, check, run
+from arena_sdk import Action, Bot, Request, call, check, run
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long

@@ -26,8 +26,8 @@ from typing import Any
 
 import grpc
 
-from arena.sdk import Action, Bot, Request, call, check, run
-from arena.transport.pb import bot_pb2
+from arena_sdk import Action, Bot, Request, call, check, run
+from arena_sdk.pb import bot_pb2
 
 OWN = os.environ.get("ARENA_TOKEN", "")
 ADDRESS = os.environ.get("ARENA_ADDRESS", "")

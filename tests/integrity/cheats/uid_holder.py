@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from arena.sdk import Action, Bot, Request, call, check, run
+from arena_sdk import Action, Bot, Request, call, check, run
 
 
 def hold(limit: int = 4096) -> dict[str, Any]:

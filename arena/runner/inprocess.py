@@ -1,21 +1,23 @@
 """Run an SDK bot inside the referee's process: the same ActionRequest a remote bot would get, without the network.
 
 For tests, benchmarks and quick experiments; a bot that may hang or crash belongs in its own process (arena match).
+It is a seat (the referee's) built from the wire's conversions (transport's), so it sits in the runner, beside the
+other ways a seat is made, and never in the SDK, which imports nothing from arena.
 """
 
 from __future__ import annotations
 
 from arena.engine import Action as EngineAction
 from arena.referee import Decision, InvalidAction, MixedAction, Seat
-from arena.sdk.actions import Action, Mixed
-from arena.sdk.bot import Bot
-from arena.sdk.request import Request
 from arena.transport import convert
-from arena.transport.pb import poker_pb2
+from arena_sdk.actions import Action, Mixed
+from arena_sdk.bot import Bot
+from arena_sdk.pb import poker_pb2
+from arena_sdk.request import Request
 
 
 class InProcessSeat(Seat):
-    """A seat whose decisions come from an ``arena.sdk.Bot`` called directly."""
+    """A seat whose decisions come from an ``arena_sdk.Bot`` called directly."""
 
     def __init__(self, name: str, bot: Bot) -> None:
         self.name = name

@@ -16,7 +16,7 @@ ActionBatch. Every message about a hand names its table_id and hand_id. Rule num
 RULES.md.
 """
 
-from arena.transport.pb import poker_pb2 as _poker_pb2
+from arena_sdk.pb import poker_pb2 as _poker_pb2
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message

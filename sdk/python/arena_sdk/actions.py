@@ -8,10 +8,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from arena.sdk.types import ActionKind
+from arena_sdk.types import ActionKind
 
 if TYPE_CHECKING:
-    from arena.sdk.request import Request
+    from arena_sdk.request import Request
 
 __all__ = ["Action", "Mixed", "all_in", "call", "check", "fold", "mixed", "raise_to", "safe_action"]
 

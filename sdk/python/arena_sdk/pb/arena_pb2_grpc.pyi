@@ -6,7 +6,7 @@ they use BotService (bot.proto). Everything here is public information: hole car
 shown at showdown (R4.2, R8.4).
 """
 
-from arena.transport.pb import arena_pb2 as _arena_pb2
+from arena_sdk.pb import arena_pb2 as _arena_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
 import abc as _abc_1

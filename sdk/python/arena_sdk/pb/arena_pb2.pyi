@@ -6,7 +6,7 @@ they use BotService (bot.proto). Everything here is public information: hole car
 shown at showdown (R4.2, R8.4).
 """
 
-from arena.transport.pb import poker_pb2 as _poker_pb2
+from arena_sdk.pb import poker_pb2 as _poker_pb2
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import TypeVar
 
-from arena.cards import format_card, format_cards, parse_card
-from arena.transport.pb import poker_pb2
+from arena_sdk.cards import format_card, format_cards, parse_card
+from arena_sdk.pb import poker_pb2
 
 __all__ = [
     "ActionKind",

@@ -16,7 +16,7 @@ ActionBatch. Every message about a hand names its table_id and hand_id. Rule num
 RULES.md.
 """
 
-from arena.transport.pb import bot_pb2 as _bot_pb2
+from arena_sdk.pb import bot_pb2 as _bot_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
 import abc as _abc_1

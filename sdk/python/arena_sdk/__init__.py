@@ -1,6 +1,6 @@
 """The Python SDK for arena bots: subclass ``Bot``, write ``act``, call ``run``. A bot in ten lines:
 
-    from arena.sdk import Action, Bot, Request, call, check, raise_to, run
+    from arena_sdk import Action, Bot, Request, call, check, raise_to, run
 
     class PairRaiser(Bot):
         def act(self, request: Request) -> Action:
@@ -12,13 +12,18 @@
 
 ``run`` takes the referee's address and the bot's token from ``--address``/``--token`` or ``ARENA_ADDRESS``/
 ``ARENA_TOKEN``, speaks the arena.v1 protocol (proto/README.md) and shields the match from the bot's own bugs.
+
+The package (``arena-sdk``, installed with ``pip install ./sdk/python``) needs only grpcio and protobuf and imports
+nothing from the referee (``arena``). Beside this module: ``arena_sdk.cards`` (card ints and their text),
+``arena_sdk.evaluator`` (hand values) and ``arena_sdk.pb`` (the protocol's generated messages).
 """
 
-from arena.sdk.actions import Action, Mixed, all_in, call, check, fold, mixed, raise_to, safe_action
-from arena.sdk.bot import Bot
-from arena.sdk.client import PROTOCOL_VERSION, BotResult, MatchEndReason, MatchResult, run
-from arena.sdk.request import Request
-from arena.sdk.types import (
+from arena_sdk.actions import Action, Mixed, all_in, call, check, fold, mixed, raise_to, safe_action
+from arena_sdk.bot import Bot
+from arena_sdk.client import PROTOCOL_VERSION, run
+from arena_sdk.request import Request
+from arena_sdk.results import BotResult, MatchEndReason, MatchResult
+from arena_sdk.types import (
     ActionKind,
     Clock,
     Event,

@@ -1,7 +1,9 @@
 /*
- * arena.cards._eval: the arena's own Texas Hold'em hand evaluator (RULES.md R9), as a CPython extension.
+ * arena_sdk._eval: the arena's own Texas Hold'em hand evaluator (RULES.md R9), as a CPython extension: the
+ * referee's (arena.cards.evaluator) and the bots' (arena_sdk.evaluator). arena_sdk/_pyeval.py is the same method in
+ * Python, for an SDK installed without a C compiler.
  *
- * Cards are ints 0..51, rank * 4 + suit, rank 0 = deuce .. 12 = ace (arena/cards/card.py).
+ * Cards are ints 0..51, rank * 4 + suit, rank 0 = deuce .. 12 = ace (arena_sdk/cards.py).
  *
  * Hand value (an int, higher = stronger, equal = exact tie; suits never take part, R9.3):
  *

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Generic, NoReturn, TypeVar, overload
 
-from arena.cards import card_rank, format_cards
-from arena.sdk.types import (
+from arena_sdk.cards import card_rank, format_cards
+from arena_sdk.pb import bot_pb2
+from arena_sdk.types import (
     Clock,
     Event,
     LegalActions,
@@ -22,7 +23,6 @@ from arena.sdk.types import (
     _street_of,
     parse_card_list,
 )
-from arena.transport.pb import bot_pb2
 
 __all__ = ["Request"]
 

@@ -7,7 +7,7 @@ for batches and gets every request of a ``RefereeBatch`` in one call, answered i
 
 Network and protocol failures never raise: they are logged and end up in ``MatchResult.error``. Only a missing
 address or token stops the program (exit status 2). A match's stream that breaks before its MatchEnd (a pause longer
-than the referee's keepalive, a cut connection) is joined again with the same token (arena.sdk.reconnect), and play
+than the referee's keepalive, a cut connection) is joined again with the same token (``arena_sdk.reconnect``), and play
 goes on; a fatal Error from the referee (a bad token, a newer stream with the token) ends the match at once.
 
 The path from a request to its answer is kept short, since it sets how fast a quick bot can play: the request is
@@ -16,33 +16,28 @@ read lazily (``Request``), the answer built in place and handed over through a `
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import functools
 import logging
-import math
-import os
 import queue
 import random
-import re
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import TypeVar
 
 import grpc
 
-from arena.sdk.actions import Action, Mixed, safe_action
-from arena.sdk.bot import Bot
-from arena.sdk.reconnect import Reconnect, worth_a_new_stream
-from arena.sdk.request import Request
-from arena.sdk.types import ActionKind
-from arena.transport.pb import bot_pb2, bot_pb2_grpc, poker_pb2
+from arena_sdk.actions import Action, Mixed, safe_action
+from arena_sdk.bot import Bot
+from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
+from arena_sdk.reconnect import Reconnect, worth_a_new_stream
+from arena_sdk.request import Request
+from arena_sdk.results import MatchResult
+from arena_sdk.settings import Settings, batches_itself, open_channel, read_settings, setup_logging
+from arena_sdk.types import ActionKind
 
-__all__ = ["PROTOCOL_VERSION", "BotResult", "MatchEndReason", "MatchResult", "run"]
+__all__ = ["PROTOCOL_VERSION", "run"]
 
 PROTOCOL_VERSION = 1
 CONNECT_TIMEOUT_S = 10.0
@@ -50,223 +45,9 @@ RECONNECT_FIRST_S = 0.5  # a league bot's first wait before reconnecting; double
 RECONNECT_MAX_S = 30.0
 _DRAIN_TIMEOUT_S = 2.0  # after MatchEnd or a fatal Error, how long to wait for the referee to end the stream
 
-log = logging.getLogger("arena.sdk")
+log = logging.getLogger("arena_sdk")
 
 _T = TypeVar("_T")
-
-
-class MatchEndReason(IntEnum):
-    """Why a match ended (arena.v1.MatchEndReason); UNSPECIFIED when it never properly ended (see ``error``)."""
-
-    UNSPECIFIED = 0
-    COMPLETED = 1
-    FORFEIT = 2
-    ABORTED = 3
-
-    @classmethod
-    def _missing_(cls, value: object) -> MatchEndReason:
-        return cls.UNSPECIFIED
-
-
-@dataclass(frozen=True, slots=True)
-class BotResult:
-    """One bot's result over the match (arena.v1.BotResult); ``is_you`` marks your own."""
-
-    seat: int
-    name: str
-    net_chips: int
-    hands_played: int
-    violations: int = 0
-    forfeited: bool = False
-    is_you: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class MatchResult:
-    """How the match ended for this bot: the referee's MatchEnd, or ``error`` if it never came; ``reconnects``:
-    how many times the SDK took the seat back on a new stream after one broke."""
-
-    reason: MatchEndReason
-    message: str
-    results: tuple[BotResult, ...] = ()
-    match_id: str = ""
-    error: str | None = None
-    reconnects: int = 0
-
-    @property
-    def ok(self) -> bool:
-        """Whether the match ended with a MatchEnd (whatever its reason)."""
-        return self.error is None
-
-    @property
-    def exit_code(self) -> int:
-        """Process exit status for a bot script: 0 after MatchEnd (reconnects or not), 1 otherwise
-        (``raise SystemExit(r.exit_code)``)."""
-        return 0 if self.ok else 1
-
-    @property
-    def me(self) -> BotResult | None:
-        """Your own result, if the referee sent one."""
-        return next((r for r in self.results if r.is_you), None)
-
-    @classmethod
-    def from_pb(cls, pb: bot_pb2.MatchEnd) -> MatchResult:
-        """Read the protocol message."""
-        results = tuple(
-            BotResult(
-                seat=r.seat,
-                name=r.name,
-                net_chips=int(r.net_chips),
-                hands_played=int(r.hands_played),
-                violations=r.violations,
-                forfeited=r.forfeited,
-                is_you=r.is_you,
-            )
-            for r in pb.results
-        )
-        return cls(MatchEndReason(pb.reason), pb.message, results, pb.match_id)
-
-    @classmethod
-    def failed(cls, error: str, match_id: str = "") -> MatchResult:
-        """A match that ended without a MatchEnd."""
-        return cls(MatchEndReason.UNSPECIFIED, error, (), match_id, error)
-
-
-# ----------------------------------------------------------------------------------------------- configuration
-
-
-@dataclass(frozen=True, slots=True)
-class _Settings:
-    address: str
-    token: str
-    name: str
-    tls_ca: str | None
-    max_tables: int
-    batches: bool
-    league: bool = False  # the token is a league's API key: play match after match on one stream
-    version: str = ""
-    reconnect: Reconnect = field(default_factory=Reconnect)  # a broken match stream is joined again
-
-
-def _batches_itself(bot: Bot) -> bool:
-    """Whether the bot answers batches itself (it overrides ``act_batch``)."""
-    return type(bot).act_batch is not Bot.act_batch
-
-
-def _kebab(text: str) -> str:
-    """``CallingStation`` -> ``calling-station``: a default display name from a class name."""
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", text).lower() or "bot"
-
-
-def _usage_error(message: str) -> SystemExit:
-    """Print a one-line usage error and build the SystemExit (status 2, as argparse does) to raise."""
-    print(f"arena.sdk: {message}", file=sys.stderr)
-    return SystemExit(2)
-
-
-def _settings(
-    bot: Bot,
-    address: str | None,
-    token: str | None,
-    name: str | None,
-    tls_ca: str | None,
-    argv: Sequence[str] | None,
-    max_tables: int | None = None,
-    key: str | None = None,
-    version: str = "",
-    reconnect: bool | None = None,
-    reconnect_s: float | None = None,
-) -> _Settings:
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    parser.add_argument("--address")
-    parser.add_argument("--token")
-    parser.add_argument("--key")
-    parser.add_argument("--bot-version")
-    parser.add_argument("--name")
-    parser.add_argument("--tls-ca")
-    parser.add_argument("--max-tables")
-    parser.add_argument("--batches", action="store_true")
-    parser.add_argument("--no-reconnect", action="store_true")
-    parser.add_argument("--reconnect-s")
-    args, _unknown = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
-    env = os.environ
-    address = address or args.address or env.get("ARENA_ADDRESS")
-    token = token or args.token or env.get("ARENA_TOKEN")
-    key = None if token else key or args.key or env.get("ARENA_KEY")  # a match's token wins over a league key
-    # The name in the code is only a default: whoever launches the bot may rename it.
-    name = args.name or env.get("ARENA_BOT_NAME") or name or _kebab(type(bot).__name__)
-    tls_ca = tls_ca or args.tls_ca or env.get("ARENA_TLS_CA") or None
-    version = args.bot_version or env.get("ARENA_BOT_VERSION") or version  # a league rates each version apart
-    if not address:
-        raise _usage_error("no referee address: pass --address HOST:PORT or set ARENA_ADDRESS")
-    if not token and not key:
-        raise _usage_error("no token or key: pass --token TOKEN or set ARENA_TOKEN for a match (the runner gives "
-                           "each bot its own), or --key KEY / ARENA_KEY for a league (arena bots add prints it)")
-    tables_text = args.max_tables or env.get("ARENA_MAX_TABLES") or None  # an empty variable is no setting
-    if tables_text is not None:
-        if not tables_text.strip().isdigit() or int(tables_text) < 1:
-            raise _usage_error(f"--max-tables / ARENA_MAX_TABLES {tables_text!r}: expected a whole number, at least 1")
-        max_tables = int(tables_text)
-    tables = max_tables if max_tables is not None else bot.max_tables
-    # batches cost a bot on several tables nothing (the SDK unpacks them) and save the referee a message per request
-    batches = (args.batches or env.get("ARENA_BATCHES", "") in ("1", "true", "yes") or tables > 1
-               or _batches_itself(bot))
-    return _Settings(address, token or key or "", name, tls_ca, max(1, int(tables)), batches, league=not token,
-                     version=version, reconnect=_reconnect_policy(args, reconnect, reconnect_s))
-
-
-_YES = ("1", "true", "yes", "on")
-_NO = ("0", "false", "no", "off")
-
-
-def _reconnect_policy(args: argparse.Namespace, reconnect: bool | None, reconnect_s: float | None) -> Reconnect:
-    """Whether and how long a broken match stream is joined again: ``--no-reconnect``, else ``ARENA_RECONNECT``,
-    else ``reconnect``, else on; for ``--reconnect-s``, else ``ARENA_RECONNECT_S``, else ``reconnect_s``, else 60 s
-    (whoever launches the bot may change what its code says)."""
-    env = os.environ
-    switch = (env.get("ARENA_RECONNECT") or "").strip().lower()
-    if switch and switch not in _YES + _NO:
-        raise _usage_error(f"ARENA_RECONNECT {switch!r}: expected 1 (reconnect after a broken stream) or 0 (do not)")
-    enabled = not args.no_reconnect and (switch in _YES if switch else reconnect is not False)
-    seconds_text = args.reconnect_s or env.get("ARENA_RECONNECT_S") or None
-    seconds = Reconnect().for_s if reconnect_s is None else reconnect_s
-    if seconds_text is not None:
-        try:
-            seconds = float(seconds_text)
-        except ValueError:
-            seconds = -1.0
-    if not (math.isfinite(seconds) and seconds > 0):
-        given = seconds_text if seconds_text is not None else seconds
-        raise _usage_error(f"--reconnect-s / ARENA_RECONNECT_S / reconnect_s {given!r}: expected seconds, more than 0 "
-                           "(how long to keep trying to join again after a broken stream)")
-    return Reconnect(enabled=enabled, for_s=seconds)
-
-
-def _setup_logging() -> None:
-    """Log to stderr (level from ARENA_LOG_LEVEL, default INFO) unless the program configured logging itself."""
-    if log.handlers or logging.getLogger().handlers:
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("[arena.sdk] %(levelname)s %(message)s"))
-    log.addHandler(handler)
-    log.setLevel(os.environ.get("ARENA_LOG_LEVEL", "INFO").upper())
-
-
-def _channel(settings: _Settings) -> grpc.Channel:
-    options = [
-        # Retry quickly while the referee is not up yet (it may start a moment after the bot).
-        ("grpc.initial_reconnect_backoff_ms", 100),
-        ("grpc.min_reconnect_backoff_ms", 100),
-        ("grpc.max_reconnect_backoff_ms", 1000),
-    ]
-    if settings.tls_ca:
-        with open(settings.tls_ca, "rb") as f:
-            credentials = grpc.ssl_channel_credentials(root_certificates=f.read())
-        return grpc.secure_channel(settings.address, credentials, options=options)
-    return grpc.insecure_channel(settings.address, options=options)
-
-
-# ----------------------------------------------------------------------------------------------- the match
 
 
 class _Session:
@@ -290,7 +71,7 @@ class _Session:
         self.result: MatchResult | None = None
         self.match_id = match_id
         self._answers: list[bot_pb2.BotMessage] | None = None  # while a batch is handled: its answers, sent as one
-        self._custom_batch = _batches_itself(bot)
+        self._custom_batch = batches_itself(bot)
 
     def _outgoing(self) -> Iterator[bot_pb2.BotMessage]:
         get = self.outbox.get
@@ -568,8 +349,8 @@ def run(
     its stream with a fatal Error (revoked or replaced key, kicked; a rate limit only makes it wait), returning
     that as the result's error.
     """
-    settings = _settings(bot, address, token, name, tls_ca, argv, max_tables, key, version, reconnect, reconnect_s)
-    _setup_logging()
+    settings = read_settings(bot, address, token, name, tls_ca, argv, max_tables, key, version, reconnect, reconnect_s)
+    setup_logging()
     join = bot_pb2.Join(
         token=settings.token,
         bot_name=settings.name,
@@ -603,11 +384,11 @@ def _ready(channel: grpc.Channel, timeout: float) -> bool:
     return True
 
 
-def _play_match(bot: Bot, join: bot_pb2.Join, settings: _Settings, connect_timeout: float) -> MatchResult:
+def _play_match(bot: Bot, join: bot_pb2.Join, settings: Settings, connect_timeout: float) -> MatchResult:
     """Play a match's stream; after each break (no MatchEnd, no fatal Error) take the seat back on a new stream,
     with the same Join, while ``settings.reconnect`` allows."""
     log.info("connecting to the referee at %s as %r", settings.address, settings.name)
-    with _channel(settings) as channel:
+    with open_channel(settings) as channel:
         if not _ready(channel, connect_timeout):
             return MatchResult.failed(f"cannot reach the referee at {settings.address} within {connect_timeout:g} s")
         session = _Session(bot, join)
@@ -656,7 +437,7 @@ def _rejoin(bot: Bot, join: bot_pb2.Join, channel: grpc.Channel, policy: Reconne
             f"(last: {why})")
 
 
-def _play_league(bot: Bot, join: bot_pb2.Join, settings: _Settings, connect_timeout: float) -> MatchResult:
+def _play_league(bot: Bot, join: bot_pb2.Join, settings: Settings, connect_timeout: float) -> MatchResult:
     """Play a league's matches on one stream, reconnecting with backoff whenever the host goes away, until the host
     ends the stream with a fatal Error (a revoked or replaced key, a kick) or the program is interrupted."""
     backoff = RECONNECT_FIRST_S
@@ -664,7 +445,7 @@ def _play_league(bot: Bot, join: bot_pb2.Join, settings: _Settings, connect_time
     while True:
         log.info("connecting to the league at %s as %r", settings.address, settings.name)
         session = _Session(bot, join, league=True)
-        with _channel(settings) as channel:
+        with open_channel(settings) as channel:
             try:
                 grpc.channel_ready_future(channel).result(timeout=connect_timeout)
             except grpc.FutureTimeoutError:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-from arena.sdk.actions import Action, Mixed, safe_action
-from arena.sdk.request import Request
-from arena.transport.pb import bot_pb2
+from arena_sdk.actions import Action, Mixed, safe_action
+from arena_sdk.pb import bot_pb2
+from arena_sdk.request import Request
 
 __all__ = ["Bot"]
 

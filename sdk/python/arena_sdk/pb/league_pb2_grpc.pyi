@@ -6,7 +6,7 @@ needs the league's admin token as gRPC metadata `authorization: Bearer TOKEN`; a
 another, fails with UNAUTHENTICATED and changes nothing. Bots never use this service.
 """
 
-from arena.transport.pb import league_pb2 as _league_pb2
+from arena_sdk.pb import league_pb2 as _league_pb2
 from collections import abc as _abc
 from grpc import aio as _aio
 import abc as _abc_1
