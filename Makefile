@@ -31,11 +31,11 @@ system-run:
 system-test: system-run
 	$(call need,chromium,chromium)
 
-# The bots' SDK first (sdk/python, with the hand evaluator's C core): arena depends on it.
-$(STAMP): pyproject.toml sdk/python/pyproject.toml sdk/python/arena_sdk/_eval.c
+# The bots' SDK first (proto/python, with the hand evaluator's C core): arena depends on it.
+$(STAMP): pyproject.toml proto/python/pyproject.toml proto/python/arena_sdk/_eval.c
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e sdk/python
+	$(BIN)/pip install --quiet -e proto/python
 	$(BIN)/pip install --quiet -e '.[dev,ray]'
 	touch $(STAMP)
 
@@ -53,7 +53,7 @@ $(CPP_STAMP): $(CPP)/CMakeLists.txt $(wildcard $(CPP)/*.cpp $(CPP)/*.hpp) $(wild
 install: system-run $(STAMP) $(JS_STAMP) $(CPP_STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena sdk/python tests sample_bots/python
+	$(BIN)/ruff check arena proto/python tests sample_bots/python
 	$(BIN)/mypy
 
 test: install system-test lint
@@ -74,4 +74,4 @@ proto: $(STAMP)
 	$(BIN)/python -m arena.transport.build_proto
 
 clean:
-	rm -rf $(VENV) build *.egg-info sdk/python/build sdk/python/*.egg-info sdk/python/arena_sdk/*.so $(JS)/node_modules $(CPP)/build
+	rm -rf $(VENV) build *.egg-info proto/python/build proto/python/*.egg-info proto/python/arena_sdk/*.so $(JS)/node_modules $(CPP)/build

@@ -1,5 +1,5 @@
 """The layers of ../shared/ARCHITECTURE.md, asserted: each package of ``arena`` imports only the packages of the
-layers before it, and the bots' SDK (``arena_sdk``, its own package in sdk/python) imports nothing from arena, so
+layers before it, and the bots' SDK (``arena_sdk``, its own package in proto/python) imports nothing from arena, so
 the shape of the code cannot decay without this test saying where.
 
 Imports are read from the source (every ``import arena.x`` and ``from arena.x import``, at any depth, lazy ones

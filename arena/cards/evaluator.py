@@ -29,7 +29,7 @@ try:
     from arena_sdk._eval import CATEGORY_SHIFT, category_counts, category_counts_7, evaluate, evaluate_many
 except ImportError as exc:  # the SDK was installed where no C compiler was at hand
     raise ImportError(f"arena needs the SDK's compiled hand evaluator (arena_sdk._eval): {exc}; reinstall it with a "
-                      "C compiler present (`make install`, or `pip install -e sdk/python`)") from exc
+                      "C compiler present (`make install`, or `pip install -e proto/python`)") from exc
 
 __all__ = [
     "CATEGORY_SHIFT",

@@ -324,7 +324,7 @@ def toolchain_folders(command: str, cwd: Path, path_env: str) -> list[Path]:
 
 def arena_folders() -> list[Path]:
     """arena's public files every bot may read: the package, the Python SDK's package (``arena_sdk``: in
-    ``sdk/python`` for an editable install, else in site-packages) and ``proto/``."""
+    ``proto/python`` for an editable install, else in site-packages) and ``proto/``."""
     package = Path(arena.__file__).resolve().parent
     sdk = Path(arena_sdk.__file__).resolve().parent
     proto = package.parent / "proto"

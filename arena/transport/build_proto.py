@@ -1,4 +1,4 @@
-"""Generate ``sdk/python/arena_sdk/pb`` from ``proto/arena/v1/*.proto``: ``python -m arena.transport.build_proto``.
+"""Generate ``proto/python/arena_sdk/pb`` from ``proto/arena/v1/*.proto``: ``python -m arena.transport.build_proto``.
 
 The stubs belong to the SDK package (``arena-sdk``), the public protocol that bots and arena alike import. They are
 committed so that installing either needs no code generator; a test regenerates them
@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTO_DIR = ROOT / "proto"
-OUT_DIR = ROOT / "sdk" / "python" / "arena_sdk" / "pb"
+OUT_DIR = ROOT / "proto" / "python" / "arena_sdk" / "pb"
 _IMPORT = re.compile(r"^from arena\.v1 import ", re.MULTILINE)
 
 
@@ -50,7 +50,7 @@ def generate() -> dict[str, str]:
 
 
 def main() -> None:
-    """Write the generated modules into ``sdk/python/arena_sdk/pb``."""
+    """Write the generated modules into ``proto/python/arena_sdk/pb``."""
     OUT_DIR.mkdir(exist_ok=True)
     for old in OUT_DIR.glob("*.py*"):
         old.unlink()

@@ -1,5 +1,5 @@
 """The SDK package: its hand evaluator, the compiled core beside the Python fallback, in the sample equity bot's
-Monte Carlo; and a real install of ``sdk/python`` into a fresh virtual environment, as a bot author does it.
+Monte Carlo; and a real install of ``proto/python`` into a fresh virtual environment, as a bot author does it.
 
 ``python -m tests.bench.bench_sdk`` prints both; ``python -m tests.bench.bench_sdk install`` (``make sdk-check``)
 does only the install and exits 1 if it pulled in any of the referee's dependencies, or if ``import arena_sdk`` or
@@ -75,14 +75,14 @@ def evaluator_rates() -> dict[str, tuple[float, float, float]]:
 
 
 def check_light_install() -> tuple[float, list[str]]:
-    """Install ``sdk/python`` into a fresh virtual environment with pip's ordinary resolution, then import it and
+    """Install ``proto/python`` into a fresh virtual environment with pip's ordinary resolution, then import it and
     run a sample bot's ``--help`` there: the seconds it took and the distributions installed. Exits 1 on failure."""
     with tempfile.TemporaryDirectory(prefix="arena-sdk-venv-") as tmp:
         venv = Path(tmp) / "venv"
         python = venv / "bin" / "python"
         start = time.perf_counter()
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(REPO / "sdk" / "python")], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(REPO / "proto" / "python")], check=True)
         seconds = time.perf_counter() - start
         listed = subprocess.run([str(python), "-m", "pip", "list", "--format=json"], check=True, capture_output=True,
                                 text=True).stdout
@@ -116,7 +116,7 @@ def main() -> None:
         print(f"{name:<36} {evals:>11,.0f} {samples:>13,.0f} {1000 * SAMPLES_PER_REQUEST / samples:>11.2f} "
               f"{c_samples / samples:>8.2f}x {seconds:>8.2f} {seconds / c_match:>8.2f}x")
     seconds, installed = check_light_install()
-    print(f"pip install sdk/python into a fresh venv: {seconds:.1f} s (venv, resolution, C core build); installed: "
+    print(f"pip install proto/python into a fresh venv: {seconds:.1f} s (venv, resolution, C core build); installed: "
           f"{', '.join(installed)}; none of the referee's dependencies; import and --help run there")
 
 

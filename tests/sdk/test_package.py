@@ -35,7 +35,7 @@ def installed_closure(distribution: str) -> set[str]:
 
 
 def test_the_sdk_declares_only_grpcio_and_protobuf_and_is_installed_as_declared() -> None:
-    project = tomllib.loads((REPO / "sdk" / "python" / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((REPO / "proto" / "python" / "pyproject.toml").read_text())["project"]
     assert project["name"] == "arena-sdk"
     assert {_name(r) for r in project["dependencies"]} == {"grpcio", "protobuf"}
     assert sorted(importlib.metadata.requires("arena-sdk") or []) == sorted(project["dependencies"])

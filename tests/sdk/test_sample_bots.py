@@ -134,7 +134,7 @@ def test_readme_example_compiles_and_uses_only_real_api() -> None:
 def test_the_sdks_and_the_protocols_readmes_show_the_same_tested_bot() -> None:
     """The ten-line bot is shown where a bot author starts: the SDK's README and the protocol's, each a copy of
     the one tested here."""
-    for readme in (REPO / "sdk" / "python" / "README.md", REPO / "proto" / "README.md"):
+    for readme in (REPO / "proto" / "python" / "README.md", REPO / "proto" / "README.md"):
         blocks = re.findall(r"```python\n(.*?)```", readme.read_text(), re.S)
         assert readme_example() in blocks, readme
 

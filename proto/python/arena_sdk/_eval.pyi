@@ -1,4 +1,4 @@
-"""Type stub for the C hand evaluator core (sdk/python/arena_sdk/_eval.c)."""
+"""Type stub for the C hand evaluator core (proto/python/arena_sdk/_eval.c)."""
 
 from collections.abc import Iterable, Sequence
 

@@ -13,7 +13,7 @@
 ``run`` takes the referee's address and the bot's token from ``--address``/``--token`` or ``ARENA_ADDRESS``/
 ``ARENA_TOKEN``, speaks the arena.v1 protocol (proto/README.md) and shields the match from the bot's own bugs.
 
-The package (``arena-sdk``, installed with ``pip install ./sdk/python``) needs only grpcio and protobuf and imports
+The package (``arena-sdk``, installed with ``pip install ./proto/python``) needs only grpcio and protobuf and imports
 nothing from the referee (``arena``). Beside this module: ``arena_sdk.cards`` (card ints and their text),
 ``arena_sdk.evaluator`` (hand values) and ``arena_sdk.pb`` (the protocol's generated messages).
 """
