@@ -16,6 +16,7 @@ import pytest
 
 from arena.league.host import JOIN_BURST, HostError, LeagueHost
 from arena.league.settings import LeagueConfig
+from arena.records import queries
 from arena.records.db import Database
 from arena.records.registry import Registry
 from arena.referee import BotOutcome
@@ -66,13 +67,13 @@ async def scenario(tmp_path: Path) -> None:
     records = Database(tmp_path / "league.db", read_only=True)
     honest = {"h1", "h2"}
     played = set()
-    for outcome in records.bot_outcomes(records.match_ids()):
+    for outcome in queries.bot_outcomes(records, queries.match_ids(records)):
         if outcome.name in honest:
             assert outcome.outcome is BotOutcome.OK, outcome
-    for match_id in records.match_ids():
-        names = [name for name, _ in records.participants(match_id)]
+    for match_id in queries.match_ids(records):
+        names = [name for name, _ in queries.participants(records, match_id)]
         played.add(frozenset(names))
-        violations = records.violation_counts(match_id)
+        violations = queries.violation_counts(records, match_id)
         for index, name in enumerate(names):
             if name in honest:
                 assert violations.get(index, 0) == 0, (match_id, name, violations)  # never timed out
