@@ -43,8 +43,8 @@ from arena.runner.remote_match import play, prepare_match, run_local_match
 from arena.runner.settings import SETTINGS, MatchSettings, SettingsError, resume_conflicts, settings_of
 from arena.text import for_terminal
 from arena.transport.convert import printable
+from arena.transport.endpoint import Endpoint
 from arena.transport.pb import bot_pb2
-from arena.transport.remote import RemoteSeat
 from arena.transport.server import ServerError, ServerLimits, reachable_addresses
 
 # ---------------------------------------------------------------------------------------------- matches
@@ -438,8 +438,8 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
     entry = _open(Ledger(db), spec, [BotSpec(n, "") for n in names])
     sinks = _sinks(kw, entry)
 
-    def announce(seat: RemoteSeat, peer: str, join: bot_pb2.Join) -> None:
-        echo(f"{seat.name} connected from {peer} as {printable(join.bot_name)!r} "
+    def announce(endpoint: Endpoint, peer: str, join: bot_pb2.Join) -> None:
+        echo(f"{endpoint.name} connected from {peer} as {printable(join.bot_name)!r} "
                    f"({printable(join.language) or 'language not given'} {printable(join.bot_version)})".rstrip(),
                    err=True)
 
@@ -450,7 +450,7 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         echo(f"referee listening on {', '.join(addresses)}; commitment {entry.commitment}")
         for seat in setup.seats:
             echo(f"  {seat.name}: ARENA_ADDRESS={addresses[0]} ARENA_TOKEN={seat.token}")
-            seat.on_join = announce
+            seat.endpoint.on_join = announce
         echo(f"waiting up to {settings.connect_timeout_ms / 1000:.0f} s for {len(setup.seats)} bots to connect",
                    err=True)
         try:

@@ -1,10 +1,11 @@
 """The league host: registered bots join with their API keys on long-lived streams and are matched continuously.
 
-A bot's stream is a ``Member`` (arena.transport.server's ``Endpoint``): it outlives matches, and every match it is
-scheduled in gets a seat (``RemoteSeat.adopt``) that talks over it: the stream is sent that match's Welcome, plays
-it, hears its MatchEnd, and stays open for the next one. A member that reconnects (or a newer stream with the same
-key) takes over every seat it holds. Matches are dealt fresh (no duplicate: remote bots can remember, README D2),
-each from its own secret seed, recorded hand by hand like any match, and published when they end.
+A registered bot at the host is a ``Member``, whose key names a lasting ``Endpoint`` (arena.transport.endpoint):
+its stream outlives matches, and every match it is scheduled in gets a seat (a ``RemoteSeat`` played over the
+endpoint): the stream is sent that match's Welcome, plays it, hears its MatchEnd, and stays open for the next one.
+A member that reconnects (or a newer stream with the same key) takes over every seat it holds. Matches are dealt
+fresh (no duplicate: remote bots can remember, README D2), each from its own secret seed, recorded hand by hand
+like any match, and published when they end.
 
 After a crash the host starts again on the same database: matches still marked running end as ``interrupted``
 (their finished hands stand and their seeds are published; nothing is dealt again), the live ratings are replayed
@@ -36,10 +37,10 @@ from arena.records.registry import RegisteredBot, Registry, RegistryError
 from arena.referee import Match, MatchKind, MatchResult, MatchStatus
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import remote_seats
+from arena.transport.endpoint import Credential, Endpoint, Refusal
 from arena.transport.pb import arena_pb2, bot_pb2
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer, ServerLimits, TokenBucket
-from arena.transport.session import BotSession, Connection, error_message
 
 log = logging.getLogger("arena.league")
 
@@ -47,7 +48,6 @@ JOINS_PER_MINUTE = 30.0  # joins one key may make (after a burst of JOIN_BURST):
 JOIN_BURST = 10  # is refused rather than allowed to churn its matches' seats
 SCHEDULE_EVERY_S = 0.5  # how often the matchmaker looks again when nothing woke it
 CHECK_KEYS_EVERY_S = 1.0  # how soon a revoked or rotated key's live stream is ended
-Refusal = tuple["bot_pb2.ErrorCode.ValueType", str, str]  # why a join is refused: error code, gRPC status, words
 
 
 class HostError(RuntimeError):
@@ -55,90 +55,53 @@ class HostError(RuntimeError):
 
 
 class Member:
-    """A registered bot's presence at the host: its current stream (the newest that joined with its key), the seats
-    of the matches it is playing, and what matchmaking needs to know of it."""
+    """A registered bot's presence at the host: its endpoint (its key's: the newest stream that joined with it
+    plays), the seats of the matches it is playing, and what matchmaking needs to know of it."""
 
     def __init__(self, bot: RegisteredBot, on_change: Callable[[], None],
                  admit: Callable[[Member, bot_pb2.Join], Refusal | None] = lambda member, join: None) -> None:
         self.name = bot.name
-        self.admit = admit
+        self.endpoint = Endpoint(bot.name, Credential.KEY, lasting=True, admit=lambda join: admit(self, join))
+        self.endpoint.on_join = self._joined
+        self.endpoint.on_change = on_change
         self.joins = TokenBucket(JOINS_PER_MINUTE / 60.0, JOIN_BURST)
         self.owner = bot.owner
         self.key_issued_at = bot.key_issued_at
-        self._session: BotSession | None = None
-        self.peer = ""
         self.seats: set[RemoteSeat] = set()
         self.waiting_since = time.time()
         self.last_played: float | None = None
         self.matches = 0
-        self.on_change = on_change
 
-    @property
-    def session(self) -> BotSession | None:
-        """The stream that plays for this bot now."""
-        return self._session
+    def _joined(self, endpoint: Endpoint, peer: str, join: bot_pb2.Join) -> None:
+        if not self.seats:
+            self.waiting_since = time.time()
 
     @property
     def live(self) -> bool:
-        return self._session is not None and self._session.live
+        """Whether its stream is open."""
+        return self.endpoint.live
+
+    @property
+    def peer(self) -> str:
+        """Where its newest stream came from."""
+        return self.endpoint.peer
 
     @property
     def version(self) -> str:
         """The version its current stream's Join named."""
-        return self._session.join.bot_version if self._session is not None else ""
-
-    def attach(self, conn: Connection, join: bot_pb2.Join) -> None:
-        """A stream joined with this bot's key: it plays from now on (an older one is told why and closed), and
-        takes over the seats of the matches the bot is in. One the league does not admit now (a new version while
-        the ladder is frozen) is told why and closed, and the bot's current stream plays on."""
-        refusal = self.admit(self, join)
-        if refusal is not None:
-            code, status, text = refusal
-            conn.send(error_message(code, text, fatal=True))
-            conn.close(status, text)
-            return
-        old = self._session
-        if old is not None and old.conn is not conn:
-            old.send(error_message(
-                bot_pb2.ERROR_CODE_BAD_TOKEN,
-                "another connection joined with your key; this one is closed (the newest connection plays)",
-                fatal=True,
-            ))
-            old.conn.close("ALREADY_EXISTS", "replaced by a newer connection with the same key")
-            old.fail(ConnectionError(f"{self.name} reconnected"))
-        session = BotSession(conn, join)
-        self._session = session
-        self.peer = conn.peer
-        if not self.seats:
-            self.waiting_since = time.time()
-        for seat in list(self.seats):
-            seat.adopt(session, conn.peer)
-        self.on_change()
-
-    def detach(self, conn: Connection) -> None:
-        """The stream ended: the bot's seats are played by the time-out policy until it joins again."""
-        session = self._session
-        if session is None or session.conn is not conn:
-            return
-        for seat in list(self.seats):
-            seat.detach(conn)
-        session.fail(ConnectionError(f"{self.name} disconnected"))
-        self._session = None
-        self.on_change()
+        session = self.endpoint.session
+        return session.join.bot_version if session is not None else ""
 
     def end(self, code: str, text: str) -> None:
         """End the bot's stream with a fatal error (revoked key, kicked); its seats play on by the time-out policy."""
-        session = self._session
-        if session is None:
-            return
-        session.send(error_message(bot_pb2.ERROR_CODE_BAD_TOKEN, text, fatal=True))
-        session.conn.close(code, text)
+        self.endpoint.end(code, text)
 
     def free(self, most: int) -> int:
         """How many more matches it can start now: its Join's ``max_tables`` capped by the league."""
-        if not self.live or self._session is None:
+        session = self.endpoint.session
+        if not self.live or session is None:
             return 0
-        return max(0, min(most, self._session.max_tables) - len(self.seats))
+        return max(0, min(most, session.max_tables) - len(self.seats))
 
 
 @dataclass(slots=True)
@@ -249,8 +212,9 @@ class LeagueHost:
 
     # ------------------------------------------------------------------ keys
 
-    def resolve(self, key: str) -> Member | None:
-        """The member a Join's key belongs to (created when its bot first connects), None if the key is invalid."""
+    def resolve(self, key: str) -> Endpoint | None:
+        """The endpoint of the member a Join's key belongs to (created when its bot first connects), None if the
+        key is invalid."""
         bot = self.registry.authenticate(key)
         if bot is None:
             return None
@@ -261,7 +225,7 @@ class LeagueHost:
             member.last_played = last or None
         member.owner = bot.owner
         member.key_issued_at = bot.key_issued_at
-        return member
+        return member.endpoint
 
     async def _check_keys(self, stop: asyncio.Event) -> None:
         """End the streams of bots whose key was revoked or rotated since they joined (``arena bots revoke``
@@ -352,7 +316,7 @@ class LeagueHost:
         spec = dataclasses.replace(settings.spec(match_id, secrets.token_hex(32)), table_id=match_id)
         members = [self.members[name] for name in names]
         versions = [m.version for m in members]
-        [seats] = remote_seats(spec, names, token=str)
+        [seats] = remote_seats(spec, names, endpoints=[m.endpoint for m in members])
         entry = self.ledger.open(spec, [BotSpec(n, "", v) for n, v in zip(names, versions, strict=True)],
                                  MatchKind.LEAGUE, self.config.name)
         match = Match(spec, list(zip(names, seats, strict=True)), [entry, self.server.directory.sink(match_id)],
@@ -360,9 +324,7 @@ class LeagueHost:
         self.server.add_match(match, seats)
         for member, seat in zip(members, seats, strict=True):
             member.seats.add(seat)
-            session = member.session
-            assert session is not None
-            seat.adopt(session, member.peer)
+            member.endpoint.add(seat)  # its stream is sent this match's Welcome
         self.live[match_id] = LiveMatch(match, names, entry)
         task = asyncio.create_task(self._play(match_id, match, entry, members, seats))
         self._tasks.add(task)
@@ -384,6 +346,7 @@ class LeagueHost:
             now = time.time()
             for member, seat in zip(members, seats, strict=True):
                 member.seats.discard(seat)
+                member.endpoint.release(seat)
                 member.last_played = now
                 member.waiting_since = now
                 member.matches += 1
