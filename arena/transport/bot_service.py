@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 
+from arena.text import TextLimitError, check_length
 from arena.transport import convert, wire
 from arena.transport.connections import Claims
 from arena.transport.endpoint import Endpoint
@@ -142,6 +143,9 @@ class BotServicer:
             return (bot_pb2.ERROR_CODE_UNSUPPORTED_PROTOCOL_VERSION, grpc.StatusCode.FAILED_PRECONDITION,
                     f"protocol version {join.protocol_version} is not supported; this referee speaks "
                     f"{convert.PROTOCOL_VERSION}"), None
+        too_long = join_text_refusal(join)
+        if too_long is not None:
+            return (bot_pb2.ERROR_CODE_MALFORMED, grpc.StatusCode.INVALID_ARGUMENT, too_long), None
         endpoint = self._lookup(join.token)
         if endpoint is None:
             text = ("unknown token: no seat of any match here has it" if self.keys is None else
@@ -200,6 +204,20 @@ class BotServicer:
             conn.close("INVALID_ARGUMENT", text)
             return
         conn.close()
+
+
+JOIN_TEXT = (("bot_name", "name"), ("bot_version", "version"), ("language", "language"))  # field, its cap
+
+
+def join_text_refusal(join: bot_pb2.Join) -> str | None:
+    """Why a Join's words about the bot break their caps (``arena.text``: the same as on the command line and in
+    TOML), naming the field and the limit; None when they keep within them."""
+    for field, cap in JOIN_TEXT:
+        try:
+            check_length(getattr(join, field), cap, f"Join.{field}")
+        except TextLimitError as exc:
+            return f"{exc}; the Join is refused and the stream closed (the caps: proto/README.md, Join)"
+    return None
 
 
 async def _outgoing(conn: Connection) -> AsyncIterator[bytes]:
