@@ -8,7 +8,8 @@ terminal, a file name or a page.
   and ``.``, never ``.``/``..`` or a leading dot, never a path separator or NUL, short enough that the file system
   takes it (255 bytes), and a short hash of the name appended wherever the plain slug could collide.
 * ``check_length`` enforces the caps on what a bot says of itself and what an operator names it, the same in a
-  Join, on the command line and in TOML: a name and a version at most 64 characters, a language 32.
+  Join, on the command line, in TOML and in a league's registry: a name, a version and an owner at most 64
+  characters, a language 32.
 
 Pages escape HTML with the templates' autoescape; names there are isolated with ``<bdi>`` and their direction
 controls made visible with ``visible_controls``.
@@ -26,7 +27,8 @@ from pathlib import Path
 NAME_MAX = 64
 VERSION_MAX = 64
 LANGUAGE_MAX = 32
-LIMITS = {"name": NAME_MAX, "version": VERSION_MAX, "language": LANGUAGE_MAX}
+OWNER_MAX = 64  # who a league's bot belongs to (arena bots add --owner)
+LIMITS = {"name": NAME_MAX, "version": VERSION_MAX, "language": LANGUAGE_MAX, "owner": OWNER_MAX}
 
 DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 FILE_NAME_BYTES = 200  # well under the 255 bytes of ext4 and most file systems, with room for a suffix
@@ -37,7 +39,7 @@ _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lp
 
 
 class TextLimitError(ValueError):
-    """A name, version or language longer than its cap; the message names the field and the limit."""
+    """A name, version, language or owner longer than its cap; the message names the field and the limit."""
 
 
 def _escape(char: str) -> str:
@@ -67,7 +69,7 @@ def visible_controls(text: str) -> str:
 
 
 def check_length(value: str, field: str, where: str = "") -> str:
-    """``value`` if it is within the cap of ``field`` (name, version, language); else a ``TextLimitError``."""
+    """``value`` if it is within the cap of ``field`` (name, version, language, owner); else a ``TextLimitError``."""
     limit = LIMITS[field]
     if len(value) > limit:
         place = f"{where}: " if where else ""

@@ -14,6 +14,7 @@ import grpc
 from google.protobuf import json_format
 
 from arena.cli.output import echo
+from arena.text import for_terminal
 from arena_sdk.pb import league_pb2, league_pb2_grpc
 
 Metadata = tuple[tuple[str, str | bytes], ...]
@@ -55,21 +56,24 @@ def _call(address: str, token_file: Path | None, tls_ca: Path | None, as_json: b
             code = exc.code()
             details = exc.details()
             if code is grpc.StatusCode.UNAVAILABLE:
-                raise click.ClickException(f"no league host answers at {address} ({details})") from None
-            raise click.ClickException(f"{code.name}: {details}") from None
+                raise click.ClickException(f"no league host answers at {address} ({for_terminal(details)})") from None
+            raise click.ClickException(f"{code.name}: {for_terminal(details)}") from None
     if as_json:
         echo(json.dumps(json_format.MessageToDict(status, always_print_fields_with_no_presence=True),
                               indent=2))
         return
+    # each word a bot or an operator chose is escaped whole (a line break in it too: echo keeps those of a message)
+    t = for_terminal
     if status.message:
-        echo(status.message)
+        echo(t(status.message))
     state = ", ".join(word for word, on in (("paused", status.paused), ("frozen", status.frozen)) if on) or "running"
-    echo(f"league {status.league}: {state}; {status.matches_finished} matches finished, {len(status.live)} "
-               f"in play, {len(status.bots)} bot{'' if len(status.bots) == 1 else 's'} connected")
+    echo(f"league {t(status.league)}: {state}; {status.matches_finished} matches finished, {len(status.live)} "
+         f"in play, {len(status.bots)} bot{'' if len(status.bots) == 1 else 's'} connected")
     for bot in status.bots:
-        echo(f"  {bot.name} {bot.version} from {bot.peer}: {bot.playing} playing, {bot.matches} played")
+        echo(f"  {t(bot.name)} {t(bot.version)} from {t(bot.peer)}: {bot.playing} playing, {bot.matches} played")
     for live in status.live:
-        echo(f"  {live.match_id}: {' vs '.join(live.bots)}, hand {live.hands_played} of {live.hands_total}")
+        echo(f"  {t(live.match_id)}: {' vs '.join(t(b) for b in live.bots)}, hand {live.hands_played} of "
+             f"{live.hands_total}")
 
 
 @click.group()

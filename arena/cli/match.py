@@ -46,7 +46,7 @@ from arena.runner.remote_match import MatchSetup
 from arena.runner.settings import SETTINGS, MatchSettings, SettingsError, resume_conflicts, settings_of
 from arena.text import for_terminal
 from arena.transport.convert import printable
-from arena.transport.remote import RemoteSeat
+from arena.transport.endpoint import Endpoint
 from arena.transport.server import ServerError, ServerLimits, reachable_addresses
 from arena_sdk.pb import bot_pb2
 
@@ -438,8 +438,8 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
     db = open_db(kw["db_path"], create=True) if kw["db_path"] else None
     run = _open(Ledger(db), MatchJob(spec, tuple(BotSpec(n, "") for n in names)))
 
-    def announce(seat: RemoteSeat, peer: str, join: bot_pb2.Join) -> None:
-        echo(f"{seat.name} connected from {peer} as {printable(join.bot_name)!r} "
+    def announce(endpoint: Endpoint, peer: str, join: bot_pb2.Join) -> None:
+        echo(f"{endpoint.name} connected from {peer} as {printable(join.bot_name)!r} "
                    f"({printable(join.language) or 'language not given'} {printable(join.bot_version)})".rstrip(),
                    err=True)
 
@@ -448,7 +448,7 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         echo(f"referee listening on {', '.join(addresses)}; commitment {run.entry.commitment}")
         for seat in setup.seats:
             echo(f"  {seat.name}: ARENA_ADDRESS={addresses[0]} ARENA_TOKEN={seat.token}")
-            seat.on_join = announce
+            seat.endpoint.on_join = announce
         echo(f"waiting up to {settings.connect_timeout_ms / 1000:.0f} s for {len(setup.seats)} bots to connect",
              err=True)
 

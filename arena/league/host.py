@@ -1,10 +1,11 @@
 """The league host: registered bots join with their API keys on long-lived streams and are matched continuously.
 
-A bot's stream is a ``Member`` (arena.transport.server's ``Endpoint``): it outlives matches, and every match it is
-scheduled in gets a seat (``RemoteSeat.adopt``) that talks over it: the stream is sent that match's Welcome, plays
-it, hears its MatchEnd, and stays open for the next one. A member that reconnects (or a newer stream with the same
-key) takes over every seat it holds. Matches are dealt fresh (no duplicate: remote bots can remember, README D2),
-each from its own secret seed, recorded hand by hand like any match, and published when they end.
+A registered bot at the host is a ``Member``, whose key names a lasting ``Endpoint`` (arena.transport.endpoint):
+its stream outlives matches, and every match it is scheduled in gets a seat (a ``RemoteSeat`` played over the
+endpoint): the stream is sent that match's Welcome, plays it, hears its MatchEnd, and stays open for the next one.
+A member that reconnects (or a newer stream with the same key) takes over every seat it holds. Matches are dealt
+fresh (no duplicate: remote bots can remember, README D2), each from its own secret seed, recorded hand by hand
+like any match, and published when they end.
 
 After a crash the host starts again on the same database: matches still marked running end as ``interrupted``
 (their finished hands stand and their seeds are published; nothing is dealt again), the live ratings are replayed
@@ -39,9 +40,9 @@ from arena.runner.executor import MatchControl, MatchJob
 from arena.runner.play import MatchRun
 from arena.runner.remote_executors import SeatedExecutor
 from arena.runner.remote_match import remote_seats
+from arena.transport.endpoint import Credential, Endpoint, Refusal
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer, ServerLimits, TokenBucket
-from arena.transport.session import BotSession, Connection, error_message
 from arena_sdk.pb import arena_pb2, bot_pb2
 
 log = logging.getLogger("arena.league")
@@ -50,7 +51,6 @@ JOINS_PER_MINUTE = 30.0  # joins one key may make (after a burst of JOIN_BURST):
 JOIN_BURST = 10  # is refused rather than allowed to churn its matches' seats
 SCHEDULE_EVERY_S = 0.5  # how often the matchmaker looks again when nothing woke it
 CHECK_KEYS_EVERY_S = 1.0  # how soon a revoked or rotated key's live stream is ended
-Refusal = tuple["bot_pb2.ErrorCode.ValueType", str, str]  # why a join is refused: error code, gRPC status, words
 
 
 class HostError(RuntimeError):
@@ -58,90 +58,53 @@ class HostError(RuntimeError):
 
 
 class Member:
-    """A registered bot's presence at the host: its current stream (the newest that joined with its key), the seats
-    of the matches it is playing, and what matchmaking needs to know of it."""
+    """A registered bot's presence at the host: its endpoint (its key's: the newest stream that joined with it
+    plays), the seats of the matches it is playing, and what matchmaking needs to know of it."""
 
     def __init__(self, bot: RegisteredBot, on_change: Callable[[], None],
                  admit: Callable[[Member, bot_pb2.Join], Refusal | None] = lambda member, join: None) -> None:
         self.name = bot.name
-        self.admit = admit
+        self.endpoint = Endpoint(bot.name, Credential.KEY, lasting=True, admit=lambda join: admit(self, join))
+        self.endpoint.on_join = self._joined
+        self.endpoint.on_change = on_change
         self.joins = TokenBucket(JOINS_PER_MINUTE / 60.0, JOIN_BURST)
         self.owner = bot.owner
         self.key_issued_at = bot.key_issued_at
-        self._session: BotSession | None = None
-        self.peer = ""
         self.seats: set[RemoteSeat] = set()
         self.waiting_since = time.time()
         self.last_played: float | None = None
         self.matches = 0
-        self.on_change = on_change
 
-    @property
-    def session(self) -> BotSession | None:
-        """The stream that plays for this bot now."""
-        return self._session
+    def _joined(self, endpoint: Endpoint, peer: str, join: bot_pb2.Join) -> None:
+        if not self.seats:
+            self.waiting_since = time.time()
 
     @property
     def live(self) -> bool:
-        return self._session is not None and self._session.live
+        """Whether its stream is open."""
+        return self.endpoint.live
+
+    @property
+    def peer(self) -> str:
+        """Where its newest stream came from."""
+        return self.endpoint.peer
 
     @property
     def version(self) -> str:
         """The version its current stream's Join named."""
-        return self._session.join.bot_version if self._session is not None else ""
-
-    def attach(self, conn: Connection, join: bot_pb2.Join) -> None:
-        """A stream joined with this bot's key: it plays from now on (an older one is told why and closed), and
-        takes over the seats of the matches the bot is in. One the league does not admit now (a new version while
-        the ladder is frozen) is told why and closed, and the bot's current stream plays on."""
-        refusal = self.admit(self, join)
-        if refusal is not None:
-            code, status, text = refusal
-            conn.send(error_message(code, text, fatal=True))
-            conn.close(status, text)
-            return
-        old = self._session
-        if old is not None and old.conn is not conn:
-            old.send(error_message(
-                bot_pb2.ERROR_CODE_BAD_TOKEN,
-                "another connection joined with your key; this one is closed (the newest connection plays)",
-                fatal=True,
-            ))
-            old.conn.close("ALREADY_EXISTS", "replaced by a newer connection with the same key")
-            old.fail(ConnectionError(f"{self.name} reconnected"))
-        session = BotSession(conn, join)
-        self._session = session
-        self.peer = conn.peer
-        if not self.seats:
-            self.waiting_since = time.time()
-        for seat in list(self.seats):
-            seat.adopt(session, conn.peer)
-        self.on_change()
-
-    def detach(self, conn: Connection) -> None:
-        """The stream ended: the bot's seats are played by the time-out policy until it joins again."""
-        session = self._session
-        if session is None or session.conn is not conn:
-            return
-        for seat in list(self.seats):
-            seat.detach(conn)
-        session.fail(ConnectionError(f"{self.name} disconnected"))
-        self._session = None
-        self.on_change()
+        session = self.endpoint.session
+        return session.join.bot_version if session is not None else ""
 
     def end(self, code: str, text: str) -> None:
         """End the bot's stream with a fatal error (revoked key, kicked); its seats play on by the time-out policy."""
-        session = self._session
-        if session is None:
-            return
-        session.send(error_message(bot_pb2.ERROR_CODE_BAD_TOKEN, text, fatal=True))
-        session.conn.close(code, text)
+        self.endpoint.end(code, text)
 
     def free(self, most: int) -> int:
         """How many more matches it can start now: its Join's ``max_tables`` capped by the league."""
-        if not self.live or self._session is None:
+        session = self.endpoint.session
+        if not self.live or session is None:
             return 0
-        return max(0, min(most, self._session.max_tables) - len(self.seats))
+        return max(0, min(most, session.max_tables) - len(self.seats))
 
 
 @dataclass(slots=True)
@@ -263,8 +226,9 @@ class LeagueHost:
 
     # ------------------------------------------------------------------ keys
 
-    def resolve(self, key: str) -> Member | None:
-        """The member a Join's key belongs to (created when its bot first connects), None if the key is invalid."""
+    def resolve(self, key: str) -> Endpoint | None:
+        """The endpoint of the member a Join's key belongs to (created when its bot first connects), None if the
+        key is invalid."""
         bot = self.registry.authenticate(key)
         if bot is None:
             return None
@@ -275,7 +239,7 @@ class LeagueHost:
             member.last_played = last or None
         member.owner = bot.owner
         member.key_issued_at = bot.key_issued_at
-        return member
+        return member.endpoint
 
     async def _check_keys(self, stop: asyncio.Event) -> None:
         """End the streams of bots whose key was revoked or rotated since they joined (``arena bots revoke``
@@ -366,7 +330,7 @@ class LeagueHost:
         spec = dataclasses.replace(settings.spec(match_id, secrets.token_hex(32)), table_id=match_id)
         members = [self.members[name] for name in names]
         versions = [m.version for m in members]
-        [seats] = remote_seats(spec, names, token=str)
+        [seats] = remote_seats(spec, names, endpoints=[m.endpoint for m in members])
         bots = tuple(BotSpec(n, "", v) for n, v in zip(names, versions, strict=True))
         run = MatchRun(self.ledger, MatchJob(spec, bots), MatchKind.LEAGUE, self.config.name)
         live = self.live[match_id] = LiveMatch(names, spec.hands_planned(len(names)))
@@ -378,8 +342,7 @@ class LeagueHost:
             self.server.add_match(match, seats)
             self.server.directory.set_status(match_id, arena_pb2.MATCH_STATUS_RUNNING)
             for member, seat in zip(members, seats, strict=True):
-                if member.session is not None:  # one that left meanwhile takes its seat over when it joins again
-                    seat.adopt(member.session, member.peer)
+                member.endpoint.add(seat)  # its stream (or the next that joins with its key) is sent the Welcome
 
         executor = SeatedExecutor(seats, [self.server.directory.sink(match_id)], seated, MatchStatus.INTERRUPTED)
         task = asyncio.create_task(self._play(match_id, run, executor, live, members, seats))
@@ -402,6 +365,7 @@ class LeagueHost:
             now = time.time()
             for member, seat in zip(members, seats, strict=True):
                 member.seats.discard(seat)
+                member.endpoint.release(seat)
                 member.last_played = now
                 member.waiting_since = now
                 member.matches += 1

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from arena.records.codec import decode, stamp
 from arena.records.db import Database
+from arena.text import TextLimitError, check_length
 
 KEY_PREFIX = "arena_"  # says what the secret is when it turns up in a log or a shell history
 KEY_BYTES = 32  # 256 bits
@@ -68,7 +69,13 @@ class Registry:
         self.db = db
 
     def add(self, name: str, owner: str = "") -> str:
-        """Register a bot and return its key (the only time it is shown)."""
+        """Register a bot and return its key (the only time it is shown). Its name and owner are capped as
+        everywhere (``arena.text``): 64 characters each."""
+        try:
+            check_length(name, "name", "bot name")
+            check_length(owner, "owner", "owner")
+        except TextLimitError as exc:
+            raise RegistryError(str(exc)) from None
         if not NAME.match(name):
             raise RegistryError(f"bot name {name!r}: use 1 to 64 letters, digits, '.', '_' or '-', starting with a "
                                 "letter or digit")

@@ -27,6 +27,7 @@ from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.sandbox import SandboxPolicy
 from arena.text import file_name
 from arena.transport import convert
+from arena.transport.endpoint import EndpointState
 
 if TYPE_CHECKING:
     from arena.runner.remote_match import MatchSetup
@@ -196,8 +197,8 @@ class LocalBots:
         assert process.process is not None
         await process.process.wait()
         seat = self.setup.lanes[lane][participant]
-        if seat.finished:  # it was told the match is over for it, and left: as it should
-            return
+        if seat.endpoint.state is EndpointState.CLOSED:  # it was told the match is over for it, and left: as it
+            return  # should
         tail = [convert.printable(line, 200) for line in process.tail(5)]  # the bot's own words: no escapes
         text = f"exited with status {process.returncode}"
         if tail:

@@ -21,6 +21,7 @@ from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.local_bots import LocalBots
 from arena.runner.sandbox import SandboxPolicy, check_sandbox
 from arena.transport import convert
+from arena.transport.endpoint import Credential, Endpoint
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer, ServerLimits
 from arena_sdk.pb import arena_pb2, bot_pb2
@@ -50,9 +51,10 @@ def new_token() -> str:
 
 
 def remote_seats(spec: MatchSpec, names: Sequence[str], lanes: int = 1,
-                 token: Callable[[], str] = new_token) -> list[list[RemoteSeat]]:
-    """The remote seats of a match, ``seats[lane][participant]``, each with its token (a league's seats, which
-    are adopted by streams that joined with a key, have none) and what its Welcomes say."""
+                 endpoints: Sequence[Endpoint] | None = None) -> list[list[RemoteSeat]]:
+    """The remote seats of a match, ``seats[lane][participant]``, and what their Welcomes say. Each is played over
+    an endpoint of its own with a new token, or over participant i's ``endpoints[i]`` (a league's bots, joined
+    with their keys)."""
     config = convert.table_config(spec.config, spec.table_seats(len(names)), spec.starting_stack)
     policy = bot_pb2.ActionClockPolicy(
         per_action_ms=spec.policy.per_action_ms,
@@ -64,8 +66,11 @@ def remote_seats(spec: MatchSpec, names: Sequence[str], lanes: int = 1,
     table_ids = [spec.table_id] if lanes == 1 else [f"{spec.table_id}-r{lane}" for lane in range(lanes)]
     if spec.tables > 1:  # each lane plays on several tables: the Welcome names the first (arena.referee.match)
         table_ids = [f"{table_id}.1" for table_id in table_ids]
-    return [[RemoteSeat(name, token(), spec.match_id, table_id, config, policy, hands_total, spec.tables)
-             for name in names]
+    def endpoint(index: int, name: str) -> Endpoint:
+        return endpoints[index] if endpoints is not None else Endpoint(name, Credential.TOKEN, new_token())
+
+    return [[RemoteSeat(endpoint(i, name), spec.match_id, table_id, config, policy, hands_total, spec.tables)
+             for i, name in enumerate(names)]
             for table_id in table_ids]
 
 

@@ -1,5 +1,6 @@
-"""The bot service (``BotService.Play``): a stream joins with a token (or a league's key), then its Actions go to the
-seat's session and the referee's messages go out as bytes, packed into batches for bots that ask for them.
+"""The bot service (``BotService.Play``): a stream joins with a token (or a league's key), which names its
+``Endpoint``; then its Actions go to its session and the referee's messages go out as bytes, packed into batches
+for bots that ask for them.
 
 Every way a bot can misbehave on the wire ends in a clear Error message and, when fatal, a gRPC status; none of
 them reaches the referee's tables, which only ever see seats that answer, or don't, within their clock.
@@ -11,35 +12,21 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import grpc
 
+from arena.text import TextLimitError, check_length
 from arena.transport import convert, wire
 from arena.transport.connections import Claims
+from arena.transport.endpoint import Endpoint
 from arena.transport.limits import PeerGuard, ServerLimits, TokenBucket, peer_host
-from arena.transport.remote import RemoteSeat
 from arena.transport.session import BotSession, Connection, Outgoing, error_message
 from arena_sdk.pb import bot_pb2
 
 log = logging.getLogger("arena.transport")
 
 Context = grpc.aio.ServicerContext[Any, Any]
-
-
-class Endpoint(Protocol):
-    """What a joined stream is attached to: a match's seat (``RemoteSeat``, by its token) or a league member (by
-    its API key, arena.league), which hosts seats of many matches on the one stream."""
-
-    name: str
-
-    @property
-    def session(self) -> BotSession | None: ...
-
-    def attach(self, conn: Connection, join: bot_pb2.Join) -> None: ...
-
-    def detach(self, conn: Connection) -> None: ...
-
 
 Resolver = Callable[[str], Endpoint | None]  # a Join's token (or key) -> what it joins, None if it is not valid
 
@@ -55,19 +42,19 @@ class BotServicer:
     """The bot stream: Join, then Actions; misbehaviour is answered, never fatal to the referee. Messages go out
     as bytes: requests are built serialized (``RequestBuilder.serialized``) and batches packed as bytes."""
 
-    def __init__(self, seats: dict[str, RemoteSeat], limits: ServerLimits, keys: Resolver | None = None,
+    def __init__(self, tokens: dict[str, Endpoint], limits: ServerLimits, keys: Resolver | None = None,
                  guard: PeerGuard | None = None, claims: Claims | None = None) -> None:
-        self.seats = seats
+        self.tokens = tokens
         self.limits = limits
         self.keys = keys
-        self.guard = guard or PeerGuard(limits, lambda: len(seats))
+        self.guard = guard or PeerGuard(limits, lambda: len(tokens))
         self.claims = claims or Claims()  # the connections that carry a joined stream, for the warden
 
     def _lookup(self, token: str) -> Endpoint | None:
-        seat = self.seats.get(token)
-        if seat is None and self.keys is not None:
+        endpoint = self.tokens.get(token)
+        if endpoint is None and self.keys is not None:
             return self.keys(token)
-        return seat
+        return endpoint
 
     def handler(self) -> grpc.GenericRpcHandler[Any, Any]:
         """BotService.Play, reading BotMessages and sending bytes as they are."""
@@ -113,8 +100,8 @@ class BotServicer:
             yield error_message(bot_pb2.ERROR_CODE_MALFORMED, text, fatal=True)
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, text)
             return
-        refusal, seat = self._check_join(first)
-        if refusal is not None or seat is None:
+        refusal, endpoint = self._check_join(first)
+        if refusal is not None or endpoint is None:
             assert refusal is not None
             code, status, text = refusal
             await self.guard.refusal_turn(host)  # a peer that keeps failing is answered slowly, in turn
@@ -124,15 +111,15 @@ class BotServicer:
         conn = Connection(peer)
         stream.joined = True
         self.guard.joined()
-        seat.attach(conn, first.join)
-        session = seat.session
+        endpoint.attach(conn, first.join)
+        session = endpoint.session
         if session is None or session.conn is not conn:  # refused by what it joins (a league: a frozen ladder),
-            async for message in _outgoing(conn):  # which queued why on the stream and closed it
-                yield message
+            async for message in _outgoing(conn):  # which queued why on the stream and closed it (or a match
+                yield message  # that is over: its Welcome, then the end)
         else:
-            log.info("%s joined as %s (%s %s) from %s", seat.name, convert.printable(first.join.bot_name),
+            log.info("%s joined as %s (%s %s) from %s", endpoint.name, convert.printable(first.join.bot_name),
                      convert.printable(first.join.language), convert.printable(first.join.bot_version), peer)
-            reader = asyncio.create_task(self._read(request_iterator, seat, session))
+            reader = asyncio.create_task(self._read(request_iterator, endpoint, session))
             self.claims.hold(peer)
             try:
                 async for message in _outgoing(conn):
@@ -140,7 +127,7 @@ class BotServicer:
             finally:
                 self.claims.release(peer)
                 reader.cancel()
-                seat.detach(conn)
+                endpoint.detach(conn)
         if conn.closing is not None:
             await context.abort(getattr(grpc.StatusCode, conn.closing.code), conn.closing.details)
 
@@ -156,18 +143,21 @@ class BotServicer:
             return (bot_pb2.ERROR_CODE_UNSUPPORTED_PROTOCOL_VERSION, grpc.StatusCode.FAILED_PRECONDITION,
                     f"protocol version {join.protocol_version} is not supported; this referee speaks "
                     f"{convert.PROTOCOL_VERSION}"), None
-        seat = self._lookup(join.token)
-        if seat is None:
+        too_long = join_text_refusal(join)
+        if too_long is not None:
+            return (bot_pb2.ERROR_CODE_MALFORMED, grpc.StatusCode.INVALID_ARGUMENT, too_long), None
+        endpoint = self._lookup(join.token)
+        if endpoint is None:
             text = ("unknown token: no seat of any match here has it" if self.keys is None else
                     "unknown, revoked or replaced API key: no bot of this league has it (arena bots rotate NAME "
                     "issues a new one)")
             return (bot_pb2.ERROR_CODE_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED, text), None
-        return None, seat
+        return None, endpoint
 
-    async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage], seat: Endpoint, session: BotSession,
+    async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage], endpoint: Endpoint, session: BotSession,
                     ) -> None:
-        """Everything after the Join: Actions go to the stream's session (while it is the seat's); anything else
-        gets an Error."""
+        """Everything after the Join: Actions go to the stream's session (while it is its endpoint's newest);
+        anything else gets an Error."""
         conn = session.conn
         bucket = TokenBucket(self.limits.messages_per_second, self.limits.burst)
         try:
@@ -191,11 +181,11 @@ class BotServicer:
                     conn.close("RESOURCE_EXHAUSTED", "rate limit exceeded")
                     return
                 if kind == "action":
-                    if seat.session is session:
+                    if endpoint.session is session:
                         session.deliver(message.action)
                 elif kind == "actions":
                     for action in message.actions.actions:
-                        if seat.session is session:
+                        if endpoint.session is session:
                             session.deliver(action)
                 elif kind == "join":
                     conn.send(error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, "already joined: Join only once"))
@@ -207,13 +197,27 @@ class BotServicer:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # bytes that are not a BotMessage, or a message over the size limit
-            log.info("stream of %s broke: %r", seat.name, exc)
+            log.info("stream of %s broke: %r", endpoint.name, exc)
             text = (f"a message could not be read as a BotMessage (not protobuf, or over "
                     f"{self.limits.max_message_bytes} bytes): stream closed; reconnect with your token to play on")
             conn.send(error_message(bot_pb2.ERROR_CODE_MALFORMED, text, fatal=True))
             conn.close("INVALID_ARGUMENT", text)
             return
         conn.close()
+
+
+JOIN_TEXT = (("bot_name", "name"), ("bot_version", "version"), ("language", "language"))  # field, its cap
+
+
+def join_text_refusal(join: bot_pb2.Join) -> str | None:
+    """Why a Join's words about the bot break their caps (``arena.text``: the same as on the command line and in
+    TOML), naming the field and the limit; None when they keep within them."""
+    for field, cap in JOIN_TEXT:
+        try:
+            check_length(getattr(join, field), cap, f"Join.{field}")
+        except TextLimitError as exc:
+            return f"{exc}; the Join is refused and the stream closed (the caps: proto/README.md, Join)"
+    return None
 
 
 async def _outgoing(conn: Connection) -> AsyncIterator[bytes]:

@@ -1,4 +1,5 @@
-"""A seat played by a remote bot over one BotService.Play stream (see proto/arena/v1/bot.proto).
+"""A seat played by a remote bot over a BotService.Play stream (see proto/arena/v1/bot.proto): one per table, over
+the endpoint its token or key names (``arena.transport.endpoint``), which knows the stream that plays it now.
 
 The referee never waits on the network: sending only queues a message for the stream's writer, and an answer
 is awaited only under the referee's clock. A bot that drops its stream can reconnect with its token; it is
@@ -10,9 +11,6 @@ each table's request is open on its own, under its own clock, until the Action t
 
 from __future__ import annotations
 
-import asyncio
-import enum
-import logging
 from collections.abc import Callable
 
 from arena.engine import Action, IllegalActionError
@@ -28,33 +26,23 @@ from arena.referee import (
 )
 from arena.referee.match import MatchResult
 from arena.transport import convert, wire
-from arena.transport.session import BotSession, Connection, Outgoing, error_message
+from arena.transport.endpoint import Endpoint
+from arena.transport.session import BotSession, Outgoing, error_message
 from arena_sdk.pb import bot_pb2, poker_pb2
-
-log = logging.getLogger("arena.transport")
-
-
-class SeatState(enum.Enum):
-    """Where a remote seat stands with its bot."""
-
-    WAITING = "waiting"  # no stream has joined with its token yet
-    LIVE = "live"  # a stream is attached: the bot is asked (where a hand began before it joined: from the next)
-    DROPPED = "dropped"  # its stream ended: the time-out policy plays for it until it joins again
-    FINISHED = "finished"  # the match is over for it
 
 
 class RemoteSeat(Seat):
-    """A participant's seat answered by whichever connection last joined with its token. ``name`` is the name the
-    operator gave the seat: the one other bots, results and leaderboards show. What the bot says of itself in its
-    Join (``bot_name``, ``bot_version``, ``language``) is kept as its ``introduction``, for the records."""
+    """A participant's seat at one table, played over its ``endpoint`` (a match seat's token, or a league bot's
+    key): it asks the endpoint for the session that answers now, and keeps no connection state of its own. ``name``
+    is the endpoint's, the name the operator gave it: the one other bots, results and leaderboards show. What the
+    bot says of itself in its Join is the endpoint's ``introduction``, for the records."""
 
     times_itself = True
     notifications_queue = True
 
     def __init__(
         self,
-        name: str,
-        token: str,
+        endpoint: Endpoint,
         match_id: str,
         table_id: str,
         config: poker_pb2.TableConfig,
@@ -62,124 +50,64 @@ class RemoteSeat(Seat):
         hands_total: int,
         tables: int = 1,
     ) -> None:
-        self.name = name
+        self.endpoint = endpoint
+        self.name = endpoint.name
         self.tables = tables  # tables the match is played on at once: the most this seat can be given
-        self.token = token
         self.match_id = match_id
         self.table_id = table_id
         self.config = config
         self.policy = policy
         self.hands_total = hands_total
-        self.bot_name = ""
-        self.bot_version = ""
-        self.language = ""
-        self.joins = 0
-        self.participant = -1
-        self.finished = False
-        self.hosted = False  # played on a stream that outlives the match (``adopt``): never closed at its end
-        self._session: BotSession | None = None
-        self._ready = asyncio.Event()
-        self._in_hand: set[str] = set()  # tables where a hand of this seat is being played
-        self._stale: set[str] = set()  # of those, the tables whose hand began before the current stream joined
         self._seat = 0
-        self.on_join: Callable[[RemoteSeat, str, bot_pb2.Join], None] | None = None  # told of every join
+        # the tables where a hand of this seat is being played, each with the session that was asked for it when
+        # it began: a bot that joined since then (its stream had broken) is dealt in from that table's next hand
+        self._hands: dict[str, BotSession | None] = {}
         self._requests: dict[str, wire.RequestBuilder] = {}  # one per table: each remembers its hand's history
 
-    # ------------------------------------------------------------------ connection life
-
     @property
-    def state(self) -> SeatState:
-        """Where the seat stands with its bot."""
-        if self.finished:
-            return SeatState.FINISHED
-        if self._session is not None and self._session.live:
-            return SeatState.LIVE
-        return SeatState.DROPPED if self.joins else SeatState.WAITING
+    def token(self) -> str:
+        """The token a stream joins this seat with (a match's; '' for a league's, which join with their key)."""
+        return self.endpoint.token
 
     @property
     def session(self) -> BotSession | None:
-        """The stream that answers for this seat now (the newest that joined with its token)."""
-        return self._session
-
-    @property
-    def live(self) -> bool:
-        """Whether a stream is attached (and the match is not over for the seat)."""
-        return self.state is SeatState.LIVE
-
-    @property
-    def has_joined(self) -> bool:
-        """Whether a stream ever joined with this seat's token."""
-        return self.joins > 0
+        """The stream that answers for this seat now (the newest that joined with its token or key)."""
+        return self.endpoint.session
 
     @property
     def connected(self) -> bool:
         """Whether the bot can be asked to act now (a bot that rejoined mid-hand waits for the table's next hand;
         with several tables, it plays on at the tables whose hand began after it joined)."""
-        return self.live and not (self._stale and self._stale >= self._in_hand)
+        session = self.endpoint.session
+        if session is None or not self.endpoint.live:
+            return False
+        return not self._hands or any(asked is session for asked in self._hands.values())
+
+    @property
+    def has_joined(self) -> bool:
+        """Whether a stream ever joined with this seat's token or key."""
+        return self.endpoint.joins > 0
 
     @property
     def max_tables(self) -> int:
         """The tables the bot said it takes at once (Join.max_tables; 1 until it joins, or if it said 0)."""
-        return self._session.max_tables if self._session is not None else 1
+        session = self.endpoint.session
+        return session.max_tables if session is not None else 1
 
     async def wait_connected(self, timeout_s: float) -> bool:
-        try:
-            await asyncio.wait_for(self._ready.wait(), timeout_s)
-        except TimeoutError:
-            log.warning("%s did not connect within %.1f s; its seat is played by the time-out policy", self.name,
-                        timeout_s)
+        await self.endpoint.wait_joined(timeout_s)
         return self.connected
 
     @property
     def introduction(self) -> Introduction | None:
         """What the bot's latest Join said about it, once it joined."""
-        if not self.joins:
-            return None
-        return Introduction(self.bot_name, self.bot_version, self.language)
+        return self.endpoint.introduction
 
     def first_seat(self, seat: int) -> None:
         self._seat = seat  # what a Welcome says until the first HandStart
 
-    @property
-    def connection(self) -> Connection | None:
-        """The connection of the stream that answers for this seat now."""
-        return self._session.conn if self._session is not None else None
-
-    def attach(self, conn: Connection, join: bot_pb2.Join) -> None:
-        """Seat a newly joined stream and welcome it. The newest stream with the token wins: one already attached
-        (a connection cut silently, or a bot that restarted) is told why and closed."""
-        old = self._session.conn if self._session is not None else None
-        if old is not None and old is not conn:
-            old.send(error_message(
-                bot_pb2.ERROR_CODE_BAD_TOKEN,
-                "another connection joined with your token; this one is closed (the newest connection plays)",
-                fatal=True,
-            ))
-            old.close("ALREADY_EXISTS", "replaced by a newer connection with the same token")
-            self._fail_pending(f"{self.name} reconnected")
-        self._seat_session(BotSession(conn, join), conn.peer)
-        if self.finished:
-            conn.close()
-
-    def adopt(self, session: BotSession, peer: str = "") -> None:
-        """Play this seat on a stream that outlives the match (a league member's, arena.league): the stream is
-        sent this match's Welcome, and is left open when the match ends. Called again when the member rejoins."""
-        self.hosted = True
-        if self._session is not None and self._session is not session:
-            self._fail_pending(f"{self.name} reconnected")
-        self._seat_session(session, peer)
-
-    def _seat_session(self, session: BotSession, peer: str) -> None:
-        join = session.join
-        self._session = session
-        self.joins += 1
-        if self.on_join is not None:
-            self.on_join(self, peer, join)
-        self.bot_name = join.bot_name
-        self.bot_version = join.bot_version
-        self.language = join.language
-        self._stale = set(self._in_hand)
-        self._ready.set()
+    def welcome(self, session: BotSession) -> None:
+        """A stream joined over the endpoint: tell it where this seat plays (the endpoint calls this)."""
         session.send(
             bot_pb2.RefereeMessage(
                 welcome=bot_pb2.Welcome(
@@ -191,43 +119,23 @@ class RemoteSeat(Seat):
                     protocol_version=convert.PROTOCOL_VERSION,
                     hands_total=self.hands_total,
                     tables=min(session.max_tables, self.tables),
-                    batches=join.batches,
+                    batches=session.join.batches,
                 )
             )
         )
 
-    def detach(self, conn: Connection) -> None:
-        """The stream ended: the seat is unavailable until the bot joins again."""
-        if self._session is None or self._session.conn is not conn:
-            return
-        self._fail_pending(f"{self.name} disconnected")
-        self._session = None
-        self._ready.clear()
-
-    def _fail_pending(self, why: str) -> None:
-        if self._session is not None:
-            self._session.fail(SeatUnavailable(why))
-
     def _send(self, message: Outgoing, on_sent: Callable[[], None] | None = None) -> None:
-        if self._session is not None:
-            self._session.send(message, on_sent)
-
-    # ------------------------------------------------------------------ answers from the bot
-
-    def answers(self, message: poker_pb2.Action) -> bool:
-        """Whether ``message`` answers a request open on the current stream (see ``BotSession.answers``)."""
-        return self._session is not None and self._session.answers(message)
-
-    def deliver(self, message: poker_pb2.Action) -> None:
-        """An Action arrived on the current stream (see ``BotSession.deliver``)."""
-        if self._session is not None:
-            self._session.deliver(message)
+        session = self.endpoint.session
+        if session is not None:
+            session.send(message, on_sent)
 
     # ------------------------------------------------------------------ the Seat interface
 
     async def decide(self, decision: Decision, retry: bool) -> Action | MixedAction:
-        session = self._session
-        if session is None or not session.live or decision.table_id in self._stale:
+        session = self.endpoint.session
+        hands = self._hands
+        if session is None or not self.endpoint.live or (decision.table_id in hands and
+                                                         hands[decision.table_id] is not session):
             raise SeatUnavailable(f"{self.name} is not connected")
         request = None
         if not retry:
@@ -255,22 +163,18 @@ class RemoteSeat(Seat):
         ))
 
     async def hand_started(self, start: HandStart) -> None:
-        self._in_hand.add(start.table_id)
-        self._stale.discard(start.table_id)
+        self._hands[start.table_id] = self.endpoint.session
         self._seat = start.seat
         self._send(wire.hand_start_bytes(start))
 
     async def hand_finished(self, record: HandRecord, seat: int) -> None:
-        self._in_hand.discard(record.table_id)
-        self._stale.discard(record.table_id)
+        self._hands.pop(record.table_id, None)
         self._send(wire.hand_end_bytes(record, seat))
 
     async def match_finished(self, result: object, participant: int) -> None:
-        self.finished = True
         if isinstance(result, MatchResult):
             self._send(bot_pb2.RefereeMessage(match_end=convert.match_end(result, participant)))
-        if self._session is not None and not self.hosted:
-            self._session.conn.close()
+        self.endpoint.release(self)
 
     async def forfeited(self, reason: str) -> None:
         self._send(error_message(bot_pb2.ERROR_CODE_FORFEIT, reason, fatal=False))

@@ -24,8 +24,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena.referee.match import Match
-from arena.transport.bot_service import BotServicer, Endpoint, Resolver
+from arena.transport.bot_service import BotServicer, Resolver
 from arena.transport.connections import Claims, ConnectionWarden, connection_ceiling, warden_available
+from arena.transport.endpoint import Endpoint
 from arena.transport.limits import PeerGuard, ServerLimits, TokenBucket
 from arena.transport.remote import RemoteSeat
 from arena.transport.spectators import ArenaServicer, MatchDirectory, MatchEntry
@@ -109,8 +110,8 @@ class RefereeServer:
         self.limits = limits or ServerLimits()
         self.tcp = tcp
         self.local = local
-        self.seats: dict[str, RemoteSeat] = {}
-        self.keys: Resolver | None = None  # a league host's: API keys -> members (set before ``start``)
+        self.tokens: dict[str, Endpoint] = {}  # the match seats' tokens
+        self.keys: Resolver | None = None  # a league host's: API keys -> its bots' endpoints (set before ``start``)
         # more services for the TCP server (a league's admin service): each adds itself, returns its full name
         self.services: list[Callable[[grpc.aio.Server], str]] = []
         self.directory = MatchDirectory()
@@ -158,10 +159,10 @@ class RefereeServer:
 
     async def _server(self, spectators: bool) -> grpc.aio.Server:
         server = grpc.aio.server(options=self._options(tcp=spectators))
-        seats = self.seats
-        guard = PeerGuard(self.limits, lambda: len(seats))  # one per server: refusals in turn, for both services
+        tokens = self.tokens
+        guard = PeerGuard(self.limits, lambda: len(tokens))  # one per server: refusals in turn, for both services
         claims = self.claims if spectators else Claims()
-        server.add_generic_rpc_handlers((BotServicer(seats, self.limits, self.keys, guard, claims).handler(),))
+        server.add_generic_rpc_handlers((BotServicer(tokens, self.limits, self.keys, guard, claims).handler(),))
         names = [bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name]
         if spectators:
             server.add_generic_rpc_handlers((ArenaServicer(self.directory, self.limits, guard, claims).handler(),))
@@ -216,14 +217,11 @@ class RefereeServer:
         return self.port
 
     def add_seat(self, seat: RemoteSeat) -> None:
-        """Make a seat joinable with its token."""
-        if seat.token in self.seats:
+        """Make a seat joinable with its token: a stream that joins with it plays the seat."""
+        if seat.token in self.tokens:
             raise ValueError("duplicate token")
-        self.seats[seat.token] = seat
-
-    def remove_seat(self, seat: RemoteSeat) -> None:
-        """Forget a seat's token (its bot process is gone for good)."""
-        self.seats.pop(seat.token, None)
+        self.tokens[seat.token] = seat.endpoint
+        seat.endpoint.add(seat)
 
     def add_match(self, match: Match, seats: list[RemoteSeat]) -> MatchEntry:
         """List a match on the spectator service (its hands are published if its sinks include ``sink``)."""

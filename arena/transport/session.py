@@ -2,8 +2,9 @@
 open on it, matched to the Actions that answer them by their ids (one per table the session plays at).
 
 The referee's seats (``arena.transport.remote.RemoteSeat``) ask through the session that last joined with their
-token; a session could host seats of several matches (a league), since every request it carries names its table,
-hand and request. Sending only queues a message for the stream's writer: the referee never waits on the network.
+token or key (``arena.transport.endpoint``); a session may host seats of several matches (a league), since every
+request it carries names its table, hand and request. Sending only queues a message for the stream's writer: the
+referee never waits on the network.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Connection:
         self.queue: asyncio.Queue[tuple[Outgoing, Callable[[], None] | None] | None] = asyncio.Queue()
         self.closed = False
         self.closing: Closing | None = None
+        self.on_close: Callable[[], None] | None = None  # told once, as it closes (its endpoint: the bot is gone)
 
     def send(self, message: Outgoing, on_sent: Callable[[], None] | None = None) -> None:
         """Queue a message; a bot that lets too many pile up is cut off (it is not reading)."""
@@ -59,6 +61,8 @@ class Connection:
         if code != "OK":
             self.closing = Closing(code, details)
         self.queue.put_nowait(None)
+        if self.on_close is not None:
+            self.on_close()
 
 
 def error_message(

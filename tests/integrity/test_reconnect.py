@@ -129,7 +129,7 @@ async def paused_match(folder: Path, command: str, pause_s: float) -> Paused:
     hands = Hands()
     setup = await prepare_match(spec, ["paused", "steady"], [hands], limits=LIMITS, local=True, tcp=False)
     joins: list[float] = []
-    setup.seats[0].on_join = lambda seat, peer, join: joins.append(time.time())
+    setup.seats[0].endpoint.on_join = lambda endpoint, peer, join: joins.append(time.time())
     bots = [BotSpec("paused", f"PAUSE_MARK={marker} {command}"), BotSpec("steady", STEADY)]
     try:
         await launch(setup, bots, folder, REPO, SandboxPolicy())

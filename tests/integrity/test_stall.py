@@ -234,7 +234,7 @@ def test_a_silent_network_cut_is_replaced_by_the_reconnect_and_found_by_keepaliv
             deadline = time.monotonic() + 10  # keepalive: pings every second, each answered within one
             while proxy.upstream_closed_at is None and time.monotonic() < deadline:
                 await asyncio.sleep(0.1)
-            return result, log, proxy, setup.seats[1].joins
+            return result, log, proxy, setup.seats[1].endpoint.joins
         finally:
             await steady.stop()
             await proxy.close()

@@ -219,7 +219,7 @@ def test_the_newest_join_with_a_token_replaces_a_silent_stream(tmp_path: Path) -
         other = BotProcess(BotSpec("other", evil("good")), tmp_path / "t2-other.log")
         await other.start(socket, setup.seats[1].token, REPO)
         for _ in range(200):  # the real bot joins with the same token: its stream takes the seat
-            if setup.seats[1].joins >= 2:
+            if setup.seats[1].endpoint.joins >= 2:
                 break
             await asyncio.sleep(0.05)
         result = await play(setup)

@@ -19,6 +19,7 @@ from arena.cards.evaluator import describe
 from arena.engine import AnteMode, Event, EventKind, Structure, TableConfig, public_history
 from arena.referee import ClockPolicy, Decision, HandRecord, HandStart, Match, MatchSpec
 from arena.transport import convert, wire
+from arena.transport.endpoint import Endpoint
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import MatchDirectory
 from arena.transport.session import Connection
@@ -187,7 +188,7 @@ class FakeBot(Connection):
         roll = rng.random()
         session = self.seat.session
         pending = next(iter(session.pending.values()), None) if session is not None else None
-        if roll < 0.02 or pending is None:
+        if roll < 0.02 or pending is None or session is None:
             return  # silence: the referee's clock runs out
         decision = pending[0]
         ids = {"table_id": decision.table_id, "hand_id": decision.hand_id, "request_id": decision.request_id}
@@ -206,7 +207,7 @@ class FakeBot(Connection):
                     choices.append((poker_pb2.ACTION_KIND_ALL_IN, 0))
             kind, amount = rng.choice(choices)
             action = poker_pb2.Action(**ids, kind=kind, amount=amount)
-        self.seat.deliver(action)
+        session.deliver(action)
 
 
 class CapturingSeat(RemoteSeat):
@@ -240,7 +241,7 @@ def test_cached_messages_equal_plain_construction(num_seats: int, hands: int, co
     spec = MatchSpec("eq", f"seed-{num_seats}", hands, config=config, starting_stack=3000, policy=policy)
     pb_config = convert.table_config(config, num_seats, spec.starting_stack)
     pb_policy = bot_pb2.ActionClockPolicy(per_action_ms=4)
-    seats = [CapturingSeat(f"bot{i}", f"token{i}", "eq", "table-1", pb_config, pb_policy, hands)
+    seats = [CapturingSeat(Endpoint(f"bot{i}", token=f"token{i}"), "eq", "table-1", pb_config, pb_policy, hands)
              for i in range(num_seats)]
     directory = MatchDirectory()
     records: list[HandRecord] = []
@@ -255,7 +256,8 @@ def test_cached_messages_equal_plain_construction(num_seats: int, hands: int, co
     bots = []
     for seat in seats:
         bot = FakeBot(seat, rng)
-        seat.attach(bot, bot_pb2.Join(bot_name=seat.name))
+        seat.endpoint.add(seat)
+        seat.endpoint.attach(bot, bot_pb2.Join(bot_name=seat.name))
         bots.append(bot)
     result = asyncio.run(match.run())
     assert result.hands_played == len(records) >= hands

@@ -32,6 +32,7 @@ from arena.engine import ActionKind as EngineKind
 from arena.engine import Street as EngineStreet
 from arena.referee import ClockPolicy, Decision, FunctionSeat, Match, MatchSpec
 from arena.transport import convert
+from arena.transport.endpoint import Endpoint
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer
 from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
@@ -173,7 +174,8 @@ async def play_transcript(batches: bool = False) -> list[Entry]:
     policy = bot_pb2.ActionClockPolicy(per_action_ms=POLICY.per_action_ms, time_bank_ms=POLICY.time_bank_ms,
                                        max_retries=POLICY.max_retries, max_violations=POLICY.max_violations)
     table_id = f"{spec.table_id}.1" if spec.tables > 1 else spec.table_id
-    seat = RemoteSeat(BOT, TOKEN, spec.match_id, table_id, config, policy, len(spec.plan(2)), spec.tables)
+    seat = RemoteSeat(Endpoint(BOT, token=TOKEN), spec.match_id, table_id, config, policy, len(spec.plan(2)),
+                      spec.tables)
     server.add_seat(seat)
     match = Match(spec, [(BOT, seat), (OPPONENT, FunctionSeat(OPPONENT, station))])
     entries: list[Entry] = []

@@ -17,6 +17,7 @@ from arena.referee import ClockPolicy, Decision, FunctionSeat, Introduction, Mat
 from arena.referee.table import posted
 from arena.runner.bots import BotSpec
 from arena.transport import convert
+from arena.transport.endpoint import Endpoint
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import MatchDirectory, RefereeServer
 from arena.transport.session import Connection
@@ -60,7 +61,13 @@ class Bot(Connection):
         if message.WhichOneof("msg") == "action_request":
             loop = asyncio.get_running_loop()
             for action in self.answer(message.action_request):
-                loop.call_soon(self.seat.deliver, action)
+                loop.call_soon(self.deliver, action)
+
+    def deliver(self, action: poker_pb2.Action) -> None:
+        """As the bot service does: the Action goes to the seat's session (the stream that plays it now)."""
+        session = self.seat.session
+        if session is not None:
+            session.deliver(action)
 
     def of(self, kind: str) -> list[bot_pb2.RefereeMessage]:
         return [m for m in self.got if m.WhichOneof("msg") == kind]
@@ -68,7 +75,10 @@ class Bot(Connection):
 
 def remote(spec: MatchSpec, name: str, token: str) -> RemoteSeat:
     config = convert.table_config(spec.config, 2, spec.starting_stack)
-    return RemoteSeat(name, token, spec.match_id, spec.table_id, config, bot_pb2.ActionClockPolicy(), spec.hands)
+    seat = RemoteSeat(Endpoint(name, token=token), spec.match_id, spec.table_id, config, bot_pb2.ActionClockPolicy(),
+                      spec.hands)
+    seat.endpoint.add(seat)
+    return seat
 
 
 def play(spec: MatchSpec, answer: Answer = echo,
@@ -82,7 +92,7 @@ def play(spec: MatchSpec, answer: Answer = echo,
     bot = Bot(seat, answer)
 
     async def run() -> MatchResult:
-        seat.attach(bot, join or bot_pb2.Join(token="tok", bot_name="me", protocol_version=1))
+        seat.endpoint.attach(bot, join or bot_pb2.Join(token="tok", bot_name="me", protocol_version=1))
         return await match.run()
 
     return asyncio.run(run()), bot, directory
@@ -195,7 +205,7 @@ def test_each_welcome_gives_the_seat_of_the_bots_first_hand() -> None:
 
     async def join() -> None:
         for seat, bot in zip(seats, bots, strict=True):
-            seat.attach(bot, bot_pb2.Join(token=seat.token, protocol_version=1))
+            seat.endpoint.attach(bot, bot_pb2.Join(token=seat.token, protocol_version=1))
 
     asyncio.run(join())
     assert [b.of("welcome")[0].welcome.seat for b in bots] == [0, 1]
