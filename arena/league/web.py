@@ -58,8 +58,10 @@ class LeagueSite:
 
     # ------------------------------------------------------------------ building
 
-    def _build(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """Runs in a worker thread, with a read-only connection of its own."""
+    def _build(self, frozen: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """Runs in a worker thread, with a read-only connection of its own. None, and nothing swapped in, when the
+        ladder was frozen while it was built (``frozen``: whether it was when the build began): the published
+        ladder is what it was at the freeze."""
         db = Database(self.host.db.path, read_only=True)
         try:
             ids = queries.matches_of(db, self.host.config.name, MatchKind.LEAGUE)
@@ -67,6 +69,9 @@ class LeagueSite:
             data = leaderboard_json(board)
             staging = Path(tempfile.mkdtemp(prefix="arena-league-build-"))
             publish(db, staging, self.title, board, live_site=True, reuse=self.folder)  # only new hands rendered
+            if self.host.frozen and not frozen:
+                shutil.rmtree(staging, ignore_errors=True)
+                return None
             for item in staging.iterdir():  # swap the new pages in, file by file
                 target = self.folder / item.name
                 if target.is_dir():
@@ -82,7 +87,12 @@ class LeagueSite:
         """Rebuild the leaderboard and the pages now."""
         if not self.host.db.path.exists():
             return
-        self.leaderboard, self.matches = await asyncio.to_thread(self._build)
+        frozen = self.host.frozen
+        built = await asyncio.to_thread(self._build, frozen)
+        if built is None or (self.host.frozen and not frozen):  # frozen meanwhile: rebuilt once it is unfrozen
+            self._dirty.set()
+            return
+        self.leaderboard, self.matches = built
         self.built_at = time.time()
 
     async def _refresher(self) -> None:
