@@ -61,7 +61,7 @@ def load_sessions(db: Database, match_ids: list[str] | None = None, complete_onl
 
     A session is complete when all its rotations (or, across tables, all its tables) were recorded; an interrupted
     match's last deals may not be, and by default they are left out so that no bot is credited with half a
-    duplicate set. Across tables a bot's chips are its cross-table score (arena.ratings.cross).
+    duplicate set. Across tables a bot's chips are its cross-table score (arena.deals.fold).
     """
     sessions: list[Session] = []
     for match_id in match_ids if match_ids is not None else queries.match_ids(db):

@@ -78,7 +78,7 @@ class _Played(NamedTuple):
 
 class SessionTally:
     """Chips per participant per deal; a deal counts as a session once all its ``rotations`` hands are in (its
-    tables, with ``cross_table``: then each bot's chips are its cross-table score, arena.ratings.cross). Each
+    tables, with ``cross_table``: then each bot's chips are its cross-table score, arena.deals.fold). Each
     finished session is handed to the ``scorer`` for the variance-reduced figures (arena.ratings.estimators), whose
     changes to its raw samples come back as they are worked out; the tally keeps only a few numbers a session (each
     player's raw and adjusted samples), never the hands of finished sessions: a long match's memory stays flat, and
