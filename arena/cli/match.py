@@ -331,15 +331,20 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
                     f"; finish with --resume --db {db.path} --match-id {spec.match_id}" if db is not None else ""),
                     err=True, fg="yellow")
                 raise SystemExit(EXIT_INTERRUPTED) from None
-        played_match = run.finish(result)  # the whole match's, the part played before a resume added in
-        if tally is not None and tally.pending_hands >= SCORING_NOTICE_HANDS and not kw["json_out"]:
-            echo(f"scoring the last {tally.pending_hands:,} hands by all-in EV and AIVAT...", err=True)
-        code = print_result(played_match.result, spec.config.big_blind, kw["json_out"], tally,
-                            played_match.final_hash)
+        code = _report(run, result, kw["json_out"], tally)
     finally:
         if tally is not None:
             tally.close()
     raise SystemExit(code)
+
+
+def _report(run: MatchRun, result: MatchResult, as_json: bool, tally: SessionTally | None) -> int:
+    """Finish the match in its ledger (the whole match's result, a resumed match's earlier part added in) and print
+    it with its final hash; the exit status."""
+    played = run.finish(result)
+    if tally is not None and tally.pending_hands >= SCORING_NOTICE_HANDS and not as_json:
+        echo(f"scoring the last {tally.pending_hands:,} hands by all-in EV and AIVAT...", err=True)
+    return print_result(played.result, run.job.spec.config.big_blind, as_json, tally, played.final_hash)
 
 
 def match_tally(spec: MatchSpec, players: int, db: Database | None) -> SessionTally:
@@ -459,9 +464,7 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
             result = asyncio.run(run.play(executor, _sinks(kw), tally.add if tally is not None else None))
         except ServerError as exc:
             raise click.ClickException(str(exc)) from None
-        played_match = run.finish(result)
-        code = print_result(played_match.result, spec.config.big_blind, kw["json_out"], tally,
-                            played_match.final_hash)
+        code = _report(run, result, kw["json_out"], tally)
     finally:
         if tally is not None:
             tally.close()
