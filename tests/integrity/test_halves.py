@@ -157,9 +157,13 @@ def play(folder: Path, overlapping: bool) -> Played:
 
 def test_with_overlapping_halves_the_cheat_hears_its_opponents_cards_through_cpu_contention(tmp_path: Path) -> None:
     """The control: the channel works when both processes are alive at once."""
-    run = play(tmp_path / "overlapping", overlapping=True)
     # any deal heard is the channel at work (a frame counts only when its checksum holds); how many depends on the
-    # host's load: most of the 16 deals on a quiet host, one or two on a loaded one
+    # host's load: most of the 16 deals on a quiet host, one or two on a loaded one, now and then none: up to three
+    # matches, for a channel that is there (the sequential test must hear nothing in its one match)
+    for attempt in range(3):
+        run = play(tmp_path / f"overlapping-{attempt}", overlapping=True)
+        if run.learned() >= 1:
+            break
     assert run.learned() >= 1, run.listener()
     assert run.listener()["exploited_decisions"] > 0
 
