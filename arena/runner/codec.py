@@ -37,6 +37,7 @@ class MatchFailure:
 
     match_id: str
     error: str
+    lost: bool = False  # its worker was killed (a signal: the node going down): the match may be played on
 
 
 Message = HandRecord | MatchResult | MatchFailure

@@ -54,7 +54,7 @@ def play_on_node(job: bytes) -> Iterator[bytes]:
         status = worker.wait()
         if not ended:
             yield encode(MatchFailure("", f"the match worker on {os.uname().nodename} exited with status {status} "
-                                          "before the match ended"))
+                                          "before the match ended", lost=status < 0))
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(worker.pid, signal.SIGKILL)  # the match's own group, whatever is left of it
@@ -109,6 +109,8 @@ class RayExecutor:
                     return message
                 elif isinstance(message, MatchFailure):
                     ended = True
+                    if message.lost:  # killed with its node, before its Ray worker: lost like the worker itself
+                        raise WorkerLost(f"match {match_id}: {message.error}")
                     raise ExecutorError(f"match {match_id} could not be played: {message.error}")
         except ray.exceptions.RayError as exc:
             ended = True
