@@ -30,7 +30,8 @@ from arena.runner.remote_match import MatchSetup, play_watched, prepare_match
 from arena.runner.sandbox import SandboxLimits, SandboxPolicy, check_sandbox
 from tests.integrity.harness import CALLER, REPO, cheat, reports
 
-pytestmark = pytest.mark.timeout(150)
+# alone: the control's channel is CPU contention, which another test's load would jam
+pytestmark = [pytest.mark.alone, pytest.mark.timeout(150)]
 
 SEED = "integrity-halves-1"
 HANDS = 32  # 16 deals: the rotation-1 process waits for a frame (0.92 s) before each

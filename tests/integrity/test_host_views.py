@@ -16,7 +16,8 @@ import pytest
 
 from tests.integrity.harness import SLOW_JOIN, arena, cheat, match_json, reports
 
-pytestmark = pytest.mark.timeout(120)
+# alone: the control reads the host's memory figures, which another test's load moves
+pytestmark = [pytest.mark.alone, pytest.mark.timeout(120)]
 
 MESSAGE = "101101"
 
