@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.parallel import mark_groups, turns
+from tests.parallel import turns
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("ARENA_SHARED", REPO.parent / "shared"))
@@ -24,12 +24,6 @@ def conformance() -> Path:
             pytest.fail(f"conformance hands not found at {CONFORMANCE} (set ARENA_SHARED)")
         pytest.skip(f"conformance hands not found at {CONFORMANCE}")
     return CONFORMANCE
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each file (or folder sharing session fixtures) is one unit of work for the workers (see tests.parallel)."""
-    mark_groups(items)
 
 
 @pytest.hookimpl(wrapper=True)

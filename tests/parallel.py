@@ -1,7 +1,7 @@
-"""How the suite shares two workers (pytest-xdist, ``--dist loadgroup``): every test file is one unit of work, so
-that a module's fixtures (a Ray cluster, a played database) are built once; a folder whose tests share session
-fixtures is one unit too; and a test marked ``alone`` (it measures time or CPU, or holds a host-wide resource such as
-uid 61000) runs while no other test does.
+"""How the suite shares two workers (pytest-xdist, ``--dist loadfile``): every test file is one unit of work, so
+that a module's fixtures (a Ray cluster, a played database) are built once and a file's tests never run beside each
+other; and a test marked ``alone`` (it measures time or CPU, or holds a host-wide resource such as uid 61000) runs
+while no other test does.
 
 ``alone`` is a readers-writer lock across the workers: every test holds a shared lock on one file for its whole
 run, an ``alone`` test an exclusive one; a second file is the turnstile that keeps later tests from starving the
@@ -19,26 +19,6 @@ from pathlib import Path
 from typing import IO
 
 import pytest
-
-SHARED_FOLDERS = ("publish",)
-"""Folders of ``tests/`` whose files share session fixtures (the published site): one worker runs all of them."""
-
-
-def group_of(item: pytest.Item) -> str:
-    """The unit of work ``item`` belongs to: its folder if the folder shares fixtures, else its file."""
-    path = Path(str(item.path))
-    parts = path.parts
-    for folder in SHARED_FOLDERS:
-        if "tests" in parts and folder in parts[parts.index("tests"):]:
-            return f"tests/{folder}"
-    return path.as_posix()
-
-
-def mark_groups(items: list[pytest.Item]) -> None:
-    """Give every test without an ``xdist_group`` the group of its file (or shared folder)."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(group_of(item)))
 
 
 class Turns:
