@@ -30,12 +30,8 @@ CALLER = _bot("caller", "calling_station.py")
 
 
 def _command() -> list[str]:
-    """``arena compare`` (through ``python -m arena`` once the command is registered, else its own module)."""
-    from arena.cli import main
-
-    if "compare" in main.commands:
-        return [sys.executable, "-m", "arena", "compare"]
-    return [sys.executable, "-m", "arena.cli.compare"]
+    """``arena compare``, as a user runs it."""
+    return [sys.executable, "-m", "arena", "compare"]
 
 
 def _run(tmp: Path, *args: str, json_name: str | None = "out.json", seed: str | None = None,
