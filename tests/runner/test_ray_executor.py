@@ -88,7 +88,8 @@ def _left_behind(folder: Path) -> list[str]:
             continue
         if "zombie" in state:
             continue
-        if b"arena.runner.match_worker" in cmdline or marker in cmdline or marker in environ:
+        ours = cmdline.startswith(sys.executable.encode())  # not a match worker of another checkout's suite
+        if (ours and b"arena.runner.match_worker" in cmdline) or marker in cmdline or marker in environ:
             words = cmdline.replace(b"\0", b" ").decode(errors="replace")
             out.append(f"{entry.name}: {words}")
     return out
