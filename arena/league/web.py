@@ -82,7 +82,10 @@ class LeagueSite:
         """Rebuild the leaderboard and the pages now."""
         if not self.host.db.path.exists():
             return
-        self.leaderboard, self.matches = await asyncio.to_thread(self._build)
+        leaderboard, matches = await asyncio.to_thread(self._build)
+        if self.host.frozen and self.leaderboard:  # frozen while it was built: the ladder keeps what it showed then
+            return
+        self.leaderboard, self.matches = leaderboard, matches
         self.built_at = time.time()
 
     async def _refresher(self) -> None:
