@@ -57,7 +57,6 @@ def hog_match(tmp_path: Path, *flags: str) -> tuple[dict[str, dict[str, object]]
     return by_name(result), held_mb(logs[0])
 
 
-@pytest.mark.alone  # 2.8 GB asked for: not beside another test's memory
 @pytest.mark.skipif(not _has("memory"), reason="this host gives arena no cgroup for the bots")
 def test_a_bot_over_its_memory_cap_in_several_processes_is_stopped_and_recorded_crashed(tmp_path: Path) -> None:
     bots, held = hog_match(tmp_path)
@@ -71,7 +70,6 @@ def test_a_bot_over_its_memory_cap_in_several_processes_is_stopped_and_recorded_
     assert [p for parent, _ in found.parents for p in parent.glob(f"arena-{os.getpid()}-*")] == []
 
 
-@pytest.mark.alone  # 2.8 GB held: not beside another test's memory
 def test_without_the_cgroup_the_per_process_limit_lets_it_hold_far_more(tmp_path: Path) -> None:
     """The control: the same bot, the cgroup off: every child holds its 700 MiB, 2.8 GB against a 1 GB cap."""
     bots, held = hog_match(tmp_path, "--no-bot-cgroup")

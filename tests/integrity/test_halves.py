@@ -30,8 +30,7 @@ from arena.runner.remote_match import MatchSetup, play_watched, prepare_match
 from arena.runner.sandbox import SandboxLimits, SandboxPolicy, check_sandbox
 from tests.integrity.harness import CALLER, REPO, cheat, reports
 
-# alone: the control's channel is CPU contention, which another test's load would jam
-pytestmark = [pytest.mark.alone, pytest.mark.timeout(150)]
+pytestmark = pytest.mark.timeout(150)
 
 SEED = "integrity-halves-1"
 HANDS = 32  # 16 deals: the rotation-1 process waits for a frame (0.92 s) before each
@@ -156,6 +155,7 @@ def play(folder: Path, overlapping: bool) -> Played:
     return outcome
 
 
+@pytest.mark.alone  # the channel is CPU contention, which another test's load would jam
 def test_with_overlapping_halves_the_cheat_hears_its_opponents_cards_through_cpu_contention(tmp_path: Path) -> None:
     """The control: the channel works when both processes are alive at once."""
     run = play(tmp_path / "overlapping", overlapping=True)

@@ -24,8 +24,7 @@ import pytest
 from arena.runner import sandbox_cgroup
 from tests.integrity.harness import arena, cheat, match_json, reports
 
-# alone: the control numbers bots from uid 61000 without a lock, as another test's bots may
-pytestmark = [pytest.mark.alone, pytest.mark.timeout(180),
+pytestmark = [pytest.mark.timeout(180),
               pytest.mark.skipif(os.geteuid() != 0, reason="bots run as uids of their own only when arena is root")]
 
 PROCESSES = 64  # the holder's limit: small, so that it is reached in a moment
@@ -84,6 +83,7 @@ def test_a_second_arena_process_gives_its_bots_other_uids_and_they_play(tmp_path
         assert left == []
 
 
+@pytest.mark.alone  # it numbers bots from uid 61000 without a lock, as another test's bots may
 def test_with_per_process_numbering_the_second_process_reuses_the_holders_uid(tmp_path: Path) -> None:
     """The control: both processes number their bots from 61000; the second's first bot is the holder's uid."""
     # its gRPC retries a thread for as long as it is waited for: 3 s is enough to see it fail
