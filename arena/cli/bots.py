@@ -101,6 +101,3 @@ def rotate(name: str, db_path: str) -> None:
     echo(f"issued {name} a new API key; the old one is refused from now on. The new key follows, shown this "
                "once:", err=True)
     echo(key)
-
-
-COMMANDS = [bots]

@@ -487,7 +487,5 @@ def _verify(comparison_id: str, db_path: str, params: SprtParams, explicit: set[
     _finish(report, json_path)
 
 
-COMMANDS = [compare]
-
 if __name__ == "__main__":  # ``python -m arena.cli.compare``, the same command as ``arena compare``
     compare()

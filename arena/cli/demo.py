@@ -133,6 +133,3 @@ def command_hint() -> str:
         return str(here.relative_to(Path.cwd()))
     except ValueError:
         return str(here)
-
-
-COMMANDS = [demo]

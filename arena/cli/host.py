@@ -118,6 +118,3 @@ async def _serve(config: LeagueConfig, db: Database, tls: tuple[bytes, bytes] | 
         await league.stop()
         if site is not None:
             await site.stop()
-
-
-COMMANDS = [host]

@@ -138,6 +138,3 @@ def leaderboard(db_path: str, match_ids: tuple[str, ...], as_json: bool, **kw: A
         echo(json.dumps(leaderboard_json(board), indent=2))
     else:
         print_leaderboard(board)
-
-
-COMMANDS = [leaderboard]

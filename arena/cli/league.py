@@ -109,6 +109,3 @@ def kick(bot: str, reason: str, address: str, token_file: Path | None, tls_ca: P
     """End BOT's stream now (it may join again unless its key is revoked: arena bots revoke)."""
     _call(address, token_file, tls_ca, as_json,
           lambda stub, md: stub.Kick(league_pb2.KickRequest(bot=bot, reason=reason), metadata=md, timeout=10))
-
-
-COMMANDS = [league]

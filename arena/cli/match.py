@@ -474,6 +474,3 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
 def _logging(verbosity: int) -> None:
     level = logging.WARNING if verbosity == 0 else (logging.INFO if verbosity == 1 else logging.DEBUG)
     logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-
-
-COMMANDS = [match, serve]

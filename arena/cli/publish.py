@@ -68,6 +68,3 @@ def _selection(db: Database, db_path: str, event: str | None, match_ids: tuple[s
             raise click.UsageError(f"no match {missing[0]!r} in {db_path} (see arena leaderboard --db {db_path})")
         return list(dict.fromkeys(match_ids))
     return None
-
-
-COMMANDS = [publish]

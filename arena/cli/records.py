@@ -113,6 +113,3 @@ def export(db_path: str, phh_dir: str, match_ids: tuple[str, ...]) -> None:
             sink.hand_finished(record)
             count += 1
     echo(f"wrote {count} hands under {Path(phh_dir).resolve()}")
-
-
-COMMANDS = [verify, export]

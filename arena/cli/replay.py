@@ -56,8 +56,3 @@ def replay(paths: tuple[str, ...], summary: bool) -> None:
     if summary:
         echo(f"{ok} ok, {bad} not ok, {unreadable} unreadable", err=True)
     sys.exit(status)
-
-
-
-
-COMMANDS = [replay]

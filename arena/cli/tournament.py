@@ -167,6 +167,3 @@ def report_failures(results: list[MatchResult]) -> int:
     for failure in failures:
         secho(f"error: {failure}", fg="red", err=True)
     return EXIT_BOT_FAILED if failures else EXIT_OK
-
-
-COMMANDS = [tournament]

@@ -1,6 +1,7 @@
 """``arena compare`` as a CI job runs it: a subprocess with real bot processes over gRPC, read by its exit status
 and its JSON file. The equity bot clearly beats the calling station (about +2,000 mbb/hand), so each run decides
-within a couple of hundred hands."""
+within a couple of hundred hands. The estimators' test plays the calling station against the random bot, whose
+all-ins the all-in estimator rescores (the equity bot's Monte Carlo is not what it is about)."""
 
 from __future__ import annotations
 
@@ -29,12 +30,8 @@ CALLER = _bot("caller", "calling_station.py")
 
 
 def _command() -> list[str]:
-    """``arena compare`` (through ``python -m arena`` once the command is registered, else its own module)."""
-    from arena.cli import main
-
-    if "compare" in main.commands:
-        return [sys.executable, "-m", "arena", "compare"]
-    return [sys.executable, "-m", "arena.cli.compare"]
+    """``arena compare``, as a user runs it."""
+    return [sys.executable, "-m", "arena", "compare"]
 
 
 def _run(tmp: Path, *args: str, json_name: str | None = "out.json", seed: str | None = None,
@@ -145,9 +142,9 @@ def test_the_allin_estimator_is_recorded_and_verified_with_the_comparison(tmp_pa
     for estimator in ("raw", "allin"):
         folder = tmp_path / estimator
         folder.mkdir()
-        played, data, output = _run(folder, "--candidate", EQUITY, "--baseline", random_bot, "--hands", "300",
+        played, data, output = _run(folder, "--candidate", CALLER, "--baseline", random_bot, "--hands", "300",
                                     "--estimator", estimator, "--id", "est", seed="estimators")
-        assert played in (0, 3) and data is not None, output
+        assert played in (0, 1, 3) and data is not None, output
         assert data["estimator"] == estimator and ("all-in EV" in output) == (estimator == "allin")
         runs[estimator] = data
         code, verified, output = _run(folder, "--verify", "est", json_name="verify.json")

@@ -98,6 +98,7 @@ def test_spinning_processes_share_the_bots_cpu_cap(tmp_path: Path) -> None:
     assert used["cpu_s"] <= CPUS * used["wall_s"] + 0.1, used  # a tenth of a core, all eight together
 
 
+@pytest.mark.alone  # the control needs the host's cores free: another test's load would starve the spinners
 def test_without_the_cgroup_spinning_processes_take_what_the_host_gives(tmp_path: Path) -> None:
     """The control: the same spinner with the cgroup off takes several times the cap, from the referee's cores."""
     used = spin(tmp_path, "--no-bot-cgroup")

@@ -155,6 +155,7 @@ def play(folder: Path, overlapping: bool) -> Played:
     return outcome
 
 
+@pytest.mark.alone  # the channel is CPU contention, which another test's load would jam
 def test_with_overlapping_halves_the_cheat_hears_its_opponents_cards_through_cpu_contention(tmp_path: Path) -> None:
     """The control: the channel works when both processes are alive at once."""
     # any deal heard is the channel at work (a frame counts only when its checksum holds); how many depends on the

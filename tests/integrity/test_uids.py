@@ -85,6 +85,7 @@ def test_a_second_arena_process_gives_its_bots_other_uids_and_they_play(tmp_path
         assert left == []
 
 
+@pytest.mark.alone  # it numbers bots from uid 61000 without a lock, as another test's bots may
 def test_with_per_process_numbering_the_second_process_reuses_the_holders_uid(tmp_path: Path) -> None:
     """The control: both processes number their bots from 61000; the second's first bot is the holder's uid."""
     # its gRPC retries a thread for as long as it is waited for: 3 s is enough to see it fail

@@ -1,6 +1,6 @@
 """Ratings that agree with the chips, on real tournaments of the sample bots (issue 23): the demo's heads-up
-round-robin over seeds nobody tuned on, and a 6-max round-robin (multiway blocks). Each is a real tournament: the
-sample bots in Python, JavaScript and C++, sandboxed, over gRPC, recorded in SQLite.
+round-robin over a seed nobody tuned on, and a shorter 6-max round-robin (multiway blocks). Each is a real
+tournament: the sample bots in Python, JavaScript and C++, sandboxed, over gRPC, recorded in SQLite.
 
 What must hold: no pair is ranked against a head-to-head result whose 95% interval excludes zero, and the TrueSkill
 order agrees with the mbb/hand order except where the pair's own head-to-head result says otherwise (a bot ranked
@@ -25,8 +25,9 @@ from arena.records.ledger import Ledger
 from arena.runner.bots import BotSpec
 from arena.runner.tournament import matches_of, run_tournament
 
-SEEDS = ("arena issue 23: an untuned seed, number one", "arena issue 23: an untuned seed, number two")
-"""Chosen before any run and never changed: the suite must not pass because the seeds were picked."""
+SEED = "arena issue 23: an untuned seed, number one"
+"""Chosen before any run and never changed: the suite must not pass because the seed was picked. (A second seed of
+the same demo ran here too, until the suite had to fit in five minutes: one demo-sized check is the point.)"""
 
 
 def unexplained_swaps(board: Leaderboard) -> list[tuple[str, str]]:
@@ -56,9 +57,8 @@ def play(tmp_path: Path, seed: str, hands: int, seats: int = 2, extra: tuple[Bot
     return build_leaderboard(db, list(matches_of(config)), history_points=0)
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_the_demo_ranks_by_the_chips(tmp_path: Path, seed: str) -> None:
-    board = play(tmp_path, seed, hands=300)
+def test_the_demo_ranks_by_the_chips(tmp_path: Path) -> None:
+    board = play(tmp_path, SEED, hands=300)
     order = [row.bot for row in board.rows]
     assert board.consistency.ok, (order, board.consistency.lines())
     swaps = unexplained_swaps(board)
@@ -68,9 +68,9 @@ def test_the_demo_ranks_by_the_chips(tmp_path: Path, seed: str) -> None:
 
 def test_a_six_max_round_robin_ranks_every_seat_by_its_chips(tmp_path: Path) -> None:
     second_random = BotSpec("random-2", f"{sys.executable} sample_bots/python/random_bot.py --seed 11", "1.0")
-    board = play(tmp_path, SEEDS[0], hands=1800, seats=6, extra=(second_random,))
+    board = play(tmp_path, SEED, hands=900, seats=6, extra=(second_random,))
     order = [row.bot for row in board.rows]
-    assert len(order) == 6 and board.games == 10  # 300 deals, each in six rotations: ten blocks of 30
+    assert len(order) == 6 and board.games == 5  # 150 deals, each in six rotations: five blocks of 30
     assert board.consistency.ok, (order, board.consistency.lines())
     swaps = unexplained_swaps(board)
     assert len(swaps) <= 1, (order, [row.win_rate.mean for row in board.rows], swaps)

@@ -158,7 +158,7 @@ def test_readme_example_plays_a_match(tmp_path: Path, referee: FakeReferee) -> N
 # --------------------------------------------------------------------------------- strength
 
 
-DEALS = 1000  # 2,000 hands per pairing
+DEALS = 300  # 600 hands per pairing
 
 
 @pytest.mark.slow
