@@ -18,9 +18,10 @@ nothing from the referee (``arena``). Beside this module: ``arena_sdk.cards`` (c
 ``arena_sdk.evaluator`` (hand values) and ``arena_sdk.pb`` (the protocol's generated messages).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from arena_sdk.actions import Action, Mixed, all_in, call, check, fold, mixed, raise_to, safe_action
 from arena_sdk.bot import Bot
-from arena_sdk.client import PROTOCOL_VERSION, run
 from arena_sdk.request import Request
 from arena_sdk.results import BotResult, MatchEndReason, MatchResult
 from arena_sdk.types import (
@@ -35,6 +36,20 @@ from arena_sdk.types import (
     Structure,
     TableConfig,
 )
+
+if TYPE_CHECKING:
+    from arena_sdk.client import PROTOCOL_VERSION, run
+
+
+def __getattr__(name: str) -> Any:
+    """``run`` and ``PROTOCOL_VERSION`` come from the client, which loads gRPC: only when a bot asks for them, so
+    that what imports the SDK's cards, evaluator or messages alone (the referee does) does not load gRPC."""
+    if name in ("run", "PROTOCOL_VERSION"):
+        from arena_sdk import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module 'arena_sdk' has no attribute {name!r}")
+
 
 __all__ = [
     "PROTOCOL_VERSION",
