@@ -28,8 +28,7 @@ from arena.deals import derive_seed  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 HANDS = 16  # per match: 8 deals, each played both ways
 MATCHES = 3
-# alone: a match worker left behind is found by its command line, which another test's tournament shares
-pytestmark = [pytest.mark.alone, pytest.mark.timeout(240)]
+pytestmark = pytest.mark.timeout(240)
 
 
 def _config(folder: Path, name: str = "cup") -> Path:
