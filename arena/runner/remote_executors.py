@@ -9,13 +9,8 @@ from collections.abc import Callable, Sequence
 
 from arena.referee import HandSink, Match, MatchResult, MatchStatus, Seat
 from arena.runner.executor import MatchControl, MatchJob
-from arena.runner.remote_match import MatchSetup, play, prepare_match
+from arena.runner.remote_match import MatchSetup, play, prepare_match, stop_when
 from arena.transport.server import ServerLimits
-
-
-async def _stop_when(stop: asyncio.Event, match: Match, reason: MatchStatus) -> None:
-    await stop.wait()
-    match.stop(reason)
 
 
 class ServedExecutor:
@@ -39,7 +34,7 @@ class ServedExecutor:
         """Serve the match, wait for its bots, play it, stop serving."""
         setup = await prepare_match(job.spec, [bot.name for bot in job.bots], [sink], host=self.host, port=self.port,
                                     tls=self.tls, limits=self.limits, recorded=job.recorded, history=job.history)
-        stopping = (asyncio.ensure_future(_stop_when(control.stop, setup.match, MatchStatus.STOPPED))
+        stopping = (asyncio.ensure_future(stop_when(control.stop, setup.match, MatchStatus.STOPPED))
                     if control is not None else None)
         try:
             if self.on_ready is not None:
@@ -79,7 +74,7 @@ class SeatedExecutor:
                       [bot.version for bot in job.bots], recorded=job.recorded, history=job.history)
         if self.on_match is not None:
             self.on_match(match)
-        stopping = (asyncio.ensure_future(_stop_when(control.stop, match, self.stop_reason))
+        stopping = (asyncio.ensure_future(stop_when(control.stop, match, self.stop_reason))
                     if control is not None else None)
         try:
             return await match.run()
@@ -89,8 +84,6 @@ class SeatedExecutor:
 
     def close(self) -> None:
         """Nothing to let go of."""
-
-
 
 
 __all__ = ["SeatedExecutor", "ServedExecutor"]

@@ -184,7 +184,7 @@ async def run_local_match(
         spec, [b.name for b in bots], sinks, [b.version for b in bots], on_hand=on_hand, limits=limits,
         recorded=recorded, lanes=lanes_for(spec, len(bots)), local=True, tcp=False, history=history,
     )
-    stopping = asyncio.ensure_future(_stop_when(stop, setup.match)) if stop is not None else None
+    stopping = asyncio.ensure_future(stop_when(stop, setup.match)) if stop is not None else None
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:  # bots' output, for a crash report
         try:
             await launch(setup, bots, log_dir or Path(scratch), cwd, policy, on_crash)
@@ -196,10 +196,11 @@ async def run_local_match(
             await setup.server.stop()
 
 
-async def _stop_when(stop: asyncio.Event, match: Match) -> None:
+async def stop_when(stop: asyncio.Event, match: Match, reason: MatchStatus = MatchStatus.STOPPED) -> None:
+    """Once ``stop`` is set, finish the hands in play and end the match with ``reason``."""
     await stop.wait()
-    match.stop(MatchStatus.STOPPED)
+    match.stop(reason)
 
 
 __all__ = ["MatchSetup", "MatchStatus", "launch", "new_token", "play", "play_watched", "prepare_match",
-           "run_local_match"]
+           "run_local_match", "stop_when"]
