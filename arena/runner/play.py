@@ -47,30 +47,25 @@ class MatchRun:
         return dataclasses.replace(self._job, recorded=self.entry.played, history=self.entry.history,
                                    sandbox=self._job.sandbox.hiding(*self.ledger.hidden))
 
-    def writer(self, sinks: Sequence[HandSink] = (), on_hand: Callable[[HandRecord], None] | None = None,
-               part: MatchJob | None = None) -> MatchWriter:
-        """The one writer of this match's hands: the entry first (durable before anything else hears of a hand),
-        then ``sinks``, then ``on_hand``; the hands the job (or ``part``) skips are refused."""
-        return MatchWriter([self.entry, *sinks], (part or self.job).recorded, on_hand)
-
     async def play(self, executor: MatchExecutor, sinks: Sequence[HandSink] = (),
                    on_hand: Callable[[HandRecord], None] | None = None, control: MatchControl | None = None,
                    part: MatchJob | None = None, replays: int = 0) -> MatchResult:
-        """Play the job (or ``part`` of it, a job that skips more hands) with ``executor``. A worker lost on the
-        way: up to ``replays`` times the record is verified again and the match played on from its first lost
-        hand; after that ``WorkerLost`` (its hands so far are recorded, a resume finishes it)."""
-        for attempt in range(replays + 1):
-            if attempt:
-                self.entry.reopen()
+        """Play the job (or ``part`` of it, a job that skips more hands) with ``executor``, its one writer putting
+        each hand in the entry first (durable before anything else hears of it), then in ``sinks``, then to
+        ``on_hand``. A worker lost on the way: up to ``replays`` times the record is verified again and the match
+        played on from its first lost hand; after that ``WorkerLost`` (its hands so far are recorded, a resume
+        finishes it)."""
+        lost = 0
+        while True:
             job = part if part is not None else self.job
             try:
-                return await executor.play(job, self.writer(sinks, on_hand, job), control)
+                return await executor.play(job, MatchWriter([self.entry, *sinks], job.recorded, on_hand), control)
             except WorkerLost as exc:
-                if attempt == replays:
+                if lost == replays:
                     raise
-                log.warning("%s; played on from its first lost hand (%d more time(s) at most)", exc,
-                            replays - attempt)
-        raise AssertionError("unreachable")
+                lost += 1
+                log.warning("%s; played on from its first lost hand (%d more time(s) at most)", exc, replays - lost)
+                self.entry.reopen()
 
     def finish(self, result: MatchResult) -> Played:
         """Record how the match ended and seal it: the whole match's result, with its commitment and final hash."""
@@ -78,13 +73,4 @@ class MatchRun:
         return Played(finished, self.entry.commitment, self.entry.final_hash)
 
 
-async def play(job: MatchJob, executor: MatchExecutor, ledger: MatchLedger, *, kind: MatchKind = MatchKind.MATCH,
-               event: str | None = None, resume: bool = False, sinks: Sequence[HandSink] = (),
-               on_hand: Callable[[HandRecord], None] | None = None, control: MatchControl | None = None,
-               replays: int = 0) -> Played:
-    """Open ``job``'s match in ``ledger``, play it with ``executor`` and finish it (see ``MatchRun``)."""
-    run = MatchRun(ledger, job, kind, event, resume)
-    return run.finish(await run.play(executor, sinks, on_hand, control, replays=replays))
-
-
-__all__ = ["MatchRun", "Played", "play"]
+__all__ = ["MatchRun", "Played"]
