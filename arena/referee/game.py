@@ -390,7 +390,7 @@ class Game:
                 player.entry_due = True  # R2.4: play is under way
         while sum(p.seated for p in self._players) < 2:
             due = [joins[p.participant] for p in self._players if not p.joined]
-            if not due:
+            if sum(p.seated for p in self._players) + len(due) < 2:  # nobody to play: nobody sits down to wait
                 self.end = EndReason.TOO_FEW
                 return False
             first = min(due)

@@ -100,7 +100,9 @@ def test_a_referee_that_welcomes_and_fails_every_stream_is_not_tried_forever() -
     assert result.exit_code == 1 and result.reconnects == 0, result
     assert result.error is not None
     assert result.error.endswith("tries to join again in 1.5 s failed (last: UNAVAILABLE: keepalive watchdog timeout)")
-    assert 3 <= referee.streams <= 4, referee.streams  # the first, then tries after 0.25, 0.75 (and 1.5) s
+    # the first, then tries after about 0.25, 0.75 and 1.5 s; with the waits' jitter (0.8x to 1.2x) the third can
+    # come at 1.4 s and one more at the window's end: never more than five
+    assert 3 <= referee.streams <= 5, referee.streams
 
 
 def test_a_bad_token_is_fatal_at_once_and_never_retried() -> None:
