@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("text",),  # untrusted text made safe for terminals, file names and pages: needed everywhere, needs nothing
     ("cards",),
     ("engine",),
+    ("adapters",),  # beside the SDK, outside the referee: built on arena_sdk and the engine's types only
     ("deals",),
     ("referee",),
     ("transport",),
@@ -38,7 +39,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 """Layer by layer, in order (ARCHITECTURE.md, "Layers"; its ninth, publishing and the CLI, is the site, then the
 league host that publishes it live, then the command that starts either); a package may import any package of an
-earlier layer."""
+earlier layer. The adapters (ARCHITECTURE.md: "Adapters sit beside the SDK, outside the referee") come right after
+the engine: they may use the cards and the engine's types (and the SDK, which is not arena), nothing of the
+referee, the transport or the runner; the runner and the CLI start them."""
 
 
 
@@ -104,6 +107,17 @@ def test_only_the_records_touch_sqlite() -> None:
             if any(name == "sqlite3" or name.startswith("sqlite3.") for name in names):
                 found.append(str(path.relative_to(PACKAGE.parent)))
     assert not found, f"sqlite3 imported outside arena/records: {found}"
+
+
+def test_the_adapters_stand_on_the_sdk_and_the_engine_only() -> None:
+    """An adapter (the ACPC bridge) is one more bot to the referee: it imports the cards, the engine's types and the
+    SDK, never the referee, the transport or the runner, which may start it."""
+    used = {target for source, target in imports() if source == "adapters"}
+    assert used, "the adapters import nothing of arena: is arena/adapters still there?"
+    assert used <= {"text", "cards", "engine"}, f"the adapters import {sorted(used)}"
+    for inner in ("deals", "referee", "transport", "runner"):
+        assert not allowed("adapters", inner)  # positive control: such an import is reported
+    assert allowed("runner", "adapters") and allowed("cli", "adapters")
 
 
 def test_the_sdk_imports_nothing_from_arena() -> None:
