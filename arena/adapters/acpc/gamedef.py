@@ -61,7 +61,7 @@ class AcpcGame:
     num_ranks: int = 13
     num_hole_cards: int = 2
     num_board_cards: tuple[int, ...] = HOLDEM_BOARDS
-    source: str = "game definition"
+    source: str = field(default="game definition", compare=False)
     lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 
     def where(self, key: str) -> str:
