@@ -188,7 +188,7 @@ def main() -> None:
     args = parser.parse_args()
     game = Game(args.game)
     rng = random.Random(args.seed)
-    log = open(args.log, "a") if args.log else None
+    log = open(args.log, "a", buffering=1) if args.log else None  # noqa: SIM115 -- open until the process ends
     sock = socket.create_connection((args.host, args.port))
     sock.sendall(b"VERSION:2.0.0\n")
     reader = sock.makefile("rb")
