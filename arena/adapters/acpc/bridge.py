@@ -152,8 +152,10 @@ class AcpcBridge(Bot):
             self.sent = 0
         assert self.hand is not None
         states = self.hand.states(request.history)
-        self._send(states[self.sent:], request)
+        self._send(states[self.sent:])
         self.sent = len(states)
+        if self.transcript is not None:
+            self.transcript.write(json.dumps({"asked": states[-1], **_ask(request)}) + "\n")
         self.tally.asked += 1
         clock = request.clock
         deadline = time.monotonic() + (clock.action_ms_left + clock.bank_ms_left) / 1000 + ANSWER_GRACE_S
@@ -197,13 +199,15 @@ class AcpcBridge(Bot):
         self.hand_id = hand_id
         self.tally.hands += 1
 
-    def _send(self, states: Sequence[str], request: Request | None = None) -> None:
-        for index, state in enumerate(states):
-            self.connection.send(state)
-            self.tally.states += 1
-            if self.transcript is not None:
-                ask = _ask(request) if request is not None and index == len(states) - 1 else None
-                self.transcript.write(json.dumps({"to": state, "ask": ask}) + "\n")
+    def _send(self, states: Sequence[str]) -> None:
+        try:
+            self.connection.send(list(states))
+        except ClientGone as exc:
+            raise BridgeStop(str(exc)) from None
+        self.tally.states += len(states)
+        if self.transcript is not None:
+            for state in states:
+                self.transcript.write(json.dumps({"to": state}) + "\n")
 
     def _answer(self, state: str, deadline: float) -> str | None:
         """The client's action for ``state``, or None if it gave none by ``deadline``; lines that answer another

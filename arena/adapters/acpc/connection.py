@@ -30,11 +30,13 @@ class AcpcConnection:
         self._lines: list[str] = []
         self.dropped = 0  # lines longer than MAX_LINE
 
-    def send(self, line: str) -> None:
-        """Send one line (``\\r\\n`` is added)."""
+    def send(self, lines: list[str]) -> None:
+        """Send lines (each ends with ``\\r\\n``), in one write."""
+        if not lines:
+            return
         try:
             self.sock.settimeout(SEND_TIMEOUT_S)
-            self.sock.sendall(line.encode("ascii") + b"\r\n")
+            self.sock.sendall("".join(line + "\r\n" for line in lines).encode("ascii"))
         except TimeoutError:
             raise ClientGone(f"the ACPC client read nothing for {SEND_TIMEOUT_S:g} s") from None
         except OSError as exc:
