@@ -18,6 +18,7 @@ from arena import __version__
 from arena.cli.exits import ArenaGroup
 
 COMMANDS = {
+    "acpc-bridge": "arena.cli.acpc:acpc_bridge",
     "bots": "arena.cli.bots:bots",
     "compare": "arena.cli.compare:compare",
     "demo": "arena.cli.demo:demo",

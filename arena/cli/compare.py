@@ -30,6 +30,8 @@ from arena.cli.exits import ArenaCommand
 from arena.cli.leaderboard import open_db
 from arena.cli.live import LiveLine as Progress
 from arena.cli.options import (
+    acpc_game,
+    acpc_seats,
     checked_outputs,
     resolve_seed,
     sandbox_options,
@@ -58,7 +60,7 @@ from arena.records import RecordsDamaged, RecordsError, queries
 from arena.records.comparisons import comparison, record_comparison, record_outcome
 from arena.records.db import Database
 from arena.records.ledger import Ledger
-from arena.referee import MatchResult
+from arena.referee import MatchResult, MatchSpec
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.compare import (
     ComparisonPlan,
@@ -374,10 +376,11 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
     keys = [bot_key(b.name, b.version) for b in bots]
     if len(set(keys)) != len(keys):
         raise click.UsageError(f"the bots need different names (or versions): {', '.join(keys)}")
-    settings = settings_from_flags(kw)
+    settings = acpc_game(settings_from_flags(kw), 2)
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings)
     sandbox = checked_outputs(sandbox, bots, Path.cwd(), {"--log-dir": log_dir}, {"--db": db_path})
     config = settings.table_config()
+    acpc_seats(bots, MatchSpec("compare", "", 1, config=config, starting_stack=settings.starting_stack()), 2)
     db = open_db(db_path, create=True)
     try:
         cid = _unused_id(db, comparison_id)

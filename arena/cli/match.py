@@ -18,6 +18,8 @@ from arena.cli.exits import EXIT_BOT_FAILED, EXIT_INTERRUPTED, EXIT_OK, ArenaCom
 from arena.cli.leaderboard import console, open_db
 from arena.cli.live import LiveLine
 from arena.cli.options import (
+    acpc_game,
+    acpc_seats,
     checked_outputs,
     resolve_seed,
     sandbox_options,
@@ -286,7 +288,7 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
         raise click.UsageError("bot names must be different")
     if len(specs) > MAX_SEATS:
         raise click.UsageError(f"{len(specs)} bots: a table has {MIN_SEATS} to {MAX_SEATS} seats (R2.1)")
-    settings = settings_from_flags(kw)
+    settings = acpc_game(settings_from_flags(kw), len(specs))
     _check_game(settings, len(specs))
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings)
     if resume and (not kw["db_path"] or not kw["match_id"]):
@@ -300,6 +302,7 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
         spec = _resumed(db, match_id, specs, settings)
     else:
         spec = _spec(settings, match_id, resolve_seed(kw["seed_file"]))
+    acpc_seats(specs, spec, len(specs))
     job = MatchJob(spec, tuple(specs), sandbox=sandbox.hiding(kw["seed_file"]),
                    log_dir=Path(log_dir) if log_dir else None)
     run = _open(Ledger(db), job, resume)  # a resume is verified before it plays
@@ -416,9 +419,10 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
     if bool(tls_cert) != bool(tls_key):
         raise click.UsageError("--tls-cert and --tls-key go together")
     # remote bots are people's programs somewhere: give them five minutes to connect unless told otherwise
-    settings = settings_from_flags(kw, MatchSettings(connect_timeout_ms=300_000))
-    _check_game(settings, len(names))
+    base = MatchSettings(connect_timeout_ms=300_000)
     table = seats or len(names)
+    settings = acpc_game(settings_from_flags(kw, base), table, base)
+    _check_game(settings, len(names))
     if table > MAX_SEATS:
         raise click.UsageError(f"{table} bots at one table: a table has {MIN_SEATS} to {MAX_SEATS} seats (R2.1); "
                                "give --seats to play at several tables")

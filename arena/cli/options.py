@@ -11,6 +11,8 @@ import click
 from arena.cli.output import secho
 from arena.ratings.blocks import RatingRules
 from arena.ratings.settings import RATING_SETTINGS, rules_with
+from arena.referee import MatchSpec
+from arena.runner.acpc import AcpcSeatError, check_acpc_seats
 from arena.runner.bots import BotSpec
 from arena.runner.outputs import OutputError, prepare_outputs
 from arena.runner.sandbox import (
@@ -22,7 +24,7 @@ from arena.runner.sandbox import (
     host_warnings,
 )
 from arena.runner.seed_source import SEED_ON_COMMAND_LINE, SeedError, choose_seed
-from arena.runner.settings import SETTINGS, MatchSettings, Setting, SettingsError
+from arena.runner.settings import SETTINGS, MatchSettings, Setting, SettingsError, with_acpc_game
 
 
 class ConfigurationError(click.ClickException):
@@ -125,6 +127,22 @@ def settings_from_flags(kw: dict[str, Any], base: MatchSettings | None = None) -
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
     return settings
+
+
+def acpc_game(settings: MatchSettings, players: int, defaults: MatchSettings | None = None) -> MatchSettings:
+    """The settings with the table of ``--acpc-game``, if given (a usage error naming what is wrong)."""
+    try:
+        return with_acpc_game(settings, Path.cwd(), players, defaults)
+    except SettingsError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def acpc_seats(bots: Iterable[BotSpec], spec: MatchSpec, players: int) -> None:
+    """A match with ACPC clients (``NAME=acpc:COMMAND``) that no ACPC game expresses is a usage error saying why."""
+    try:
+        check_acpc_seats(list(bots), spec.config, spec.starting_stack, spec.game, players)
+    except AcpcSeatError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def sandbox_options(func: Callable[..., Any]) -> Callable[..., Any]:

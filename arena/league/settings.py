@@ -38,7 +38,14 @@ from typing import Any
 from arena.ratings.blocks import RatingRules
 from arena.ratings.settings import RATING_KEYS, rules_from_mapping
 from arena.referee import GameKind
-from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping, read_toml
+from arena.runner.settings import (
+    MatchSettings,
+    SettingsError,
+    check_seats,
+    from_mapping,
+    read_toml,
+    with_acpc_game,
+)
 
 LEAGUE_KEYS = ("name", "grpc", "http", "seats", "matches_at_once", "matches_per_bot", "matchmaking", "ratings", "tls",
                "admin_token_file")
@@ -96,6 +103,7 @@ class LeagueConfig:
         try:
             match = from_mapping(data, where, LEAGUE_DEFAULTS, other_keys=LEAGUE_KEYS)
             seats = check_seats(data.get("seats", 2), f"{where}: seats")
+            match = with_acpc_game(match, folder, seats, LEAGUE_DEFAULTS)
         except SettingsError as exc:
             raise LeagueConfigError(str(exc)) from None
         if match.game is not GameKind.RESET:

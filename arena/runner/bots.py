@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
 import signal
 import sys
 from dataclasses import dataclass
@@ -24,13 +25,25 @@ class BotSpecError(ValueError):
     """A ``--bot`` argument that is not ``NAME=COMMAND``."""
 
 
+ACPC_PREFIX = "acpc:"
+
+
+def acpc_launch(command: str) -> str:
+    """The shell command that runs ACPC client ``command`` behind the ACPC bridge (arena.adapters.acpc), which
+    starts it as ``COMMAND HOST PORT``: both in the bot's one sandbox, the client reaching only the bridge's port."""
+    client = shlex.quote(f'{command} "$@"')
+    return f"{shlex.quote(sys.executable)} -m arena.adapters.acpc -- /bin/sh -c {client} acpc-client"
+
+
 @dataclass(frozen=True, slots=True)
 class BotSpec:
-    """A bot to launch: its display name, the shell command that starts it, and an optional version."""
+    """A bot to launch: its display name, the shell command that starts it, and an optional version. With ``acpc``
+    the command is an ACPC client's (``HOST PORT`` appended), run behind the ACPC bridge."""
 
     name: str
     command: str
     version: str = ""
+    acpc: bool = False
 
     def __post_init__(self) -> None:
         try:
@@ -41,14 +54,25 @@ class BotSpec:
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:
-        """``NAME=COMMAND`` (the name may carry a version: ``NAME@VERSION=COMMAND``)."""
+        """``NAME=COMMAND`` (the name may carry a version: ``NAME@VERSION=COMMAND``); ``NAME=acpc:COMMAND`` for an
+        ACPC client."""
         name, sep, command = text.partition("=")
         name = name.strip()
-        if not sep or not name or not command.strip():
+        command = command.strip()
+        acpc = command.startswith(ACPC_PREFIX)
+        if acpc:
+            command = command.removeprefix(ACPC_PREFIX).strip()
+        if not sep or not name or not command:
             example = "caller='python sample_bots/python/calling_station.py'"
-            raise BotSpecError(f"--bot {text!r}: expected NAME=COMMAND, e.g. {example}")
+            raise BotSpecError(f"--bot {text!r}: expected NAME=COMMAND, e.g. {example} (an ACPC client: "
+                               "NAME=acpc:COMMAND, started as COMMAND HOST PORT)")
         name, _, version = name.partition("@")
-        return cls(name, command.strip(), version)
+        return cls(name, command, version, acpc)
+
+    @property
+    def launch(self) -> str:
+        """The shell command that starts the bot: its command, or the ACPC bridge that starts it."""
+        return acpc_launch(self.command) if self.acpc else self.command
 
 
 def host_environment(address: str, token: str, name: str) -> dict[str, str]:
@@ -92,10 +116,10 @@ class BotProcess:
         if self.policy.enabled:
             box = self._box = BotSandbox(self.policy, socket_path, workdir)
             env = box.environment(token, self.spec.name)
-            argv = box.argv(self.spec.command, env)
+            argv = box.argv(self.spec.launch, env, self.spec.command)
             fds = box.pass_fds
         else:
-            argv = [sys.executable, "-m", "arena.runner.reaper", self.spec.command]
+            argv = [sys.executable, "-m", "arena.runner.reaper", self.spec.launch]
             env = host_environment(f"unix:{socket_path}", token, self.spec.name)
         try:
             self.process = await asyncio.create_subprocess_exec(

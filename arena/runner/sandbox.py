@@ -407,14 +407,16 @@ class BotSandbox:
         env.update(extra or {})
         return env
 
-    def argv(self, command: str, env: Mapping[str, str]) -> list[str]:
+    def argv(self, command: str, env: Mapping[str, str], bot_command: str | None = None) -> list[str]:
         """The command line that runs ``command`` (through ``/bin/sh -c``) in this sandbox; run it with ``env``
-        (``environment``) as its whole environment and ``pass_fds``, then call ``started``."""
+        (``environment``) as its whole environment and ``pass_fds``, then call ``started``. ``bot_command``: the
+        bot's own command when ``command`` wraps it (the ACPC bridge): its folders and toolchain are bound too."""
         bwrap = bwrap_path()
         if bwrap is None:
             raise SandboxError(f"bubblewrap is not installed: {INSTALL_HINT}")
-        readable = [*toolchain_folders(command, self.cwd, env["PATH"]), *arena_folders(),
-                    *command_folders(command, self.cwd), *(p.resolve() for p in self.policy.binds)]
+        own = bot_command if bot_command is not None else command
+        readable = [*toolchain_folders(command, self.cwd, env["PATH"]), *toolchain_folders(own, self.cwd, env["PATH"]),
+                    *arena_folders(), *command_folders(own, self.cwd), *(p.resolve() for p in self.policy.binds)]
         writable = [p.resolve() for p in self.policy.writable]
         for path in [*readable, *writable]:
             if not path.exists():

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.adapters.acpc.gamedef import AcpcGameError, read_game, table_of
 from arena.engine import AnteMode, RuleError, Structure, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee import ClockPolicy, GameKind, GameRules, Level, MatchSpec
@@ -172,6 +173,12 @@ def _hands_list(value: Any) -> tuple[int, ...]:
     return tuple(value)
 
 
+def _file(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("expected the path of a file")
+    return value.strip()
+
+
 def _paths(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
@@ -201,6 +208,8 @@ SETTINGS: tuple[Setting, ...] = (
             "(0: from the start; later: it posts the entry blind).", "R2.4"),
     Setting("cash.leave_at", "leave_at", _hands_list, "Cash game: the hand each bot leaves before with its stack, "
             "in bot order (0: never).", "R11.3"),
+    Setting("acpc_game", "acpc_game", _file, "The table from an ACPC game definition file (structure, blinds, stack, "
+            "limit bets and cap); a definition the arena cannot play is refused naming its line."),
     Setting("structure", "structure", _structure, "Betting structure: nl, pl or fl.", "R7"),
     Setting("stakes", "stakes", _stakes, "Small/big blind, e.g. 50/100.", "R3.1"),
     Setting("ante", "ante", _integer(0), "Ante per player (or for the table with big_blind_ante).", "R3.2"),
@@ -272,6 +281,7 @@ class MatchSettings:
     """Every setting of a match, typed and checked."""
 
     game: GameKind = GameKind.RESET
+    acpc_game: str = ""
     hands: int = 1000
     games: int = 1
     levels: tuple[Level, ...] = ()
@@ -393,6 +403,34 @@ def settings_of(spec: MatchSpec) -> MatchSettings:
         max_violations=policy.max_violations, connect_timeout_ms=policy.connect_timeout_ms,
         reconnect_grace_ms=policy.reconnect_grace_ms,
     )
+
+
+def with_acpc_game(settings: MatchSettings, cwd: Path, players: int,
+                   defaults: MatchSettings | None = None) -> MatchSettings:
+    """The settings with the table of their ``acpc_game`` file (relative to ``cwd``), for ``players``: the file's
+    structure, blinds, stack and limit bets and cap, every showdown revealed; a setting given too that says
+    otherwise, a game of other players, or a definition the arena cannot play is a ``SettingsError``."""
+    if not settings.acpc_game:
+        return settings
+    path = (cwd / settings.acpc_game).resolve()
+    try:
+        game = read_game(path)
+        table = table_of(game)
+    except AcpcGameError as exc:
+        raise SettingsError(f"acpc_game: {exc}") from None
+    if table.num_players != players:
+        raise SettingsError(f"acpc_game: {game.where('numPlayers')}: numPlayers = {table.num_players}, but the table "
+                            f"has {players} seats")
+    wanted = {"structure": table.structure, "stakes": (table.small_blind, table.big_blind), "stack": table.stack,
+              "small_bet": table.small_bet, "big_bet": table.big_bet, "raise_cap": table.raise_cap,
+              "uncapped_heads_up": False, "muck": False, "ante": 0}
+    base = defaults if defaults is not None else MatchSettings()
+    for attr, value in wanted.items():
+        given = getattr(settings, attr)
+        if given != getattr(base, attr) and given != value:
+            raise SettingsError(f"acpc_game {path}: {attr} = {given!r}, but the game's is {value!r}: leave {attr} "
+                                "out, or change the game definition")
+    return settings.replace(acpc_game=str(path), **wanted)
 
 
 FIXED_ON_RESUME = ("game", "games", "levels", "level_hands", "hand_limit", "buy_in", "rebuy", "join_at", "leave_at",

@@ -22,6 +22,7 @@ from arena.deals import derive_seed
 from arena.engine import TableConfig
 from arena.referee import ClockPolicy, GameRules, HandRecord, MatchKind, MatchResult, MatchSpec
 from arena.referee.game import RESET
+from arena.runner.acpc import AcpcSeatError, check_acpc_seats
 from arena.runner.bots import BotSpec, BotSpecError
 from arena.runner.executor import (
     ExecutorKind,
@@ -35,7 +36,14 @@ from arena.runner.ledger import LedgerRefused, MatchLedger
 from arena.runner.play import MatchRun
 from arena.runner.sandbox import SandboxPolicy
 from arena.runner.seed_source import SeedError, choose_seed
-from arena.runner.settings import MatchSettings, SettingsError, check_seats, from_mapping, read_toml
+from arena.runner.settings import (
+    MatchSettings,
+    SettingsError,
+    check_seats,
+    from_mapping,
+    read_toml,
+    with_acpc_game,
+)
 
 log = logging.getLogger("arena.runner")
 
@@ -110,6 +118,7 @@ class TournamentConfig:
         try:
             settings = from_mapping(data, where, TOURNAMENT_DEFAULTS, other_keys=TOURNAMENT_KEYS)
             seats = check_seats(data.get("seats", 2), f"{where}: seats")
+            settings = with_acpc_game(settings, cwd, seats, TOURNAMENT_DEFAULTS)
         except SettingsError as exc:
             raise TournamentError(str(exc)) from None
         bots = tuple(_bot(b, i, where) for i, b in enumerate(_list(data.get("bots", []), f"{where}: bots")))
@@ -134,8 +143,9 @@ class TournamentConfig:
         config = settings.table_config()
         try:
             settings.check_game(seats)
-        except SettingsError as exc:
-            raise TournamentError(str(exc)) from None
+            check_acpc_seats(bots, config, settings.starting_stack(), settings.game_rules(), seats)
+        except (SettingsError, AcpcSeatError) as exc:
+            raise TournamentError(f"{where}: {exc}" if isinstance(exc, AcpcSeatError) else str(exc)) from None
         binds = tuple((cwd / b).resolve() for b in settings.binds)
         for bind in binds:
             if not bind.exists():
@@ -152,7 +162,7 @@ TOURNAMENT_KEYS = ("name", "seed_file", "seats", "workers", "executor", "bots",
                    "ratings")  # [ratings]: what a rating game is, read by the results side (arena.ratings.settings)
 MAX_WORKERS = 4096  # matches at once: a cluster's worth
 TOURNAMENT_DEFAULTS = MatchSettings(hands=200)
-BOT_KEYS = ("name", "command", "version")
+BOT_KEYS = ("name", "command", "version", "acpc")
 
 
 def _list(value: Any, where: str) -> list[Any]:
@@ -162,7 +172,8 @@ def _list(value: Any, where: str) -> list[Any]:
 
 
 def _bot(entry: Any, index: int, where: str) -> BotSpec:
-    """One [[bots]] table: name, command and an optional version, nothing else."""
+    """One [[bots]] table: name, command, an optional version and ``acpc = true`` for an ACPC client (its command
+    is started as ``COMMAND HOST PORT`` behind the ACPC bridge), nothing else."""
     here = f"{where}: bots[{index}]"
     if not isinstance(entry, dict):
         raise TournamentError(f"{here}: expected a table with a name and a command")
@@ -180,8 +191,11 @@ def _bot(entry: Any, index: int, where: str) -> BotSpec:
     version = entry.get("version", "")
     if not isinstance(version, str | int | float) or isinstance(version, bool):
         raise TournamentError(f"{here}: version = {version!r}: expected text such as \"1.0\"")
+    acpc = entry.get("acpc", False)
+    if not isinstance(acpc, bool):
+        raise TournamentError(f"{here}: acpc = {acpc!r}: expected true (an ACPC client) or false")
     try:
-        return BotSpec(values[0], values[1], str(version))
+        return BotSpec(values[0], values[1], str(version), acpc)
     except BotSpecError as exc:
         raise TournamentError(f"{here}: {exc}") from None
 

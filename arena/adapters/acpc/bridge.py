@@ -380,8 +380,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         connection = accept_client(server, child, args.connect_timeout_s)
         log.info("ACPC client connected from its side of %s:%d", host, port)
         bridge = AcpcBridge(connection, expected, transcript)
-        result = run(bridge, address=args.address, token=args.token, key=args.key, name=args.name or "acpc",
-                     tls_ca=args.tls_ca, argv=[])
+        result = run(bridge, address=args.address, token=args.token, key=args.key, name="acpc", tls_ca=args.tls_ca,
+                     argv=["--name", args.name] if args.name else [])
         return result.exit_code
     except ClientGone as exc:
         log.error("%s", exc)
