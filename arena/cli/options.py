@@ -75,6 +75,8 @@ class _SettingType(click.ParamType[Any]):
 
 def _default(setting: Setting) -> str:
     value = getattr(MatchSettings(), setting.attr)
+    if setting.attr == "acpc_game":
+        return "none"
     if setting.attr == "buy_in":
         return "a fifth of the stack..the stack"
     if setting.attr in ("levels", "join_at", "leave_at") and not value:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.adapters.acpc.gamedef import read_game, table_of
-from arena.referee import ClockPolicy, MatchResult, MatchSpec
+from arena.referee import ClockPolicy, HandRecord, MatchResult, MatchSpec
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import run_local_match
 from arena.runner.sandbox import SandboxPolicy
@@ -21,6 +22,8 @@ ROOT = HERE.parents[1]
 PYTHON = shlex.quote(sys.executable)
 NL2, FL2 = GAMES / "holdem.nolimit.2p.reverse_blinds.game", GAMES / "holdem.limit.2p.reverse_blinds.game"
 NL3, FL3 = GAMES / "holdem.nolimit.3p.game", GAMES / "holdem.limit.3p.game"
+CALLER = f"{PYTHON} {shlex.quote(str(ROOT / 'sample_bots' / 'python' / 'calling_station.py'))}"
+RANDOM = f"{PYTHON} {shlex.quote(str(ROOT / 'sample_bots' / 'python' / 'random_bot.py'))} --seed 5"
 
 
 def client(game: Path, strategy: str = "random", seed: int = 1, extra: str = "") -> str:
@@ -43,7 +46,8 @@ def spec_for(game: Path, hands: int, match_id: str = "acpc", policy: ClockPolicy
                      policy=policy or ClockPolicy())
 
 
-def play(spec: MatchSpec, bots: list[BotSpec], log_dir: Path) -> MatchResult:
+def play(spec: MatchSpec, bots: list[BotSpec], log_dir: Path,
+         on_hand: Callable[[HandRecord], None] | None = None) -> MatchResult:
     """Play the match unsandboxed (the sandbox's own tests are elsewhere; here the protocol is under test)."""
     return asyncio.run(run_local_match(spec, bots, sandbox=SandboxPolicy(enabled=False), log_dir=log_dir,
-                                       cwd=ROOT))
+                                       cwd=ROOT, on_hand=on_hand))

@@ -381,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.info("ACPC client connected from its side of %s:%d", host, port)
         bridge = AcpcBridge(connection, expected, transcript)
         result = run(bridge, address=args.address, token=args.token, key=args.key, name="acpc", tls_ca=args.tls_ca,
-                     argv=["--name", args.name] if args.name else [])
+                     argv=["--name", args.name] if args.name else [], language="acpc")
         return result.exit_code
     except ClientGone as exc:
         log.error("%s", exc)

@@ -320,9 +320,11 @@ def run(
     key: str | None = None,
     reconnect: bool | None = None,
     reconnect_s: float | None = None,
+    language: str = "python",
 ) -> MatchResult:
     """Play one match with ``bot`` and return its result; with a league's API key, play its matches until the
-    league ends the stream.
+    league ends the stream. ``language`` is what the Join says the bot is written in (an adapter says what it
+    adapts: the ACPC bridge says ``acpc``).
 
     ``address`` and ``token`` come from the arguments, else ``--address``/``--token`` in ``argv`` (default
     ``sys.argv``), else the environment (``ARENA_ADDRESS``, ``ARENA_TOKEN``); if either is missing the program
@@ -356,7 +358,7 @@ def run(
         bot_name=settings.name,
         bot_version=settings.version,
         protocol_version=PROTOCOL_VERSION,
-        language="python",
+        language=language,
         max_tables=settings.max_tables,
         batches=settings.batches,
     )
