@@ -17,7 +17,6 @@ from arena.runner.remote_match import play as play_setup
 from arena.runner.remote_match import prepare_match
 from tests.adapters.harness import CALLER, FL2, NL2, ROOT, BotSpec, bridged, client, play, spec_for
 
-
 ARENA = str(Path(sys.executable).parent / "arena")
 
 
@@ -131,8 +130,8 @@ def test_arena_acpc_bridge_plays_a_served_match_and_leaves_one_that_is_not_its_g
     assert result.reason.over and all(r.violations == 0 for r in result.results)  # type: ignore[attr-defined]
     assert "30 hands" in err and "match served over: COMPLETED" in err
     # the same bridge, told its client plays the limit game, leaves a no-limit table at once
-    code, err, _ = _serve_and_bridge(tmp_path, FL2, MatchSpec("nl-table", "seed", 2,
-                                                               policy=ClockPolicy(max_violations=1, reconnect_grace_ms=100)))
+    policy = ClockPolicy(max_violations=1, reconnect_grace_ms=100)
+    code, err, _ = _serve_and_bridge(tmp_path, FL2, MatchSpec("nl-table", "seed", 2, policy=policy))
     assert code == 1
     assert "this table is not the game of" in err and "structure Structure.NO_LIMIT" in err
 
