@@ -33,7 +33,8 @@ def test_every_registered_name_leads_to_its_command() -> None:
 
 
 @pytest.mark.parametrize("args", [("--version",), ("bots", "list", "--help"), ("verify", "--help"),
-                                  ("export", "--help"), ("leaderboard", "--help")])
+                                  ("export", "--help"), ("leaderboard", "--help"),
+                                  ("acpc-bridge", "--help")])
 def test_commands_that_need_no_heavy_library_do_not_load_one(args: tuple[str, ...]) -> None:
     assert loaded_after(*args) == set()
 
