@@ -27,7 +27,7 @@ def test_valid_actions() -> None:
     assert decode("k", NL, FREE, 300).action == check()
     # r<N> is the whole hand's total: 300 in before this round, so r800 is a raise to 500 on this round
     reply = decode("r800", NL, FACING, 300)
-    assert reply.action == raise_to(500) and not reply.invalid and not reply.note
+    assert reply.action == raise_to(500) and not reply.invalid and not reply.note and reply.as_sent is None
     assert decode("R20000", NL, FACING, 300).action == raise_to(19700)  # all in
     assert decode("b1000", NL, FREE, 300).action == raise_to(700)
     assert decode("r", FL, LIMIT, 0).action == raise_to(30)
@@ -35,16 +35,19 @@ def test_valid_actions() -> None:
 
 
 def test_invalid_actions_are_the_dealers_call_and_counted() -> None:
-    for text, legal, betting, want in (
-        ("f", FREE, NL, check()),  # a fold when checking is free
-        ("x", FACING, NL, call()),  # unreadable
-        ("", FACING, NL, call()),
-        ("r", FACING, NL, call()),  # a no-limit raise without its size
-        ("r", CAPPED, FL, call()),  # over the cap
-        ("r900", CAPPED, NL, call()),  # no raise allowed
+    for text, legal, betting, want, sent in (
+        ("f", FREE, NL, check(), fold()),  # a fold when checking is free
+        ("x", FACING, NL, call(), None),  # unreadable: nothing to show the referee
+        ("", FACING, NL, call(), None),
+        ("r", FACING, NL, call(), None),  # a no-limit raise without its size
+        ("r", CAPPED, FL, call(), raise_to(0)),  # over the cap
+        ("r900", CAPPED, NL, call(), raise_to(600)),  # no raise allowed: as sent, a raise to 600 on this round
     ):
         reply = decode(text, betting, legal, 300)
         assert reply.action == want and reply.invalid and reply.note, text
+        assert reply.as_sent == sent, text
+        if sent is not None:
+            assert not legal.allows(sent.kind, sent.amount)  # the referee refuses it (and records why)
 
 
 def test_a_raise_out_of_range_is_clamped_and_not_counted() -> None:

@@ -35,12 +35,12 @@ from arena.adapters.acpc.gamedef import AcpcGame, AcpcGameError, AcpcTable, Bett
 from arena.adapters.acpc.matchstate import HandStates
 from arena.adapters.acpc.replies import Reply, decode
 from arena.engine import AnteMode, Structure, TableConfig
-from arena_sdk.actions import Action, fold, raise_to, safe_action
+from arena_sdk.actions import Action, safe_action
 from arena_sdk.bot import Bot
 from arena_sdk.cards import parse_card
 from arena_sdk.pb import bot_pb2
 from arena_sdk.request import Request
-from arena_sdk.types import ActionKind, Event
+from arena_sdk.types import Event
 from arena_sdk.types import TableConfig as WireConfig
 
 log = logging.getLogger("arena.acpc")
@@ -169,9 +169,9 @@ class AcpcBridge(Bot):
         reply = decode(text, self.betting, request.legal, spent)
         self._note(reply, text)
         self.pending = None
-        if reply.invalid and self.retries > 0 and (raw := _as_sent(text, self.betting, spent)) is not None:
+        if reply.as_sent is not None and self.retries > 0:
             self.pending = reply  # the referee refuses it, records why, and asks again: then the correction
-            return raw
+            return reply.as_sent
         return reply.action
 
     def on_rejected(self, rejection: bot_pb2.ActionRejected, request: Request) -> Action | None:
@@ -240,23 +240,6 @@ class AcpcBridge(Bot):
             log.warning("hand %d: %s", self.hand.hand_number, reply.note)
         if self.transcript is not None:
             self.transcript.write(json.dumps({"action": str(reply.action), "note": reply.note}) + "\n")
-
-
-def _as_sent(text: str, betting: Betting, spent: int) -> Action | None:
-    """The client's invalid action as it was, for the referee to refuse and record (None when it has no arena
-    form: an unreadable action)."""
-    head = text[:1]
-    if head in ("f", "F"):
-        return fold()
-    if head not in ("r", "R", "b", "B"):
-        return None
-    if betting is Betting.LIMIT:
-        return Action(ActionKind.RAISE, 0)
-    digits = text[1:].strip()
-    try:
-        return raise_to(int(digits) - spent)
-    except ValueError:
-        return None
 
 
 def _ask(request: Request) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from arena.adapters.acpc.gamedef import Betting, for_message
 from arena_sdk.actions import Action, call, check, fold, raise_to
-from arena_sdk.types import LegalActions
+from arena_sdk.types import ActionKind, LegalActions
 
 _SIZE = re.compile(r"\s*([+-]?\d+)")  # sscanf's %d: leading white space and a sign allowed
 
@@ -30,11 +30,14 @@ _SIZE = re.compile(r"\s*([+-]?\d+)")  # sscanf's %d: leading white space and a s
 @dataclass(frozen=True, slots=True)
 class Reply:
     """What an ACPC action comes to: the arena ``action``, ``invalid`` when the dealer would count it as an
-    invalid action, and ``note`` saying what was changed (empty when nothing was)."""
+    invalid action, ``note`` saying what was changed (empty when nothing was), and ``as_sent``: an invalid action
+    as the client sent it, in the arena's terms (None when it has none: an unreadable action), for the referee to
+    refuse and record."""
 
     action: Action
     invalid: bool = False
     note: str = ""
+    as_sent: Action | None = None
 
 
 def _call(legal: LegalActions) -> Action:
@@ -49,7 +52,7 @@ def decode(text: str, betting: Betting, legal: LegalActions, spent_before_round:
         if legal.can_fold:
             return Reply(fold())
         return Reply(check(), True, f"invalid action {for_message(text)!r}: a fold when checking is free; "
-                                    "changed to check (the ACPC dealer's call)")
+                                    "changed to check (the ACPC dealer's call)", fold())
     if head in ("c", "C", "k", "K"):
         return Reply(_call(legal))
     if head not in ("r", "R", "b", "B"):
@@ -58,16 +61,17 @@ def decode(text: str, betting: Betting, legal: LegalActions, spent_before_round:
     if betting is Betting.LIMIT:
         if not legal.can_raise:
             return Reply(_call(legal), True, f"invalid action {for_message(text)!r}: no raise is allowed here (the "
-                                             "round's cap is reached, or nobody is left to call it); changed to call")
+                                         "round's cap is reached, or nobody is left to call it); changed to call",
+                     Action(ActionKind.RAISE, legal.max_raise_to))
         return Reply(raise_to(legal.max_raise_to))
     size = _SIZE.match(text, 1)
     if size is None:
         return Reply(_call(legal), True, f"bad action format {for_message(text)!r}: a no-limit raise needs its "
                                          "size (r<N>); changed to call")
+    total = int(size.group(1))
     if not legal.can_raise:
         return Reply(_call(legal), True, f"invalid action {for_message(text)!r}: no raise is allowed here; changed "
-                                         "to call")
-    total = int(size.group(1))
+                                         "to call", Action(ActionKind.RAISE, total - spent_before_round))
     low, high = spent_before_round + legal.min_raise_to, spent_before_round + legal.max_raise_to
     if total < low:
         return Reply(raise_to(legal.min_raise_to), False, f"raise of {total} increased to {low}")
