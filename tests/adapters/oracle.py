@@ -79,9 +79,10 @@ def replay(game: Any, limit: bool, line: str) -> tuple[Any, int]:
         if token == "/":
             continue
         action = {"f": 0, "c": 1}.get(token, 2 if limit else int(token[1:] or 0))
-        if action not in state.legal_actions():
-            raise AssertionError(f"{line}: {token} is not legal in OpenSpiel here")
-        state.apply_action(action)
+        try:
+            state.apply_action_with_legality_check(action)
+        except pyspiel.SpielError:
+            raise AssertionError(f"{line}: {token} is not legal in OpenSpiel here") from None
     for rest in deal:  # the board of the rounds reached (an all-in runs out to the river)
         if not state.is_chance_node():
             break

@@ -6,12 +6,13 @@ pot, finds the last state of every hand terminal, and calls every action the cli
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.adapters.harness import FL2, FL3, NL2, NL3, bridged, client, play, spec_for
-from tests.adapters.oracle import check_transcript, load
+from tests.adapters.oracle import check_transcript, load, replay
 
 CASES = [(NL2, 300), (FL2, 300), (NL3, 240), (FL3, 240)]
 
@@ -40,3 +41,24 @@ def test_openspiel_agrees_with_every_state_the_bridge_sends(game: Path, hands: i
     if not limit:
         assert totals["all_ins"]
     print(game.name, totals)
+
+
+def test_the_oracle_sees_what_is_wrong(tmp_path: Path) -> None:
+    """Positive controls: a betting OpenSpiel calls illegal, an ask where OpenSpiel has another player to act, and a
+    wrong raise range, are each reported."""
+    openspiel, limit = load(NL2)
+    with pytest.raises(AssertionError, match="r150 is not legal in OpenSpiel"):
+        replay(openspiel, limit, "MATCHSTATE:0:1:r150:AsKs|")  # below the minimum raise-to (200)
+    ask = {"can_fold": True, "can_check": False, "call_amount": 50, "can_raise": True, "min_raise_to": 200,
+           "max_raise_to": 20000, "pot": 150, "committed": [50, 100], "bets": [50, 100], "seat": 0, "button": 0}
+    lines = [{"to": "MATCHSTATE:1:0::|AsKs"}, {"asked": "MATCHSTATE:1:0::|AsKs", **ask},
+             {"from": "MATCHSTATE:1:0::|AsKs:r300"}, {"to": "MATCHSTATE:1:0:r300:|AsKs"},
+             {"asked": "MATCHSTATE:1:0:r300:|AsKs", **ask}, {"to": "MATCHSTATE:1:0:r300f:|AsKs"}]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    problems = check_transcript(path, openspiel, limit, 2).problems
+    assert problems == ["MATCHSTATE:1:0:r300:|AsKs: the arena asked position 1, OpenSpiel has 0 to act"]
+    lines[1] = {**lines[1], "min_raise_to": 250}
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    assert "raises 200..20000 in OpenSpiel, [250, 20000] at the arena" in check_transcript(
+        path, openspiel, limit, 2).problems[0]
