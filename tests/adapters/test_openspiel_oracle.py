@@ -14,7 +14,7 @@ import pytest
 from tests.adapters.harness import FL2, FL3, NL2, NL3, bridged, client, play, spec_for
 from tests.adapters.oracle import check_transcript, load, replay
 
-CASES = [(NL2, 80), (FL2, 60), (NL3, 60), (FL3, 60)]  # whole duplicate sets; enough for folds, raises, all-ins, showdowns
+CASES = [(NL2, 80), (FL2, 60), (NL3, 60), (FL3, 60)]  # whole duplicate sets: folds, raises, all-ins, showdowns
 
 
 @pytest.mark.parametrize(("game", "hands"), CASES, ids=[g.stem for g, _ in CASES])
