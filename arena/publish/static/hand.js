@@ -368,10 +368,16 @@
     });
   }
 
+  /* Hand ``n`` of a loaded block, or null (not loaded, not there, or damaged: the hand itself says so when shown). */
   function hand(slug, n) {
     var loaded = blocks[slug + "/" + Math.floor(n / SIZE)];
     if (!loaded || loaded.lines[n] === undefined) { return null; }
-    return decode(loaded.data, loaded.lines[n]);
+    try {
+      return decode(loaded.data, loaded.lines[n]);
+    } catch (e) {
+      if (e instanceof DataError) { return null; }
+      throw e;
+    }
   }
 
   /* The hand before or after ``n`` (by ``step`` -1 or +1) among those the match shows, or null. */
@@ -408,16 +414,23 @@
     var slug = m[1], n = Number(m[2]), block = Math.floor(n / SIZE);
     state("loading");
     message("Loading hand " + n + " of match " + slug + "…", false);
+    function noSuchHand(data) {
+      fail("Match " + data.match + " has no hand " + n + " to show: its hands shown run from " +
+           (data.first === null ? "none" : data.first + " to " + data.last) + (data.finished ? "." :
+           " (the match is still running: a deal's hands are shown once it has been played in every seat)."));
+    }
     load(slug, block, function (error, loaded) {
       if (location.hash.replace(/^#/, "") !== hash) { return; }  /* moved on meanwhile */
-      if (error) { fail(error); return; }
-      var data = loaded.data;
-      if (loaded.lines[n] === undefined) {
-        fail("Match " + data.match + " has no hand " + n + " to show: its hands shown run from " +
-             (data.first === null ? "none" : data.first + " to " + data.last) + (data.finished ? "." :
-             " (the match is still running: a deal's hands are shown once it has been played in every seat)."));
+      if (error && block > 0) {  /* no such file: past the match's last hand, or missing? its first file says */
+        load(slug, 0, function (other, first) {
+          if (location.hash.replace(/^#/, "") !== hash) { return; }
+          if (!other && first.data.last !== null && n > first.data.last) { noSuchHand(first.data); } else { fail(error); }
+        });
         return;
       }
+      if (error) { fail(error); return; }
+      var data = loaded.data;
+      if (loaded.lines[n] === undefined) { noSuchHand(data); return; }
       var h, steps;
       try {
         h = decode(data, loaded.lines[n]);
@@ -533,7 +546,12 @@
     var list = clear($("mirror-list"));
     deal.forEach(function (other) {
       var steps;
-      try { steps = other === view.hand ? view.steps : replay(other); } catch (e) { return; }
+      try {
+        steps = other === view.hand ? view.steps : replay(other);
+      } catch (e) {
+        if (e instanceof DataError) { return; }  /* a damaged hand of the deal: it says so when shown */
+        throw e;
+      }
       var current = other === view.hand;
       var box = list.appendChild(el("article", null, "mirror" + (current ? " current" : "")));
       var title = box.appendChild(el("h3"));
