@@ -81,7 +81,7 @@ class HandLine:
     number: int
     deal: int
     rotation: int
-    board: list[formatting.Card]
+    board: str  # as stored (``AsKd7h``)
     payoffs: list[int]
     seating: tuple[int, ...] = ()  # the participant in each seat
 
@@ -253,7 +253,7 @@ def match_page(db: Database, summary: MatchSummary, slug: str, block_hands: int 
             payoffs = [0] * len(summary.bots)
             for seat, participant in enumerate(hand.seating):
                 payoffs[participant] = hand.payoffs[seat]
-            hands.append(HandLine(hand.hand_number, hand.deal, hand.rotation, formatting.cards(hand.board), payoffs,
+            hands.append(HandLine(hand.hand_number, hand.deal, hand.rotation, hand.board, payoffs,
                                   hand.seating))
     bots = [
         MatchBot(name, "", net, _mbb(net, config.big_blind, summary.hands))
