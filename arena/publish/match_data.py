@@ -34,6 +34,7 @@ BLOCK_HANDS = 1_000  # hand numbers a data file holds: about 100 KB, what the vi
 FORMAT = 1  # the packed form's version: hand.js refuses any other
 CALLBACK = "arenaHands"  # the function a data file calls (defined by hand.js)
 HIDDEN = "????"  # a seat's hole cards not shown at the table while the match runs
+DATA_PATH = "matches/{slug}/data-{block}.js"  # a block's file; the viewer fills it in the same way (data-source)
 
 _TOKENS = {
     EventKind.POST_ANTE: "A", EventKind.POST_SMALL_BLIND: "S", EventKind.POST_BIG_BLIND: "B",
@@ -215,14 +216,11 @@ def blocks(db: Database, data: MatchData, wanted: Iterable[int] | None = None) -
 
 
 def script(block: Mapping[str, Any]) -> str:
-    """A data file's text: one call of ``arenaHands`` with the block as JSON (ASCII only: a bot's name cannot end
-    the script or change its meaning)."""
+    """A data file's text: one call of ``arenaHands`` with the block as JSON, which is a JavaScript expression
+    (written in ASCII, whatever characters the bots' names hold)."""
     return f"{CALLBACK}({json.dumps(block, ensure_ascii=True, separators=(',', ':'))});\n"
 
 
 def data_path(slug: str, block: int) -> str:
     """Where a block's file is in a published site, from its root (``DATA_PATH`` filled in)."""
     return DATA_PATH.replace("{slug}", slug).replace("{block}", str(block))
-
-
-DATA_PATH = "matches/{slug}/data-{block}.js"  # the viewer fills it in the same way (hand.html's data-source)
