@@ -4,11 +4,11 @@ are kept, so nothing of it is written again).
 
 Two matches: 3,000 hands, the size of ``make demo``'s site, played by two seeded random bots (raises, calls, folds
 and showdowns, as the demo's bots play); and 100,000 hands played by two bots that fold to any bet, the fastest hands
-there are (the random bots would take most of an hour to play and publish 100,000 hands on two cores). A hand's own
-bytes (its row in the match's table and its line of data) are printed for both: the random bots' is what a
-realistic hand costs however long the match.
+there are (the random bots take about four times as long to play). A hand's own bytes (its row in the match's table
+and its line of data) are printed for both: the random bots' is what a realistic hand costs however long the match.
 
-``python -m tests.bench.bench_publish [HANDS]`` (default 100,000). Prints; never asserts.
+``python -m tests.bench.bench_publish [HANDS] [random]`` (default 100,000 hands of folds; ``random``: played by the
+random bots). Prints; never asserts.
 """
 
 from __future__ import annotations
@@ -57,10 +57,14 @@ def published(scratch: Path, hands: int, bots: tuple[Strategy, Strategy], label:
 
 def main() -> None:
     hands = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 100_000
+    random = "random" in sys.argv[1:]
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as scratch:
         published(Path(scratch), 3_000, (gambler(1), gambler(2)), "random bots, as the demo's")
         published(Path(scratch), 3_000, (folder, folder), "bots that fold to any bet")
-        published(Path(scratch), hands, (folder, folder), "bots that fold to any bet")
+        if random:
+            published(Path(scratch), hands, (gambler(1), gambler(2)), "random bots, as the demo's")
+        else:
+            published(Path(scratch), hands, (folder, folder), "bots that fold to any bet")
 
 
 if __name__ == "__main__":
