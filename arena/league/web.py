@@ -6,7 +6,11 @@
 - ``/api/leaderboard``: the rows of ``arena leaderboard --json`` (each with its ``sessions``), from the
   order-independent fit; ``/api/bots``: the registered bots, whether connected, their version, matches, games in
   the last hour, live rating; ``/api/matches``: the league's matches, newest first; ``/api/live``: the matches
-  being played, with their hands so far.
+  being played, with their hands so far;
+- ``/api/hands/<match>/<block>.js`` (and ``.json``): a block of a match's hands in the compact form of
+  arena.publish.match_data, read from the database when asked: the pages' one hand viewer (``hand.html``) reads
+  them there, so the live site writes no file per hand or match. A running match shows what its pages show (the
+  hands of deals played in every seat, the cards shown at the table); a finished match's blocks are remembered.
 """
 
 from __future__ import annotations
@@ -14,9 +18,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import shutil
 import tempfile
+import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +31,7 @@ from aiohttp import web
 
 from arena import __version__
 from arena.league.host import LeagueHost
-from arena.publish import publish
+from arena.publish import match_data, publish
 from arena.publish.site import environment
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.sessions import bot_key
@@ -35,6 +42,8 @@ from arena.referee import MatchKind, MatchResult
 log = logging.getLogger("arena.league")
 
 REFRESH_S = 2.0  # the most often the published pages and the leaderboard are rebuilt
+BLOCKS_KEPT = 256  # finished matches' blocks of hands remembered (about 100 KB each at most)
+_BLOCK_FILE = re.compile(r"(\d{1,9})\.(js|json)")
 
 
 class LeagueSite:
@@ -46,6 +55,9 @@ class LeagueSite:
         self.folder = Path(tempfile.mkdtemp(prefix="arena-league-site-"))
         self.leaderboard: dict[str, Any] = {"rows": [], "sessions": 0, "generated_at": time.time()}
         self.matches: list[dict[str, Any]] = []
+        self.slugs: dict[str, str] = {}  # slug -> match id, as the published pages link hands
+        self._blocks: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()  # finished matches' blocks
+        self._blocks_lock = threading.Lock()  # read by worker threads
         self.built_at = 0.0
         self._dirty = asyncio.Event()
         self._runner: web.AppRunner | None = None
@@ -58,7 +70,7 @@ class LeagueSite:
 
     # ------------------------------------------------------------------ building
 
-    def _build(self, frozen: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    def _build(self, frozen: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, str]] | None:
         """Runs in a worker thread, with a read-only connection of its own. None, and nothing swapped in, when the
         ladder was frozen while it was built (``frozen``: whether it was when the build began): the published
         ladder is what it was at the freeze."""
@@ -68,7 +80,7 @@ class LeagueSite:
             board = build_leaderboard(db, ids, rules=self.host.config.rating_rules)
             data = leaderboard_json(board)
             staging = Path(tempfile.mkdtemp(prefix="arena-league-build-"))
-            publish(db, staging, self.title, board, live_site=True, reuse=self.folder)  # only new hands rendered
+            result = publish(db, staging, self.title, board, live_site=True, reuse=self.folder)  # finished kept
             if self.host.frozen and not frozen:
                 shutil.rmtree(staging, ignore_errors=True)
                 return None
@@ -79,7 +91,7 @@ class LeagueSite:
                 shutil.move(str(item), target)
             shutil.rmtree(staging, ignore_errors=True)
             matches = sorted(data["matches"], key=lambda m: m["created_at"], reverse=True)
-            return data, matches
+            return data, matches, result.match_slugs
         finally:
             db.close()
 
@@ -92,7 +104,7 @@ class LeagueSite:
         if built is None or (self.host.frozen and not frozen):  # frozen meanwhile: rebuilt once it is unfrozen
             self._dirty.set()
             return
-        self.leaderboard, self.matches = built
+        self.leaderboard, self.matches, self.slugs = built
         self.built_at = time.time()
 
     async def _refresher(self) -> None:
@@ -116,6 +128,7 @@ class LeagueSite:
         app.router.add_get("/api/bots", self._bots)
         app.router.add_get("/api/matches", self._matches)
         app.router.add_get("/api/live", self._live)
+        app.router.add_get("/api/hands/{slug}/{file}", self._hands)
         app.router.add_get("/", self._index)
         app.router.add_get("/league.html", self._league_page)
         app.router.add_static("/", self.folder, show_index=False)
@@ -172,6 +185,41 @@ class LeagueSite:
             sections=True, live_site=True, bots=bots, connected=sum(b["connected"] for b in bots), live=live,
             paused=self.host.paused, frozen=self.host.frozen, finished=self.host.rated)
         return web.Response(text=html, content_type="text/html")
+
+    def _read_block(self, match_id: str, slug: str, block: int) -> dict[str, Any] | None:
+        """A block of a match's hands from the database (in a worker thread, with a read-only connection of its
+        own); a finished match's is remembered."""
+        with self._blocks_lock:
+            kept = self._blocks.get((match_id, block))
+            if kept is not None:
+                self._blocks.move_to_end((match_id, block))
+                return kept
+        db = Database(self.host.db.path, read_only=True)
+        try:
+            data = match_data.match_data(db, match_id, slug)
+            found = next(match_data.blocks(db, data, [block]), None)
+        finally:
+            db.close()
+        if found is not None and data.finished:
+            with self._blocks_lock:
+                self._blocks[(match_id, block)] = found
+                while len(self._blocks) > BLOCKS_KEPT:
+                    self._blocks.popitem(last=False)
+        return found
+
+    async def _hands(self, request: web.Request) -> web.Response:
+        slug, name = request.match_info["slug"], request.match_info["file"]
+        parsed = _BLOCK_FILE.fullmatch(name)
+        match_id = self.slugs.get(slug)
+        if parsed is None or match_id is None:
+            return web.Response(text=f"no match {slug!r} or no block {name!r} here: the league's pages name them "
+                                "as api/hands/<match>/<block>.js", status=404)
+        block = await asyncio.to_thread(self._read_block, match_id, slug, int(parsed[1]))
+        if block is None:
+            return web.Response(text=f"match {match_id!r} has no hand shown in block {parsed[1]}", status=404)
+        if parsed[2] == "json":
+            return _json(block)
+        return web.Response(text=match_data.script(block), content_type="application/javascript")
 
     async def _bots(self, request: web.Request) -> web.Response:
         return _json({"league": self.host.config.name, "bots": self._bot_rows()})

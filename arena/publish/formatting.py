@@ -91,8 +91,8 @@ def _card_html(text: str) -> str:
 
 
 def cards_html(text: str | None) -> Markup:
-    """Stored cards as the site's card spans (the ``cards`` macro of the templates, for pages rendered by the
-    thousand: the hand pages)."""
+    """Stored cards as the site's card spans (the ``cards`` macro of the templates, for rows rendered by the
+    thousand: the hand tables of the match pages)."""
     if not text:
         return Markup("")
     return Markup("".join(_card_html(text[i:i + 2]) for i in range(0, len(text) - 1, 2)))

@@ -1,14 +1,15 @@
-"""The hand viewer's data: a recorded hand turned, at publish time, into the states a person steps through (who
-acted, the pot, every stack and bet, the board, the cards shown), and its PHH text.
+"""A recorded hand as the states a person steps through in the hand viewer (who acted, the pot, every stack and
+bet, the main and side pots, the board, the cards shown), computed from the referee's record (its events, in
+order) and checked against its final stacks.
 
-Every state is computed here in Python from the referee's record (its events, in order), and the last one is
-checked against the record's final stacks; the page embeds them as JSON and its script only displays them, so
-what the browser shows can be checked against the record and the engine (tests/publish/test_browser.py).
+The viewer (static/hand.js) computes the same states in the browser from the compact match data
+(arena.publish.match_data); this is the reference it is held to: tests/publish/test_viewer_replay.py runs both on
+every hand of a sample database, and hand_steps itself is held to the engine's replay of the record.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from arena.cards import format_cards
@@ -16,9 +17,6 @@ from arena.engine import EventKind
 from arena.engine.pots import build_pots
 from arena.publish import formatting
 from arena.records.errors import RecordsDamaged
-from arena.records.phh import dumps, format_action
-from arena.records.phh_sink import rebuild_hand
-from arena.records.replay import MUCKED_NOTE, hand_to_phh
 from arena.referee import HandRecord
 
 STREETS = ("pre-flop", "flop", "turn", "river", "showdown")
@@ -55,13 +53,10 @@ class Step:
     pots: tuple[int, ...] = ()  # main pot then side pots (R10.1), when there is more than one and none is paid yet
 
     def to_json(self) -> dict[str, Any]:
-        """The compact form the page embeds."""
-        data = {"t": self.text, "s": self.street, "a": self.actor, "pot": self.pot, "stacks": list(self.stacks),
+        """The step as the viewer's replay (static/hand.js) gives it, field for field."""
+        return {"t": self.text, "s": self.street, "a": self.actor, "pot": self.pot, "stacks": list(self.stacks),
                 "bets": list(self.bets), "board": self.board, "folded": [int(f) for f in self.folded],
-                "shown": list(self.shown), "e": self.event}
-        if self.pots:
-            data["pots"] = list(self.pots)
-        return data
+                "shown": list(self.shown), "brief": self.brief, "pots": list(self.pots) if self.pots else None}
 
 
 def _shown(cards: tuple[int, ...]) -> str:
@@ -182,108 +177,3 @@ def hand_steps(record: HandRecord, names: list[str] | None = None) -> list[Step]
                              f"{list(record.final_stacks)} (R10.5)", table="actions", match_id=record.match_id,
                              hand=record.hand_number)
     return steps
-
-
-@dataclass(slots=True)
-class SeatView:
-    """One seat of a hand as the viewer shows it."""
-
-    seat: int
-    participant: int
-    name: str
-    position: str
-    start: int
-    hole: str | None  # None: not shown (a running match reveals only what the table showed)
-    payoff: int
-    final: int
-
-
-@dataclass(slots=True)
-class StreetLog:
-    """The actions of one street, for the page's text log (the viewer highlights the current one)."""
-
-    name: str
-    board: str
-    lines: list[tuple[int, str]] = field(default_factory=list)  # (step index, text)
-    brief: list[str] = field(default_factory=list)  # the players' actions only, for the side-by-side summary
-
-
-@dataclass(slots=True)
-class HandView:
-    """Everything a hand page shows."""
-
-    number: int
-    deal: int
-    rotation: int
-    table_id: str
-    seats: list[SeatView]
-    board: str
-    steps: list[Step]
-    streets: list[StreetLog]
-    revealed: bool  # every hole card is shown (the referee's record of a finished match)
-    phh: str
-    summary: str = ""  # its short form beside the other hands of its deal (HTML, rendered once per hand)
-
-    @property
-    def payoffs_by_participant(self) -> dict[int, int]:
-        """Chips won or lost by each participant."""
-        return {s.participant: s.payoff for s in self.seats}
-
-    def data(self) -> dict[str, Any]:
-        """The JSON the page embeds for its viewer."""
-        return {
-            "hand": self.number,
-            "seats": [{"name": s.name, "pos": s.position, "start": s.start,
-                       "hole": s.hole} for s in self.seats],
-            "record": self.revealed,
-            "steps": [step.to_json() for step in self.steps],
-        }
-
-
-def _phh_text(record: HandRecord, names: list[str], hidden: set[int]) -> str:
-    """The hand's PHH; the hole cards of ``hidden`` seats written as unknown (``????``)."""
-    hand = rebuild_hand(record)
-    extra = {"hand": record.hand_number, "event": f"arena match {record.match_id}", "table": record.table_id}
-    phh = hand_to_phh(hand, players=names, extra=extra)
-    if hidden:
-        n = len(record.seating)
-        order = [(record.button + 1 + k) % n for k in range(n)]
-        lines = []
-        for line in phh.actions:
-            for k, seat in enumerate(order):
-                if seat not in hidden:
-                    continue
-                if line.startswith(f"d dh p{k + 1} "):
-                    line = format_action(k, "dh", None)
-                elif line.startswith(f"p{k + 1} sm ") and MUCKED_NOTE in line:
-                    line = f"p{k + 1} sm ????"
-            lines.append(line)
-        phh.actions = lines
-    return dumps(phh)
-
-
-def hand_view(record: HandRecord, names: list[str], reveal_all: bool) -> HandView:
-    """A hand's page data; ``names``: each participant's name. Without ``reveal_all`` (a match still running) only
-    the cards shown at the table are visible, in the page and in its PHH."""
-    n = len(record.seating)
-    seat_names = [names[p] for p in record.seating]
-    steps = hand_steps(record, seat_names)
-    shown = set(steps[-1].shown)
-    labels = positions(record.button, n)
-    seats = [
-        SeatView(s, record.seating[s], seat_names[s], labels[s], record.starting_stacks[s],
-                 format_cards(record.hole[s]) if reveal_all or s in shown else None,
-                 record.payoffs[s], record.final_stacks[s])
-        for s in range(n)
-    ]
-    streets: list[StreetLog] = []
-    for index, step in enumerate(steps):
-        if not streets or streets[-1].name != step.street:
-            streets.append(StreetLog(step.street, step.board))
-        streets[-1].lines.append((index, step.text))
-        if step.brief:
-            streets[-1].brief.append(step.text)
-    hidden = set() if reveal_all else set(range(n)) - shown
-    return HandView(record.hand_number, record.deal, record.rotation, record.table_id, seats,
-                    format_cards(record.board), steps, streets, reveal_all,
-                    _phh_text(record, seat_names, hidden))

@@ -1,9 +1,12 @@
 """Build the static site: ``index.html`` (leaderboard, method, plots, matches), ``leaderboard.json``, a page per
-bot (``bots/<slug>.html``) and per match (``matches/<slug>.html``), SVG plots under ``plots/`` and ``style.css``.
+bot (``bots/<slug>.html``) and per match (``matches/<slug>.html``, its hand table in pages of ``HANDS_PER_PAGE``),
+one hand viewer (``hand.html`` and ``hand.js``) for every hand, reading each match's compact data
+(``matches/<slug>/data-<block>.js``, arena.publish.match_data), SVG plots under ``plots/`` and ``style.css``.
 
 Every page is rendered by Jinja2 with autoescaping on (bot names and match ids are user input) and links only
 relatively, so the folder works from ``file://`` and from any static host. A manifest of the files written lets a
-later run remove pages of bots or matches that are gone, without ever touching files it did not write.
+later run remove pages of bots or matches that are gone, without ever touching files it did not write, and keep a
+finished match's files when nothing they show has changed: publishing again writes only what changed.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -23,9 +26,8 @@ import markupsafe
 
 from arena import __version__
 from arena.engine.units import mbb_per_hand
-from arena.publish import formatting
+from arena.publish import formatting, match_data
 from arena.publish.comparisons import comparison_page
-from arena.publish.hands import HandView, hand_view
 from arena.ratings.blocks import DEFAULT_RULES, RatingRules
 from arena.ratings.estimators import Estimator, adjusted_payoffs
 from arena.ratings.leaderboard import (
@@ -46,9 +48,9 @@ from arena.referee.status import MatchKind
 from arena.text import unique_slugs, visible_controls
 
 MANIFEST = ".arena-publish.json"
-HANDS_KEY = "hands.key"  # beside a finished match's hand pages: what they were made from (see _hands_key)
 HANDS_PER_PAGE = 500  # rows of a match's hand table per page: about 150 KB of HTML
 DEFAULT_TITLE = "arena leaderboard"
+LIVE_DATA = "api/hands/{slug}/{block}.js"  # where a league host's viewer reads hands: its database (arena.league.web)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,8 @@ class PublishResult:
     index: Path
     files: tuple[str, ...]
     board: Leaderboard
+    match_slugs: dict[str, str] = field(default_factory=dict)  # slug -> match id: what the viewer's links name
+    reused: tuple[str, ...] = ()  # the finished matches (slugs) whose files were kept from an earlier publish
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,14 +81,9 @@ class HandLine:
     number: int
     deal: int
     rotation: int
-    board: list[formatting.Card]
+    board: str  # as stored (``AsKd7h``)
     payoffs: list[int]
     seating: tuple[int, ...] = ()  # the participant in each seat
-
-    @property
-    def href(self) -> str:
-        """The hand's page, relative to the match's folder."""
-        return f"hand-{self.number}.html"
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +117,7 @@ class MatchPage:
     hands_per_deal: int = 1
     final_hash: str | None = None  # once it ended (arena.records.evidence): anyone can check it with arena verify
     commitment_version: int = 1
+    data: match_data.MatchData | None = None  # what its data files carry (arena.publish.match_data)
 
     @property
     def pages(self) -> list[HandsPage]:
@@ -151,6 +151,8 @@ class BotMatch:
     mbb_per_hand: float | None
     opponents: list[str]
     outcome: str = ""  # what went wrong for the bot in this match (crashed, no show...), empty if nothing
+    best: HandLine | None = None  # the hand it won most in (a link to the viewer)
+    worst: HandLine | None = None  # the hand it lost most in
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,26 +237,23 @@ def _settings(info: MatchInfo, policy: dict[str, Any], bots: int) -> list[tuple[
     return out
 
 
-def match_page(db: Database, summary: MatchSummary, slug: str) -> MatchPage:
+def match_page(db: Database, summary: MatchSummary, slug: str, block_hands: int = match_data.BLOCK_HANDS) -> MatchPage:
     """A match's page data. The seed is shown only once the match is over; while it runs, the hands of a deal
     whose rotations are not all played yet are withheld (the same cards are still to come in other seats).
     """
     info = queries.require(db, summary.match_id)
     spec = info.spec(info.seed)
     config = spec.config
-    finished = info.status.over
     results = queries.hand_results(db, summary.match_id)
-    rotations_seen: dict[int, set[int]] = {}
-    for hand in results:
-        rotations_seen.setdefault(hand.deal, set()).add(hand.rotation)
-    needed = spec.hands_per_deal(len(summary.bots))
+    data = match_data.match_data(db, summary.match_id, slug, results, block_hands)
+    shown = set(data.shown)
     hands = []
     for hand in results:
-        if finished or len(rotations_seen[hand.deal]) >= needed:
+        if hand.hand_number in shown:
             payoffs = [0] * len(summary.bots)
             for seat, participant in enumerate(hand.seating):
                 payoffs[participant] = hand.payoffs[seat]
-            hands.append(HandLine(hand.hand_number, hand.deal, hand.rotation, formatting.cards(hand.board), payoffs,
+            hands.append(HandLine(hand.hand_number, hand.deal, hand.rotation, hand.board, payoffs,
                                   hand.seating))
     bots = [
         MatchBot(name, "", net, _mbb(net, config.big_blind, summary.hands))
@@ -263,21 +262,23 @@ def match_page(db: Database, summary: MatchSummary, slug: str) -> MatchPage:
     blinds = f"{config.small_blind:,}/{config.big_blind:,}" + (f", ante {config.ante:,}" if config.ante else "")
     policy = asdict(spec.policy)
     return MatchPage(
-        summary=summary, slug=slug, seed=info.seed if finished else None, finished_at=info.finished_at,
+        summary=summary, slug=slug, seed=info.seed if data.finished else None, finished_at=info.finished_at,
         blinds=blinds, structure=config.structure.name.replace("_", "-").lower(), bots=bots, hands=hands,
         withheld=len(results) - len(hands),
         settings=_settings(info, policy, len(summary.bots)),
-        kind=info.kind.value, event=info.event, finished=finished, hands_per_deal=needed,
-        final_hash=info.final_hash or None, commitment_version=info.commitment_version,
+        kind=info.kind.value, event=info.event, finished=data.finished, hands_per_deal=data.per_deal,
+        final_hash=info.final_hash or None, commitment_version=info.commitment_version, data=data,
     )
 
 
 class _Writer:
-    """Writes files under the output folder and remembers them for the manifest."""
+    """Writes files under the output folder and remembers them for the manifest, and each finished match's files
+    with the key they were made with."""
 
     def __init__(self, out: Path) -> None:
         self.out = out
         self.files: list[str] = []
+        self.matches: dict[str, tuple[str, list[str]]] = {}  # slug -> (key, its files)
         self._folders: set[Path] = set()
 
     def path(self, relative: str) -> Path:
@@ -292,34 +293,64 @@ class _Writer:
         self.path(relative).write_text(content, encoding="utf-8")
 
 
-def _manifest(files: list[str]) -> dict[str, list[str]]:
-    """The files written, grouped by folder (a long match writes tens of thousands of hand pages)."""
+@dataclass(frozen=True, slots=True)
+class _Earlier:
+    """What an earlier publish into ``folder`` wrote, from its manifest: its files, and each finished match's
+    files with the key they were made with."""
+
+    folder: Path
+    files: list[str]
+    matches: dict[str, tuple[str, list[str]]]
+
+
+def _manifest(files: list[str], matches: Mapping[str, tuple[str, list[str]]]) -> dict[str, Any]:
+    """The files written, grouped by folder, and each finished match's key and files."""
     grouped: dict[str, list[str]] = {}
     for relative in sorted(files):
         folder, _, name = relative.rpartition("/")
         grouped.setdefault(folder, []).append(name)
-    return grouped
+    return {"files": grouped, "matches": {slug: {"key": key, "files": names}
+                                          for slug, (key, names) in sorted(matches.items())}}
 
 
-def _remove_stale(out: Path, written: list[str]) -> None:
-    """Delete files an earlier run wrote (per its manifest) that this run did not write again."""
-    manifest = out / MANIFEST
+def _ungroup(grouped: object) -> list[str]:
+    if isinstance(grouped, list):  # the first manifests: a plain list
+        return [f for f in grouped if isinstance(f, str)]
+    if not isinstance(grouped, dict):
+        return []
+    return [f"{folder}/{name}" if folder else name for folder, names in grouped.items()
+            if isinstance(folder, str) and isinstance(names, list) for name in names if isinstance(name, str)]
+
+
+def _earlier(folder: Path) -> _Earlier | None:
+    """The manifest an earlier publish left in ``folder``, None if there is none or it cannot be read. Written by
+    us, but read as untrusted: nothing it names is used before it is checked (``_remove_stale``, ``_reuse``)."""
     try:
-        previous = json.loads(manifest.read_text(encoding="utf-8"))
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return None
+    if isinstance(data, dict) and isinstance(data.get("files"), dict):
+        matches: dict[str, tuple[str, list[str]]] = {}
+        for slug, entry in (data.get("matches") or {}).items():
+            if isinstance(entry, dict) and isinstance(entry.get("key"), str) and isinstance(entry.get("files"), list):
+                matches[str(slug)] = (entry["key"], [f for f in entry["files"] if isinstance(f, str)])
+        return _Earlier(folder, _ungroup(data["files"]), matches)
+    return _Earlier(folder, _ungroup(data), {})  # before matches were kept: a manifest of files only
+
+
+def _inside(root: Path, relative: str) -> Path | None:
+    """``root / relative`` if it is a file inside ``root`` (whatever a manifest says), else None."""
+    target = (root / relative).resolve()
+    return target if root.resolve() in target.parents and target.is_file() else None
+
+
+def _remove_stale(earlier: _Earlier | None, written: list[str]) -> None:
+    """Delete files an earlier run wrote (per its manifest) that this run did not write again."""
+    if earlier is None:
         return
-    if isinstance(previous, dict):
-        previous = [f"{folder}/{name}" if folder else name for folder, names in previous.items()
-                    if isinstance(folder, str) and isinstance(names, list) for name in names]
-    if not isinstance(previous, list):
-        return
-    root = out.resolve()
     keep = set(written)
-    for relative in previous:
-        if not isinstance(relative, str) or relative in keep:
-            continue
-        target = (out / relative).resolve()
-        if root in target.parents and target.is_file():  # never outside the site, whatever the manifest says
+    for relative in earlier.files:
+        if relative not in keep and (target := _inside(earlier.folder, relative)) is not None:
             target.unlink()
 
 
@@ -340,110 +371,112 @@ def chip_series(db: Database, page: MatchPage) -> tuple[dict[str, list[float]], 
     return raw, ev
 
 
-_HAND_SOURCES = ("templates/hand.html", "templates/mirror.html", "templates/base.html", "hands.py", "site.py")
+_MATCH_SOURCES = ("templates/match.html", "templates/base.html", "templates/macros.html", "match_data.py",
+                  "site.py", "plots.py", "formatting.py")
 
 
-def _hands_key(page: MatchPage, common: dict[str, Any]) -> str:
-    """What a finished match's hand pages depend on: the match, its hands, the names, the site's title and the
-    code that renders them. The same key means the same files."""
+def _code() -> str:
+    """The hash of the code that makes a match's files: a new version of it makes them again."""
     package = resources.files("arena.publish")
-    code = hashlib.sha256("".join(package.joinpath(f).read_text("utf-8") for f in _HAND_SOURCES).encode()).hexdigest()
-    data = {"match": page.summary.match_id, "slug": page.slug, "hands": [h.number for h in page.hands],
-            "bots": [b.name for b in page.bots], "title": common["title"], "version": common["version"],
-            "live": "live_site" in common, "comparisons": common["has_comparisons"], "code": code}
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256("".join(package.joinpath(f).read_text("utf-8") for f in _MATCH_SOURCES).encode()).hexdigest()
 
 
-def _reuse_hands(page: MatchPage, writer: _Writer, reuse: Path | None, key: str) -> bool:
-    """Take a finished match's hand pages from an earlier publish (``reuse``: its folder, possibly the one being
-    written) when they were made with the same key; False if they must be rendered."""
-    if reuse is None or not page.finished:
+def _match_key(page: MatchPage, common: Mapping[str, Any], colors: list[Any]) -> str:
+    """What a finished match's files depend on: the match, its hands, its bots' names and links, their colours, the
+    site's title and navigation, and the code that makes them. The same key means the same files."""
+    numbers = hashlib.sha256(",".join(str(h.number) for h in page.hands).encode()).hexdigest()
+    data = {"match": page.summary.match_id, "slug": page.slug, "status": page.summary.status, "hands": numbers,
+            "bots": [[b.name, b.slug, b.net] for b in page.bots], "colors": [list(c) for c in colors],
+            "comparison": page.comparison, "title": common["title"], "version": common["version"],
+            "live": "live_site" in common, "comparisons": common["has_comparisons"], "code": common["code"],
+            "sizes": [HANDS_PER_PAGE, page.data.size if page.data else 0]}
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _owned(slug: str, relative: str) -> bool:
+    """Whether ``relative`` is one of the files a match's own: its pages, its data, its chip graph."""
+    return (relative in (f"matches/{slug}.html", f"plots/matches/{slug}.svg")
+            or relative.startswith(f"matches/{slug}/"))
+
+
+def _reuse(page: MatchPage, writer: _Writer, earlier: _Earlier, key: str) -> bool:
+    """Keep a finished match's files from an earlier publish (hard links, or copies, when it was in another
+    folder) when they were made with the same key; False if they must be made."""
+    kept = earlier.matches.get(page.slug)
+    if kept is None or kept[0] != key or not all(_owned(page.slug, f) for f in kept[1]):
         return False
-    folder = f"matches/{page.slug}"
-    try:
-        if (reuse / folder / HANDS_KEY).read_text(encoding="utf-8").strip() != key:
-            return False
-    except OSError:
+    sources = [_inside(earlier.folder, f) for f in kept[1]]
+    if any(source is None for source in sources):
         return False
-    names = [f"{folder}/hand-{h.number}.{ext}" for h in page.hands for ext in ("html", "phh")]
-    if not all((reuse / name).is_file() for name in names):
-        return False
-    same = reuse.resolve() == writer.out.resolve()
-    for name in names:
+    same = earlier.folder.resolve() == writer.out.resolve()
+    for relative, source in zip(kept[1], sources, strict=True):
+        assert source is not None
         if same:
-            writer.files.append(name)
-        else:
-            target = writer.path(name)
-            try:
-                os.link(reuse / name, target)
-            except OSError:
-                shutil.copyfile(reuse / name, target)
-    writer.text(f"{folder}/{HANDS_KEY}", key + "\n")
+            writer.files.append(relative)
+            continue
+        target = writer.path(relative)
+        target.unlink(missing_ok=True)
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copyfile(source, target)
+    writer.matches[page.slug] = (key, list(kept[1]))
     return True
 
 
-def write_hands(db: Database, page: MatchPage, writer: _Writer, env: jinja2.Environment,
-                common: dict[str, Any], reuse: Path | None = None) -> None:
-    """A page and a PHH file per shown hand of a match, ``matches/<slug>/hand-<n>.html`` and ``.phh``, each with
-    the other hands of its deal beside it (the same cards in other seats). A finished match's pages are taken from
-    ``reuse`` (an earlier publish) when nothing they show has changed."""
-    if not page.hands:
-        return
-    key = _hands_key(page, common)
-    if _reuse_hands(page, writer, reuse, key):
-        return
-    template = env.get_template("hand.html")
-    position = {h.number: i for i, h in enumerate(page.hands)}
-    numbers = [h.number for h in page.hands]
-    names = [b.name for b in page.bots]
-    per_deal: dict[int, int] = {}
-    for h in page.hands:
-        per_deal[h.deal] = per_deal.get(h.deal, 0) + 1
-    waiting: dict[int, list[HandView]] = {}
+def write_match(db: Database, page: MatchPage, writer: _Writer, env: jinja2.Environment, common: dict[str, Any],
+                palette: Mapping[str, Any], data_files: bool = True, earlier: _Earlier | None = None) -> bool:
+    """A match's pages (the table of its hands in pages of ``HANDS_PER_PAGE``), its chip graph and, with
+    ``data_files``, its hands for the viewer (``matches/<slug>/data-<block>.js``). A finished match's files are
+    kept from ``earlier`` when nothing they show has changed; True if they were."""
+    from arena.publish import plots  # matplotlib is heavy: loaded only when a site is built
 
-    def emit(views: list[HandView]) -> None:
-        for view in views:
-            i = position[view.number]
-            folder = f"matches/{page.slug}"
-            writer.text(f"{folder}/hand-{view.number}.phh", view.phh)
-            back = page.page_of(i)
-            writer.text(f"{folder}/hand-{view.number}.html", template.render(
-                root="../../", match=page, hand=view, mirrors=views, data=view.data(),
-                previous=numbers[i - 1] if i > 0 else None, next=numbers[i + 1] if i + 1 < len(numbers) else None,
-                back="../" + page.page_path(back).removeprefix("matches/"), **common,
-            ))
-
-    summary = env.get_template("mirror.html")
-    for record in queries.hand_records(db, page.summary.match_id):
-        if record.hand_number not in position:
-            continue  # withheld: its deal is still to be played in other seats
-        view = hand_view(record, names, page.finished)
-        if page.hands_per_deal > 1:
-            view.summary = summary.render(hand=view)
-        group = waiting.setdefault(record.deal, [])
-        group.append(view)
-        if len(group) == per_deal[record.deal]:
-            emit(sorted(waiting.pop(record.deal), key=lambda v: v.number))
-    for deal in sorted(waiting):
-        emit(sorted(waiting[deal], key=lambda v: v.number))
-    if page.finished:
-        writer.text(f"matches/{page.slug}/{HANDS_KEY}", key + "\n")
+    key = _match_key(page, common, [palette[b.name] for b in page.bots]) if page.finished else None
+    if key is not None and earlier is not None and _reuse(page, writer, earlier, key):
+        return True
+    start = len(writer.files)
+    if page.hands:
+        raw, ev = chip_series(db, page)
+        target = f"plots/matches/{page.slug}.svg"
+        if plots.chips_plot([h.number for h in page.hands], raw, writer.out / target, ev, palette):
+            writer.files.append(target)
+            page.chips_plot = target
+    template = env.get_template("match.html")
+    pages = page.pages
+    for hands_page in pages:
+        inside = hands_page.number > 1  # later pages sit in the match's folder
+        links = [(p.number, (f"../{page.slug}.html" if p.number == 1 else p.path.rsplit("/", 1)[1]) if inside
+                  else p.path.removeprefix("matches/")) for p in pages]
+        writer.text(hands_page.path, template.render(
+            root="../../" if inside else "../", match=page, pages=pages, current=hands_page, page_links=links,
+            **common,
+        ))
+    if data_files and page.data is not None:
+        for block in match_data.blocks(db, page.data):
+            writer.text(match_data.data_path(page.slug, block["block"]), match_data.script(block))
+    if key is not None:
+        writer.matches[page.slug] = (key, writer.files[start:])
+    return False
 
 
 def publish(
     db: Database, out: str | Path, title: str = DEFAULT_TITLE, board: Leaderboard | None = None,
     live_site: bool = False, match_ids: list[str] | None = None, reuse: str | Path | None = None,
-    rules: RatingRules = DEFAULT_RULES,
+    rules: RatingRules = DEFAULT_RULES, block_hands: int = match_data.BLOCK_HANDS,
 ) -> PublishResult:
     """Write the site for every match of ``db`` (or of ``match_ids``: one event) into ``out`` (created if needed)
     and return what was written; ``live_site``: the pages are served by a league host, next to its live page
-    (``league.html``). The hand pages of finished matches are reused from ``reuse``, an earlier site of the same
-    database (by default ``out`` itself), when nothing they show has changed: republishing renders only new hands."""
+    (``league.html``), and its viewer reads hands from the host's database (no data files are written). A finished
+    match's files are kept from ``reuse``, an earlier site of the same database (by default ``out`` itself), when
+    nothing they show has changed: publishing again writes only what changed. ``block_hands``: hand numbers a data
+    file holds."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     board = board if board is not None else build_leaderboard(db, match_ids, rules=rules)
     writer = _Writer(out)
     env = environment()
+    previous = _earlier(out)
+    earlier = previous if reuse is None or Path(reuse).resolve() == out.resolve() else _earlier(Path(reuse))
 
     ranked = [row.bot for row in board.rows]
     unrated = sorted({bot for m in board.matches for bot in m.bots} - set(ranked))
@@ -455,7 +488,7 @@ def publish(
 
     palette = plots.colors(bots)
 
-    matches = [match_page(db, m, match_slugs[m.match_id]) for m in board.matches]
+    matches = [match_page(db, m, match_slugs[m.match_id], block_hands) for m in board.matches]
     for page in matches:
         page.bots = [MatchBot(b.name, bot_slugs[b.name], b.net, b.mbb_per_hand) for b in page.bots]
 
@@ -494,13 +527,17 @@ def publish(
             comparison.plot = target
 
     common = {"title": title, "generated": board.generated_at, "version": __version__, "bot_slugs": bot_slugs,
-              "sections": bool(matches), "system": board.system,
+              "sections": bool(matches), "system": board.system, "code": _code(),
               "has_comparisons": bool(comparisons), **({"live_site": True} if live_site else {})}
     hands = sum(m.hands for m in board.matches)
     writer.text("index.html", env.get_template("index.html").render(
         root="", rows=board.rows, sessions=board.sessions, matches=matches, figures=figures, hands=hands,
         comparisons=comparisons, games=board.games, rules=board.rules, consistency=board.consistency,
         bots=bots, unrated={bot: flag_text(f) for bot, f in board.unrated.items()}, **common,
+    ))
+    writer.text("hand.html", env.get_template("hand.html").render(
+        root="", data_source=LIVE_DATA if live_site else match_data.DATA_PATH, block=block_hands,
+        format=match_data.FORMAT, **common,
     ))
 
     infos = {bot_key(i.name, i.version): i for i in queries.bot_infos(db)}
@@ -528,9 +565,10 @@ def publish(
             if bot in page.summary.bots:
                 i = page.summary.bots.index(bot)
                 outcome = outcomes.get((page.summary.match_id, bot))
+                best, worst = _extremes(page, i)
                 played.append(BotMatch(page, page.bots[i].net, page.bots[i].mbb_per_hand,
                                        [b for b in page.summary.bots if b != bot],
-                                       FLAG_WORDS.get(outcome.outcome.value, "") if outcome else ""))
+                                       FLAG_WORDS.get(outcome.outcome.value, "") if outcome else "", best, worst))
                 if page.kind == MatchKind.LEAGUE:
                     league_times += [page.summary.created_at, page.finished_at or page.summary.created_at]
         info = infos.get(bot)
@@ -547,32 +585,25 @@ def publish(
             root="../", bot=bot, row=rows.get(bot), plot=plot, h2h=h2h, played=played, profile=profile, **common,
         ))
 
-    for page in matches:
-        if page.hands:
-            raw, ev = chip_series(db, page)
-            target = f"plots/matches/{page.slug}.svg"
-            if plots.chips_plot([h.number for h in page.hands], raw, out / target, ev, palette):
-                writer.files.append(target)
-                page.chips_plot = target
-
     comparison_template = env.get_template("comparison.html")
+    pages_by_id = {page.summary.match_id: page for page in matches}
     for comparison in comparisons:
         writer.text(f"comparisons/{comparison.slug}.html", comparison_template.render(
-            root="../", c=comparison, **common))
+            root="../", c=comparison, pages=pages_by_id, **common))
 
-    match_template = env.get_template("match.html")
-    for page in matches:
-        pages = page.pages
-        for hands_page in pages:
-            inside = hands_page.number > 1  # later pages sit in the match's folder, beside its hands
-            links = [(p.number, (f"../{page.slug}.html" if p.number == 1 else p.path.rsplit("/", 1)[1]) if inside
-                      else p.path.removeprefix("matches/")) for p in pages]
-            writer.text(hands_page.path, match_template.render(
-                root="../../" if inside else "../", match=page, pages=pages, current=hands_page, page_links=links,
-                hand_base="" if inside else f"{page.slug}/", **common,
-            ))
-        write_hands(db, page, writer, env, common, Path(reuse) if reuse is not None else out)
+    reused = [page.slug for page in matches
+              if write_match(db, page, writer, env, common, palette, not live_site, earlier)]
 
-    _remove_stale(out, writer.files)
-    (out / MANIFEST).write_text(json.dumps(_manifest(writer.files), separators=(",", ":")) + "\n", encoding="utf-8")
-    return PublishResult(out / "index.html", tuple(writer.files), board)
+    _remove_stale(previous, writer.files)
+    manifest = _manifest(writer.files, writer.matches)
+    (out / MANIFEST).write_text(json.dumps(manifest, separators=(",", ":")) + "\n", encoding="utf-8")
+    return PublishResult(out / "index.html", tuple(writer.files), board,
+                         {slug: match_id for match_id, slug in match_slugs.items()}, tuple(reused))
+
+
+def _extremes(page: MatchPage, participant: int) -> tuple[HandLine | None, HandLine | None]:
+    """The hand of a match a participant won most in, and the one it lost most in (None if it won or lost none)."""
+    best = max(page.hands, key=lambda h: h.payoffs[participant], default=None)
+    worst = min(page.hands, key=lambda h: h.payoffs[participant], default=None)
+    return (best if best is not None and best.payoffs[participant] > 0 else None,
+            worst if worst is not None and worst.payoffs[participant] < 0 else None)

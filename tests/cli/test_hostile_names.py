@@ -75,6 +75,10 @@ def test_the_site_shows_names_isolated_with_their_controls_visible(played: Path)
     for page in (played / "site").rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         assert not any(c in text for c in RAW), page
+    for data in (played / "site").rglob("data-*.js"):  # the hand viewer's: JSON, its escapes read as the names
+        block = json.loads(data.read_text(encoding="utf-8").removeprefix("arenaHands(").removesuffix(");\n"))
+        assert not any(c in name for name in [*block["bots"], block["match"]] for c in RAW), block["bots"]
+        assert any("\\u202e" in name for name in block["bots"]), block["bots"]  # shown as an escape, as on pages
     index = (played / "site" / "index.html").read_text(encoding="utf-8")
     assert "<bdi>" in index and "\\u202eevil" in index
 

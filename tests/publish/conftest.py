@@ -13,6 +13,10 @@ from arena.records.db import Database
 from tests.publish.helpers import SAMPLE_RULES, compare, folder, raiser, sample_database
 
 TITLE = "Test arena <&> leaderboard"
+BLOCK = 10
+"""Hands a data file of the sample site holds: small, so that its matches span several files (the viewer then
+loads another file to go to the next hand, or to show a deal's hands beside it: three-way's deal 3 is hands 9 to
+11); a real site has 1,000 (arena.publish.match_data.BLOCK_HANDS)."""
 
 
 @dataclass(frozen=True)
@@ -29,7 +33,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     root = tmp_path_factory.mktemp("publish")
     db = sample_database(root / "arena.db")
     out = root / "site"
-    return Site(db, out, publish(db, out, TITLE, rules=SAMPLE_RULES))
+    return Site(db, out, publish(db, out, TITLE, rules=SAMPLE_RULES, block_hands=BLOCK))
 
 
 @dataclass(frozen=True)

@@ -70,16 +70,19 @@ def play(
     seed: str | None = None,
     stop_after: int | None = None,
     policy: ClockPolicy | None = None,
+    kind: MatchKind = MatchKind.MATCH,
+    event: str | None = None,
 ) -> None:
     """Play one duplicate match between ``bots`` (name, version, strategy) and record it in ``db``.
 
     With ``finish=False`` the match stays ``running`` (as if the referee were still dealing); ``stop_after``
-    ends it after that many hands, possibly in the middle of a deal's rotations.
+    ends it after that many hands, possibly in the middle of a deal's rotations; ``kind`` and ``event``: what it is
+    recorded as (a league's match, a tournament's...).
     """
     spec = MatchSpec(match_id, seed or f"seed-{match_id}", hands, TableConfig(small_blind=50, big_blind=100),
                      starting_stack=10_000, policy=policy or ClockPolicy())
     seats = [(name, FunctionSeat(name, strategy)) for name, _, strategy in bots]
-    entry = Ledger(db).open(spec, [BotSpec(name, "", version) for name, version, _ in bots])
+    entry = Ledger(db).open(spec, [BotSpec(name, "", version) for name, version, _ in bots], kind, event)
     match = Match(spec, seats, sinks=[entry], versions=[version for _, version, _ in bots])
     if stop_after is not None:
         match.on_hand = lambda _: match.stop() if match.hands_played >= stop_after else None

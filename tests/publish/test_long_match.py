@@ -1,11 +1,10 @@
-"""A long match, played in-process by two fast bots, publishes as a paginated site: no file over 1 MB (the issue's
-complaint was a 6.7 MB match page for 20,000 hands), no page of the hand table larger for a longer match, every
-hand on exactly one page of its match's table and with its own viewer page and PHH file, and a chip graph drawn at
-a bounded number of points.
+"""A long match, played in-process by two fast bots, publishes in files that do not grow with it: its hand table in
+pages of ``HANDS_PER_PAGE`` rows (every hand on exactly one, linked to the viewer), its hands in data files of a
+block of hand numbers each (every hand in exactly one), and a chip graph drawn at a bounded number of points.
 
-3,000 hands are enough to show all of it: six pages of the table (one page for all would be about 650 KB, over
-the bound every page must keep), and twice the chip graph's points. The 20,000-hand match itself is published by
-``make bench`` (tests/bench/bench_publish.py), which prints its largest file.
+The bounds are made small here (a page of 50 rows, a data file of 100 hands, a graph of 100 points) so that 600
+hands need all three; at their real sizes (500 rows, 1,000 hands, 1,500 points) ``make bench`` publishes 3,000 and
+100,000 hands (tests/bench/bench_publish.py) and prints the bytes a hand and the files a match.
 """
 
 from __future__ import annotations
@@ -15,43 +14,49 @@ from pathlib import Path
 
 import pytest
 
-from arena.publish import publish
-from arena.publish.plots import MAX_POINTS
-from arena.publish.site import HANDS_PER_PAGE
+from arena.publish import plots, publish, site
+from arena.publish.match_data import CALLBACK
 from arena.records import queries
 from arena.records.db import Database
 from tests.publish.helpers import folder, play
+from tests.publish.test_viewer_replay import read_block
 
-HANDS = 3_000
-LIMIT = 1_000_000
-PAGE_LIMIT = 250_000  # a page of 500 rows: about 110 KB for these hands, 190 KB for busier ones, whatever the length
+HANDS = 600
+ROWS = 50
+BLOCK = 100
+POINTS = 100
 
 
-@pytest.mark.slow
-def test_a_long_match_publishes_in_small_pages(tmp_path: Path) -> None:
-    assert HANDS >= 6 * HANDS_PER_PAGE and HANDS >= 2 * MAX_POINTS  # long enough to need both bounds
+def test_a_long_match_publishes_in_files_that_do_not_grow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(site, "HANDS_PER_PAGE", ROWS)
+    monkeypatch.setattr(plots, "MAX_POINTS", POINTS)
     db = Database(tmp_path / "long.db")
     play(db, "long", [("folds-a", "", folder), ("folds-b", "", folder)], hands=HANDS)  # the fastest hands there are
     assert queries.hands_recorded(db, "long") == HANDS
     out = tmp_path / "site"
-    result = publish(db, out)
-    sizes = {p.relative_to(out).as_posix(): p.stat().st_size for p in out.rglob("*") if p.is_file()}
-    too_big = {name: size for name, size in sizes.items() if size > LIMIT}
-    assert not too_big, too_big
-    assert sum(1 for f in result.files if f.startswith("matches/long/hand-") and f.endswith(".html")) == HANDS
-    assert sum(1 for f in result.files if f.startswith("matches/long/hand-") and f.endswith(".phh")) == HANDS
+    result = publish(db, out, block_hands=BLOCK)
     tables = [out / "matches" / "long.html", *sorted((out / "matches" / "long").glob("hands-*.html"))]
-    assert len(tables) == HANDS // HANDS_PER_PAGE
+    assert len(tables) == HANDS // ROWS
+    sizes = [len(page.read_bytes()) for page in tables]
+    assert max(sizes) - min(sizes) < 10_000  # the first holds the match's facts, the others only their rows
     linked: list[int] = []
     for page in tables:
         text = page.read_text(encoding="utf-8")
-        assert len(text.encode()) < PAGE_LIMIT, page
-        linked += [int(n) for n in re.findall(r'<a href="(?:long/)?hand-(\d+)\.html">', text)]
+        linked += [int(n) for n in re.findall(r'<a href="(?:\.\./)+hand\.html#long/(\d+)">', text)]
         assert text.count('class="pager"') == 2  # above and below the table
-    assert sorted(linked) == list(range(HANDS))  # every hand on exactly one page
+    assert sorted(linked) == list(range(HANDS))  # every hand on exactly one page, linked to the viewer
     first = (out / "matches" / "long.html").read_text(encoding="utf-8")
-    assert f'href="long/hands-{HANDS // HANDS_PER_PAGE}.html#hands"' in first  # the last page
+    assert f'href="long/hands-{HANDS // ROWS}.html#hands"' in first  # the last page
+    data = sorted((out / "matches" / "long").glob("data-*.js"))
+    assert len(data) == HANDS // BLOCK
+    carried = [int(line.split("|", 1)[0]) for path in data for line in read_block(path)["hands"]]
+    assert sorted(carried) == list(range(HANDS))  # every hand in exactly one data file
+    assert all(path.read_text(encoding="utf-8").startswith(f"{CALLBACK}(") for path in data)
+    data_bytes = sum(path.stat().st_size for path in data) / HANDS
+    table_bytes = sum(page.stat().st_size for page in tables) / HANDS
+    assert data_bytes < 100 and table_bytes < 300, (data_bytes, table_bytes)  # a folded hand's: its page was 12 KB
+    assert sum(1 for f in result.files if "long" in f) == len(tables) + len(data) + 1  # and the chip graph
     assert 'src="../plots/matches/long.svg"' in first
     svg = (out / "plots" / "matches" / "long.svg").read_text(encoding="utf-8")
     lines = re.findall(r'<polyline points="([^"]*)"', svg)
-    assert lines and all(len(points.split()) == MAX_POINTS for points in lines), [len(p.split()) for p in lines]
+    assert lines and all(len(points.split()) == POINTS for points in lines), [len(p.split()) for p in lines]

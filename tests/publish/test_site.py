@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import re
@@ -10,7 +11,6 @@ import shutil
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -22,18 +22,18 @@ from arena.cli.publish import publish as publish_command
 from arena.engine import Action, ActionKind, EventKind, Hand, TableConfig
 from arena.publish import formatting, plots, publish
 from arena.publish.hands import HandStateError, hand_steps
+from arena.publish.match_data import block_of, data_path, pack_events
 from arena.publish.site import MANIFEST
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.ratings.stats import WinRate
 from arena.ratings.system import RatingPoint
 from arena.records import queries
 from arena.records.db import Database
-from arena.records.phh import load
-from arena.records.replay import replay_result
 from arena.referee import ClockPolicy, HandRecord
 from arena.text import slugify, unique_slugs
-from tests.publish.conftest import TITLE, Compared, Site
+from tests.publish.conftest import BLOCK, TITLE, Compared, Site
 from tests.publish.helpers import EVIL, SAMPLE_RULES, caller, cheat, play, raiser
+from tests.publish.test_viewer_replay import read_block
 
 ESCAPED_EVIL = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
@@ -60,9 +60,19 @@ def parse(page: Path) -> Links:
     return links
 
 
+def data_hands(out: Path, slug: str, number: int) -> list[int]:
+    """The hand numbers of the data file that holds hand ``number`` of match ``slug`` (none if it is missing)."""
+    viewer = (out / "hand.html").read_text(encoding="utf-8")
+    size = int(re.search(r'data-block="(\d+)"', viewer).group(1))  # type: ignore[union-attr]
+    path = out / data_path(slug, block_of(number, size))
+    if not path.is_file():
+        return []
+    return [int(line.split("|", 1)[0]) for line in read_block(path)["hands"]]
+
+
 def check_links(out: Path) -> int:
-    """Assert that every relative link of every page resolves to a file of the site (and its #fragment to an id);
-    return how many links were checked.
+    """Assert that every relative link of every page resolves to a file of the site (and its #fragment to an id,
+    or, for the hand viewer, to a hand of a match's data); return how many links were checked.
     """
     checked = 0
     for page in out.rglob("*.html"):
@@ -73,7 +83,10 @@ def check_links(out: Path) -> int:
             target = (page.parent / unquote(parts.path)).resolve() if parts.path else page.resolve()
             assert target.is_file(), f"{page.relative_to(out)}: {url} does not resolve"
             assert out.resolve() in target.parents, f"{page.name}: {url} leaves the site"
-            if parts.fragment and target.suffix == ".html":
+            if parts.fragment and target == (out / "hand.html").resolve():
+                slug, number = parts.fragment.split("/")
+                assert int(number) in data_hands(out, slug, int(number)), f"{page.name}: no hand {parts.fragment}"
+            elif parts.fragment and target.suffix == ".html":
                 assert parts.fragment in parse(target).ids, f"{page.name}: no #{parts.fragment} in {target.name}"
             checked += 1
     return checked
@@ -92,11 +105,17 @@ def test_files(site: Site) -> None:
     assert len(list((out / "plots" / "bots").glob("*.svg"))) == 3
     matches = sorted(p.name for p in (out / "matches").glob("*.html"))
     assert matches == ["evil-vs-caller.html", "heads-up-1.html", "still-running.html", "three-way.html"]
-    assert len(list((out / "matches" / "three-way").glob("hand-*.html"))) == 18
-    assert len(list((out / "matches" / "three-way").glob("hand-*.phh"))) == 18
-    assert (out / "hand.js").is_file() and (out / "plots" / "matches" / "three-way.svg").is_file()
+    assert sorted(p.relative_to(out / "matches").as_posix() for p in (out / "matches").glob("*/*")) == [
+        "evil-vs-caller/data-0.js", "evil-vs-caller/data-1.js", "heads-up-1/data-0.js", "heads-up-1/data-1.js",
+        "heads-up-1/data-2.js", "still-running/data-0.js", "three-way/data-0.js", "three-way/data-1.js",
+    ]  # a data file a block of ten hands (conftest.BLOCK), no page a hand
+    assert (out / "hand.html").is_file() and (out / "hand.js").is_file()
+    assert (out / "plots" / "matches" / "three-way.svg").is_file()
     manifest = json.loads((out / MANIFEST).read_text())
-    assert sorted(f"{d}/{n}" if d else n for d, names in manifest.items() for n in names) == sorted(site.result.files)
+    files = manifest["files"]
+    assert sorted(f"{d}/{n}" if d else n for d, names in files.items() for n in names) == sorted(site.result.files)
+    assert sorted(manifest["matches"]) == ["evil-vs-caller", "heads-up-1", "three-way"]  # the finished ones
+    assert len(site.result.files) == 30 and sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) < 500_000
     for svg in out.rglob("*.svg"):
         ET.parse(svg)  # well-formed XML
         assert "<script" not in svg.read_text(encoding="utf-8").lower()
@@ -117,9 +136,8 @@ def test_user_input_is_escaped(site: Site) -> None:
     pages = list(site.out.rglob("*.html"))
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        if page.name.startswith("hand-"):  # the viewer: its data (JSON, never run) and the one local script
-            assert re.findall(r"<script[^>]*>", text) == ['<script type="application/json" id="hand-data">',
-                                                          '<script src="../../hand.js">'], page
+        if page.name == "hand.html":  # the viewer: its one local script, which loads the matches' data files
+            assert re.findall(r"<script[^>]*>", text) == ['<script src="hand.js">'], page
             assert "script-src 'self'" in text
         else:
             assert "<script" not in text.lower(), f"{page.name} has a script element"
@@ -176,7 +194,7 @@ def test_match_pages(site: Site) -> None:
     finished = (site.out / "matches" / "heads-up-1.html").read_text(encoding="utf-8")
     info = queries.require(site.db, "heads-up-1")
     assert info.commitment in finished and info.seed in finished and info.final_hash in finished
-    assert finished.count('<tr>\n  <td class="num">') >= 24  # a row per hand (plus the bots table)
+    assert finished.count('<tr><td><a href="../hand.html#heads-up-1/') == 24  # a row per hand, linked to the viewer
     assert 'class="card' in finished
     assert 'href="../index.html#matches"' in finished
     running = (site.out / "matches" / "still-running.html").read_text(encoding="utf-8")
@@ -309,58 +327,44 @@ def test_cli_bad_database(tmp_path: Path, make: str) -> None:
     assert not path.exists() or make == "garbage"  # a missing database is not created
 
 
-def hand_data(page: Path) -> dict[str, Any]:
-    """The viewer's states embedded in a hand page."""
-    text = page.read_text(encoding="utf-8")
-    start = text.index('<script type="application/json" id="hand-data">') + len(
-        '<script type="application/json" id="hand-data">')
-    data: dict[str, Any] = json.loads(text[start:text.index("</script>", start)])
-    return data
-
-
-def test_hand_pages_follow_the_record(site: Site) -> None:
-    folder = site.out / "matches" / "three-way"
+def test_hands_are_linked_to_the_viewer_and_carried_by_the_data(site: Site) -> None:
     match = (site.out / "matches" / "three-way.html").read_text(encoding="utf-8")
+    blocks = [read_block(site.out / "matches" / "three-way" / f"data-{k}.js") for k in (0, 1)]
+    for k, block in enumerate(blocks):
+        assert (block["match"], block["slug"], block["block"], block["finished"], block["per_deal"]) == (
+            "three-way", "three-way", k, True, 3)
+        assert (block["first"], block["last"], block["size"]) == (0, 17, BLOCK)
+        assert block["bots"] == ["caller", "raiser@1.0", EVIL]  # as the leaderboard names them
+    lines = {int(line.split("|", 1)[0]): line.split("|") for block in blocks for line in block["hands"]}
+    assert [int(line.split("|", 1)[0]) for line in blocks[1]["hands"]] == list(range(10, 18))
     for record in queries.hand_records(site.db, "three-way"):
         n = record.hand_number
-        assert f'href="three-way/hand-{n}.html"' in match  # linked from the match's table
-        data = hand_data(folder / f"hand-{n}.html")
-        first, last = data["steps"][0], data["steps"][-1]
-        assert first["stacks"] == list(record.starting_stacks) and first["pot"] == 0
-        assert last["stacks"] == list(record.final_stacks) and last["pot"] == 0
-        assert [s["hole"] for s in data["seats"]] == [format_cards(h) for h in record.hole]  # finished: all shown
-        assert last["board"] == format_cards(record.board)
-        page = (folder / f"hand-{n}.html").read_text(encoding="utf-8")
-        assert f'href="hand-{n}.phh"' in page
-        for other in range(3 * record.deal, 3 * record.deal + 3):  # the deal's mirror hands, side by side
-            assert other == n or f'<a href="hand-{other}.html">Hand {other}</a>' in page
-        phh = load(folder / f"hand-{n}.phh")
-        replayed = replay_result(phh)
-        assert replayed.ok, replayed.error
-        assert phh.finishing_stacks == [record.final_stacks[(record.button + 1 + k) % 3] for k in range(3)]
+        assert f'href="../hand.html#three-way/{n}"' in match  # linked from the match's table
+        fields = lines[n]
+        assert fields[1] == f"{record.deal}.{record.rotation}" and fields[5] == "".join(map(format_cards, record.hole))
+        assert fields[6] == pack_events(record)  # every event: tests/publish/test_viewer_replay.py replays them
+    assert sorted(lines) == list(range(18))
 
 
 def test_running_match_hides_unshown_cards(site: Site) -> None:
-    folder = site.out / "matches" / "still-running"
     records = list(queries.hand_records(site.db, "still running"))
-    assert len(records) == 5 and sorted(p.name for p in folder.glob("*.html")) == [
-        f"hand-{n}.html" for n in range(4)]  # the fifth hand's deal is still to be played in the other seat
+    block = read_block(site.out / "matches" / "still-running" / "data-0.js")
+    assert len(records) == 5 and len(block["hands"]) == 4  # the fifth hand's deal is still to be played
+    assert not block["finished"] and block["last"] == 3
     hidden = 0
-    for record in records[:4]:
-        page = (folder / f"hand-{record.hand_number}.html").read_text(encoding="utf-8")
-        phh = (folder / f"hand-{record.hand_number}.phh").read_text(encoding="utf-8")
-        data = hand_data(folder / f"hand-{record.hand_number}.html")
+    for record, line in zip(records, block["hands"], strict=False):
+        fields = line.split("|")
         shown = {e.seat for e in record.events if e.kind is EventKind.SHOW}
         for seat, hole in enumerate(record.hole):
-            text = format_cards(hole)
             if seat in shown:
-                assert data["seats"][seat]["hole"] == text
+                assert fields[5][4 * seat:4 * seat + 4] == format_cards(hole)
             else:
                 hidden += 1
-                assert data["seats"][seat]["hole"] is None and text not in phh
-                assert " ".join(str(c) for c in formatting.cards(text)) not in page
-        assert not data["record"]
+                assert fields[5][4 * seat:4 * seat + 4] == "????"
+        assert len(fields) == 7  # no estimate while it runs: they are computed from every card
     assert hidden > 0  # the folder folds: its cards stay secret while the match runs
+    text = (site.out / "matches" / "still-running" / "data-0.js").read_text(encoding="utf-8")
+    assert format_cards(records[4].hole[0]) not in text  # nothing of the withheld hand
 
 
 def test_comparison_page(compared: Compared) -> None:
@@ -450,20 +454,36 @@ def test_steps_show_side_pots_and_end_at_the_record() -> None:
         hand_steps(broken)
 
 
-def test_republishing_reuses_finished_hand_pages(site: Site, tmp_path: Path) -> None:
+def test_republishing_writes_only_what_changed(site: Site, tmp_path: Path) -> None:
     first = tmp_path / "first"
     shutil.copytree(site.out, first)
-    finished = first / "matches" / "three-way" / "hand-4.html"
-    running = first / "matches" / "still-running" / "hand-0.html"
-    for page in (finished, running):
-        page.write_text(page.read_text(encoding="utf-8") + "<!-- kept -->", encoding="utf-8")
-    publish(site.db, first, TITLE, rules=SAMPLE_RULES)  # the same site again: a finished match's pages stay
-    assert finished.read_text(encoding="utf-8").endswith("<!-- kept -->")
-    assert not running.read_text(encoding="utf-8").endswith("<!-- kept -->")  # a running match's are made again
+    data = first / "matches" / "three-way" / "data-0.js"
+    page = first / "matches" / "three-way.html"
+    running = first / "matches" / "still-running" / "data-0.js"
+    for path in (data, running):  # marked where a rewrite would undo it, and still a data file
+        path.write_text(path.read_text(encoding="utf-8").replace("hold'em", "hold'em (kept)"), encoding="utf-8")
+    page.write_text(page.read_text(encoding="utf-8") + "<!-- kept -->", encoding="utf-8")
+    same = functools.partial(publish, site.db, rules=SAMPLE_RULES, block_hands=BLOCK)  # as the fixture's site
+    again = same(first, TITLE)  # the same site again: a finished match's files stay
+    assert sorted(again.reused) == ["evil-vs-caller", "heads-up-1", "three-way"]
+    assert "(kept)" in data.read_text(encoding="utf-8") and page.read_text(encoding="utf-8").endswith("<!-- kept -->")
+    assert "(kept)" not in running.read_text(encoding="utf-8")  # a running match's are made again
     second = tmp_path / "second"
-    result = publish(site.db, second, TITLE, reuse=first, rules=SAMPLE_RULES)  # a league's host: a fresh folder
-    assert (second / "matches" / "three-way" / "hand-4.html").read_text(encoding="utf-8").endswith("<!-- kept -->")
-    assert "matches/three-way/hand-4.html" in result.files
+    result = same(second, TITLE, reuse=first)  # a league's host: a fresh folder
+    kept = second / "matches" / "three-way" / "data-0.js"
+    assert "(kept)" in kept.read_text(encoding="utf-8") and kept.stat().st_nlink == 2  # a hard link
+    assert "matches/three-way/data-0.js" in result.files and "three-way" in result.reused
     check_links(second)
-    publish(site.db, first, "Another title", rules=SAMPLE_RULES)  # anything a page shows changed: made again
-    assert "<title>Hand 4 · three-way · Another title</title>" in finished.read_text(encoding="utf-8")
+    same(first, "Another title")  # anything a page shows changed: made again
+    assert "<title>Match three-way · Another title</title>" in page.read_text(encoding="utf-8")
+    assert "(kept)" not in data.read_text(encoding="utf-8")
+
+
+def test_a_record_that_does_not_add_up_is_not_published(tmp_path: Path) -> None:
+    db = Database(tmp_path / "bad.db")
+    play(db, "m", [("a", "", caller), ("b", "", raiser)], hands=2)
+    record = next(queries.hand_records(db, "m"))
+    assert pack_events(record)  # the positive control: as recorded, it adds up
+    broken = dataclasses.replace(record, final_stacks=(record.final_stacks[0] + 1, record.final_stacks[1] - 1))
+    with pytest.raises(HandStateError, match=r"R10\.5"):
+        pack_events(broken)

@@ -3,17 +3,14 @@ serve it (a probe page beside it opens pages in frames of the same origin and re
 
 A hand is stepped through with the keyboard and the buttons, and the pot and stacks shown at every step are checked
 against the referee's record replayed by the engine; pages are measured at 1400 and 400 px wide (no horizontal
-overflow) and screenshot at both widths (not blank).
+overflow) and screenshot at both widths (not blank). What the viewer shows of a hand, how it moves between hands,
+and what it says when data is missing: tests/publish/test_hand_viewer.py.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +21,11 @@ from matplotlib.image import imread
 from arena.engine import EventKind, Hand
 from arena.records import queries
 from arena.referee import HandRecord
+from tests.publish import browser
 from tests.publish.conftest import Compared, Site
 from tests.publish.test_browser import chromium, run
 
 __all__ = ["chromium"]
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -42,32 +35,13 @@ def served(site: Site, compared: Compared, tmp_path_factory: pytest.TempPathFact
     folder = tmp_path_factory.mktemp("served")
     shutil.copytree(site.out, folder / "site")
     shutil.copytree(compared.out, folder / "compared")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", folder
-    finally:
-        server.shutdown()
-        server.server_close()
+    with browser.serve(folder) as base:
+        yield base, folder
 
 
 def probe(chromium: Path, tmp: Path, served: tuple[str, Path], name: str, frames: str, script: str) -> Any:
-    """Write a probe page with ``frames``; when everything has loaded, ``script`` (JavaScript with the frames in
-    ``f``) returns a value, which comes back here as JSON."""
-    base, folder = served
-    (folder / name).write_text(
-        f'<!doctype html><html><body><pre id="out">pending</pre>{frames}<script>'
-        'window.addEventListener("load", () => { const f = [...document.querySelectorAll("iframe")]; let v;'
-        f' try {{ v = (() => {{ {script} }})(); }} catch (e) {{ v = {{error: String(e)}}; }}'
-        ' document.getElementById("out").textContent = JSON.stringify(v); });'
-        "</script></body></html>", encoding="utf-8")
-    dom = run(chromium, tmp, "--dump-dom", base + name)
-    start = dom.index('<pre id="out">') + len('<pre id="out">')
-    value = json.loads(dom[start:dom.index("</pre>", start)].replace("&amp;", "&").replace("&lt;", "<")
-                       .replace("&gt;", ">"))
-    assert not (isinstance(value, dict) and "error" in value), value
-    return value
+    """browser.probe on the served sites."""
+    return browser.probe(chromium, tmp, served[0], served[1], name, frames, script)
 
 
 def engine_states(record: HandRecord) -> tuple[dict[int, tuple[int, list[int]]], dict[int, str], int]:
@@ -107,14 +81,14 @@ def test_step_through_a_hand_with_the_keyboard(site: Site, chromium: Path, tmp_p
     record = max(queries.hand_records(site.db, "three-way"), key=lambda r: len(r.decisions))
     before, actors, steps = engine_states(record)
     assert len(before) >= 8  # a hand with plenty of betting
-    page = f"site/matches/three-way/hand-{record.hand_number}.html"
+    page = f"site/hand.html#three-way/{record.hand_number}"
     script = READ + (
-        'const d = f[0].contentDocument, w = f[0].contentWindow; const key = k => d.dispatchEvent(new '
-        'w.KeyboardEvent("keydown", {key: k, bubbles: true})); const states = [read(d)];'
-        f' for (let i = 1; i < {steps + 2}; i++) {{ key("ArrowRight"); states.push(read(d)); }}'
-        ' key("ArrowLeft"); const back = read(d); key("Home"); const home = read(d); key("End"); const end = read(d);'
-        ' d.getElementById("first").click(); d.getElementById("next").click(); const button = read(d);'
-        ' return {states, back, home, end, button};')
+        f'const d = await shown(f[0], "Hand {record.hand_number}"), press = k => key(f[0], k);'
+        ' const states = [read(d)];'
+        f' for (let i = 1; i < {steps + 2}; i++) {{ press("ArrowRight"); states.push(read(d)); }}'
+        ' press("ArrowLeft"); const back = read(d); press("Home"); const home = read(d); press("End");'
+        ' const end = read(d); d.getElementById("first").click(); d.getElementById("next").click();'
+        ' const button = read(d); return {states, back, home, end, button};')
     got = probe(chromium, tmp_path, served, "probe-hand.html", f'<iframe src="{page}" width="1000" height="800">'
                 '</iframe>', script)
     states = got["states"]
@@ -132,11 +106,11 @@ def test_step_through_a_hand_with_the_keyboard(site: Site, chromium: Path, tmp_p
     assert got["end"] == last and got["button"] == states[1]
 
 
-PAGES = {  # one of each kind of page, the hand page with its deal's mirror hands beside it
+PAGES = {  # one of each kind of page, the hand viewer with its deal's hands beside it
     "index": "site/index.html",
     "bot": "site/bots/script-alert-1-script.html",
     "match": "site/matches/three-way.html",
-    "hand": "site/matches/three-way/hand-4.html",
+    "hand": "site/hand.html#three-way/4",
     "comparison": "compared/comparisons/cmp-1.html",
 }
 WIDTHS = (1400, 400)
@@ -144,6 +118,7 @@ WIDTHS = (1400, 400)
 MEASURE = """
 const out = {};
 for (const frame of f) {
+  if (frame.dataset.key.startsWith("hand")) { await shown(frame, "Hand 4"); }
   const d = frame.contentDocument, root = d.documentElement;
   const wide = [];
   for (const el of d.body.querySelectorAll("*")) {
@@ -178,7 +153,8 @@ def test_pages_fit_1400_and_400_pixels(chromium: Path, tmp_path: Path, served: t
 def test_screenshots_are_not_blank(key: str, width: int, chromium: Path, tmp_path: Path,
                                    served: tuple[str, Path]) -> None:
     shot = tmp_path / f"{key}-{width}.png"
-    run(chromium, tmp_path, f"--screenshot={shot}", f"--window-size={width},1000", served[0] + PAGES[key])
+    run(chromium, tmp_path, f"--screenshot={shot}", f"--window-size={width},1000",
+        f"--virtual-time-budget={browser.VIRTUAL_MS}", served[0] + PAGES[key])
     pixels = np.asarray(imread(shot))[..., :3]
     assert pixels.shape[1] == width
     assert float(pixels.std()) > 0.05  # not one flat colour
