@@ -17,7 +17,7 @@ from arena.engine.pots import build_pots
 from arena.publish import formatting
 from arena.records.errors import RecordsDamaged
 from arena.records.phh import dumps, format_action
-from arena.records.phh_sink import rebuild_hand
+from arena.records.phh_sink import decision_comments, rebuild_hand
 from arena.records.replay import MUCKED_NOTE, hand_to_phh
 from arena.referee import HandRecord
 
@@ -223,6 +223,7 @@ class HandView:
     revealed: bool  # every hole card is shown (the referee's record of a finished match)
     phh: str
     summary: str = ""  # its short form beside the other hands of its deal (HTML, rendered once per hand)
+    comments: dict[int, str] = field(default_factory=dict)  # step index -> the bot's decision comment on that action
 
     @property
     def payoffs_by_participant(self) -> dict[int, int]:
@@ -240,11 +241,12 @@ class HandView:
         }
 
 
-def _phh_text(record: HandRecord, names: list[str], hidden: set[int]) -> str:
-    """The hand's PHH; the hole cards of ``hidden`` seats written as unknown (``????``)."""
+def _phh_text(record: HandRecord, names: list[str], hidden: set[int], comments: bool) -> str:
+    """The hand's PHH; the hole cards of ``hidden`` seats written as unknown (``????``); the bots' decision
+    comments on their actions with ``comments``."""
     hand = rebuild_hand(record)
     extra = {"hand": record.hand_number, "event": f"arena match {record.match_id}", "table": record.table_id}
-    phh = hand_to_phh(hand, players=names, extra=extra)
+    phh = hand_to_phh(hand, players=names, extra=extra, comments=decision_comments(record) if comments else None)
     if hidden:
         n = len(record.seating)
         order = [(record.button + 1 + k) % n for k in range(n)]
@@ -264,7 +266,8 @@ def _phh_text(record: HandRecord, names: list[str], hidden: set[int]) -> str:
 
 def hand_view(record: HandRecord, names: list[str], reveal_all: bool) -> HandView:
     """A hand's page data; ``names``: each participant's name. Without ``reveal_all`` (a match still running) only
-    the cards shown at the table are visible, in the page and in its PHH."""
+    the cards shown at the table are visible, in the page and in its PHH, and no decision comment: a bot that read
+    the page of a running match learns nothing another bot said (comments are never a channel between bots)."""
     n = len(record.seating)
     seat_names = [names[p] for p in record.seating]
     steps = hand_steps(record, seat_names)
@@ -284,6 +287,8 @@ def hand_view(record: HandRecord, names: list[str], reveal_all: bool) -> HandVie
         if step.brief:
             streets[-1].brief.append(step.text)
     hidden = set() if reveal_all else set(range(n)) - shown
+    said = decision_comments(record) if reveal_all else {}
+    comments = {index: said[step.event] for index, step in enumerate(steps) if step.event in said}
     return HandView(record.hand_number, record.deal, record.rotation, record.table_id, seats,
                     format_cards(record.board), steps, streets, reveal_all,
-                    _phh_text(record, seat_names, hidden))
+                    _phh_text(record, seat_names, hidden, reveal_all), comments=comments)
