@@ -192,3 +192,10 @@ def test_the_seat_waits_for_the_agent_within_the_clock_and_leaves_a_silent_one_t
     late = seat.act(silent)  # nobody acts: past the whole clock the referee has acted; the SDK gets the safe action
     assert late.kind is ActionKind.FOLD and 1.2 <= time.monotonic() - started < 5
     assert "no action within the clock" in seat.table()["notes"][-1]
+
+
+def test_arena_mcp_takes_exactly_one_of_a_token_and_a_key() -> None:
+    for args in ([], ["--token", "t", "--key", "k"]):
+        result = CliRunner().invoke(main, ["mcp", "--address", "127.0.0.1:1", *args], env={"ARENA_TOKEN": None,
+                                                                                           "ARENA_KEY": None})
+        assert result.exit_code == 2 and "exactly one of --token" in result.output, result.output

@@ -47,7 +47,9 @@ def cards(values: tuple[int, ...] | list[int]) -> list[str]:
 def describe(event: Event, names: list[str], me: int) -> str | None:
     """One public event in words (None for the hole-card deals, which ``hole_cards`` shows)."""
     kind = event.kind
-    who = "you" if event.seat == me else (names[event.seat] if 0 <= event.seat < len(names) else f"seat {event.seat}")
+    who = names[event.seat] if 0 <= event.seat < len(names) else f"seat {event.seat}"
+    if event.seat == me:
+        who += " (you)"
     late = " (time-out)" if event.by_timeout else ""
     if kind in _POSTS:
         return f"{who} {_POSTS[kind]} {event.amount}"
@@ -102,8 +104,8 @@ class AgentSeat(Bot):
             self.match = {"match_id": welcome.match_id, "hands_total": int(welcome.hands_total),
                           "seats": config.num_seats, "blinds": f"{config.small_blind}/{config.big_blind}",
                           "ante": int(config.ante), "starting_stack": int(config.starting_stack),
-                          "clock": {"per_action_ms": int(clock.per_action_ms), "time_bank_ms": int(clock.time_bank_ms),
-                                    "max_retries": clock.max_retries}}
+                          "clock_policy": {"per_action_ms": int(clock.per_action_ms),
+                                           "time_bank_ms": int(clock.time_bank_ms), "max_retries": clock.max_retries}}
             self.result = None
             self._changed()
 

@@ -75,5 +75,6 @@ def serve(address: str, token: str | None = None, key: str | None = None, name: 
     """Join the referee at ``address`` with ``token`` (a match's seat) or ``key`` (a league's bot) and serve the
     agent's tools over stdio until the client closes it."""
     seat = AgentSeat()
+    server = build_server(seat)  # first: it sets up logging (to stderr), which the SDK then uses
     play_seat(seat, address=address, token=token, key=key, name=name, tls_ca=tls_ca)
-    anyio.run(build_server(seat).run_stdio_async)
+    anyio.run(server.run_stdio_async)
