@@ -36,7 +36,7 @@ $(STAMP): pyproject.toml proto/python/pyproject.toml proto/python/arena_sdk/_eva
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e proto/python
-	$(BIN)/pip install --quiet -e '.[dev,ray]'
+	$(BIN)/pip install --quiet -e '.[dev,ray,pettingzoo,mcp]'
 	touch $(STAMP)
 
 $(JS_STAMP): $(JS)/package.json $(JS)/package-lock.json

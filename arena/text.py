@@ -7,6 +7,9 @@ terminal, a file name or a page.
 * ``slug`` and ``file_name`` turn a name into a file-name component: lower-case ASCII letters, digits, ``-``, ``_``
   and ``.``, never ``.``/``..`` or a leading dot, never a path separator or NUL, short enough that the file system
   takes it (255 bytes), and a short hash of the name appended wherever the plain slug could collide.
+* ``comment`` cleans a bot's decision comment (proto ``Action.comment``) as it arrives: at most ``COMMENT_MAX``
+  characters, every control or direction character shown as an escape (``for_terminal``), so the stored text is one
+  printable line wherever it goes (a page, a PHH comment, a terminal).
 * ``check_length`` enforces the caps on what a bot says of itself and what an operator names it, the same in a
   Join, on the command line, in TOML and in a league's registry: a name, a version and an owner at most 64
   characters, a language 32.
@@ -28,6 +31,7 @@ NAME_MAX = 64
 VERSION_MAX = 64
 LANGUAGE_MAX = 32
 OWNER_MAX = 64  # who a league's bot belongs to (arena bots add --owner)
+COMMENT_MAX = 280  # a decision comment (proto Action.comment): a short note, never a channel for data
 LIMITS = {"name": NAME_MAX, "version": VERSION_MAX, "language": LANGUAGE_MAX, "owner": OWNER_MAX}
 
 DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
@@ -60,6 +64,12 @@ def for_terminal(text: object, limit: int | None = None) -> str:
     if limit is not None and len(safe) > limit:
         return safe[: max(limit - 1, 0)] + "…"
     return safe
+
+
+def comment(text: str) -> str:
+    """A bot's decision comment as the referee keeps it: surrounding blanks dropped, control and direction
+    characters shown as escapes, cut to ``COMMENT_MAX`` characters (a longer one ends with an ellipsis)."""
+    return for_terminal(text[: COMMENT_MAX * 2].strip(), COMMENT_MAX) if text else ""
 
 
 def visible_controls(text: str) -> str:

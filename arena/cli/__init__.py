@@ -27,6 +27,7 @@ COMMANDS = {
     "leaderboard": "arena.cli.leaderboard:leaderboard",
     "league": "arena.cli.league:league",
     "match": "arena.cli.match:match",
+    "mcp": "arena.cli.mcp:mcp",
     "publish": "arena.cli.publish:publish",
     "replay": "arena.cli.replay:replay",
     "serve": "arena.cli.match:serve",

@@ -24,7 +24,7 @@ HAND_COLUMNS = ("hand_number", "deal", "rotation", "table_id", "button", "deck",
                 "config")
 SEAT_COLUMNS = ("seat", "participant", "hole", "starting_stack", "payoff", "final_stack")
 ACTION_COLUMNS = ("seq", "street", "seat", "kind", "amount", "cards", "all_in", "pot", "how", "elapsed_ms",
-                  "request_id", "rejected", "policy")
+                  "request_id", "rejected", "policy", "comment")
 VIOLATION_COLUMNS = ("participant", "kind", "detail")
 DECISION_KINDS = {EventKind.FOLD: ActionKind.FOLD, EventKind.CHECK: ActionKind.CHECK, EventKind.CALL: ActionKind.CALL,
                   EventKind.BET: ActionKind.RAISE, EventKind.RAISE: ActionKind.RAISE}
@@ -132,7 +132,7 @@ def hand_rows(record: HandRecord, own_config: str | None) -> HandRows:
                         _HOW_VALUES[d.how] if d else None,
                         float(d.elapsed_ms) if d else None, d.request_id if d else None,
                         json.dumps(list(d.rejected)) if d and d.rejected else None,
-                        policy_json(d.policy) if d and d.policy else None))
+                        policy_json(d.policy) if d and d.policy else None, (d.comment or None) if d else None))
     violations = tuple((d.participant, _HOW_VALUES[d.how], "; ".join(d.rejected)) for d in record.decisions
                        if d.how in VIOLATIONS or (d.how == DecisionHow.ABSENT and d.elapsed_ms > 0))
     return HandRows(hand, seats, tuple(actions), violations)
@@ -180,7 +180,7 @@ def _events(actions: Sequence[Row], seating: Sequence[int]) -> tuple[tuple[Event
                          f"{[a[0] for a in actions][:12]}...)")
     events = []
     decisions = []
-    for seq, street, seat, kind, amount, text, all_in, pot, how, elapsed, request_id, rejected, policy in actions:
+    for seq, street, seat, kind, amount, text, all_in, pot, how, elapsed, request_id, rejected, policy, said in actions:
         event = Event(EventKind[kind], int(seat), int(street), int(amount), _parse(text), bool(all_in), int(pot))
         if not -1 <= event.seat < len(seating):
             raise ValueError(f"event {seq} is by seat {seat}, not at the table")
@@ -197,7 +197,7 @@ def _events(actions: Sequence[Row], seating: Sequence[int]) -> tuple[tuple[Event
             seat=event.seat, participant=seating[event.seat], request_id=int(request_id or 0),
             action=Action(action_kind, event.amount if action_kind is ActionKind.RAISE else 0),
             elapsed_ms=float(elapsed or 0.0), how=DecisionHow(how), event_index=seq,
-            rejected=tuple(str(r) for r in refused), policy=policy_from_json(policy)))
+            rejected=tuple(str(r) for r in refused), policy=policy_from_json(policy), comment=str(said or "")))
     return tuple(events), decisions
 
 

@@ -5,9 +5,10 @@ Tables: ``bots`` (name, version, language), ``matches`` (seed, commitment, table
 ``match_bots`` (who sat in a match), ``joins`` (what each participant's bot said of itself in its Join),
 ``hands`` (deal, rotation, button, deck, board, and the hand's place in the match's hash chain), ``hand_seats``
 (each seat's bot, hole cards, payoff), ``actions`` (every event of the hand, with how the referee got each
-decision), ``violations``; ``game_results`` how every game of a cash game or a freezeout ended for every player
-(places, R11.4); ``comparisons`` and ``comparison_matches`` a comparison's parameters and each match's role in it;
-``registered_bots`` a league's bots (owner, the hash of each one's API key: arena.records.registry).
+decision and the bot's comment on it), ``violations``; ``game_results`` how every game of a cash game or a
+freezeout ended for every player (places, R11.4); ``comparisons`` and ``comparison_matches`` a comparison's
+parameters and each match's role in it; ``registered_bots`` a league's bots (owner, the hash of each one's API key:
+arena.records.registry).
 
 What a row means is the codec's business (arena.records.codec), a match's lifecycle the ledger's
 (arena.records.ledger), reading the queries' (arena.records.queries): nobody outside arena.records writes SQL.
@@ -27,7 +28,7 @@ from typing import Any
 from arena.records.errors import DatabaseError, RecordsDamaged
 from arena.records.vault import SeedVault, VaultError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 ARENA_TABLES = {"meta", "bots", "matches", "match_bots", "hands", "hand_seats", "actions", "violations"}
 
 SCHEMA = """
@@ -123,6 +124,7 @@ CREATE TABLE IF NOT EXISTS actions (
     request_id INTEGER,
     rejected TEXT,
     policy TEXT,
+    comment TEXT,
     PRIMARY KEY (match_id, hand_number, seq),
     FOREIGN KEY (match_id, hand_number) REFERENCES hands(match_id, hand_number)
 );
@@ -281,6 +283,8 @@ class Database:
             for column in ("chain_index INTEGER", "digests TEXT", "chain TEXT"):
                 self._add_column("hands", *column.split(" ", 1))
             self._move_comparisons()
+        if version < 6:  # schema 6: a bot's decision comment on its action (proto Action.comment)
+            self._add_column("actions", "comment", "TEXT")
 
     def _move_comparisons(self) -> None:
         """Schema 4 kept a comparison's parameters in a ``note:compare:ID`` meta row and each match's role only in

@@ -29,7 +29,9 @@ a match recorded before schema 5 has commitment version 1: the seed's own commit
 with the values of each part taken from the hand's rows as stored (arena.records.codec's columns, nulls
 included): ``deal`` [deal, rotation, table_id, button, config]; ``cards`` [deck, board, [each seat's hole]];
 ``seating`` [[seat, participant, starting_stack]...]; ``actions`` [[seq, street, seat, kind, amount, cards, all_in,
-pot]...]; ``decisions`` [[seq, how, elapsed_ms, request_id, rejected, policy]...] for every action row;
+pot]...]; ``decisions`` [[seq, how, elapsed_ms, request_id, rejected, policy]...] for every action row, with the
+bot's comment appended to the row of an action that has one ([..., policy, comment]: a hand without comments digests
+as before comments were recorded);
 ``violations`` [[participant, kind, detail]...] sorted; ``payoffs`` [[seat, payoff, final_stack]...]; ``timings``
 [started_at, finished_at]. They are stored as ``hands.chain_index`` (1, 2, ... in the order written),
 ``hands.digests`` and ``hands.chain``.
@@ -63,7 +65,8 @@ PARTS: tuple[tuple[str, str], ...] = (
     ("cards", "the cards (deck, board, hole cards)"),
     ("seating", "the seats (each seat's participant and starting stack)"),
     ("actions", "the actions (kind, amount, street, seat, pot)"),
-    ("decisions", "the decisions (how each was taken: how, elapsed ms, request id, rejections, mixed policy)"),
+    ("decisions", "the decisions (how each was taken: how, elapsed ms, request id, rejections, mixed policy, "
+                  "comment)"),
     ("violations", "the violations"),
     ("payoffs", "the payoffs (and final stacks)"),
     ("timings", "the timings (started, finished)"),
@@ -116,6 +119,14 @@ def differences(stored: Any, expected: Any, path: str = "") -> list[str]:
     return [] if stored == expected else [f"{path or 'the document'}: {stored!r} != {expected!r}"]
 
 
+def _decision(action: Sequence[Any]) -> list[Any]:
+    """The values of an action row in the ``decisions`` part: seq, then how .. policy, then the comment if any."""
+    values = [action[0], *action[8:13]]
+    if len(action) > 13 and action[13] is not None:
+        values.append(action[13])
+    return values
+
+
 def part_values(rows: HandRows) -> tuple[Any, ...]:
     """The values of each part of a hand, in the order of ``PARTS``."""
     _, deal, rotation, table_id, button, deck, board, started, finished, config = rows.hand
@@ -124,7 +135,7 @@ def part_values(rows: HandRows) -> tuple[Any, ...]:
         [deck, board, [s[2] for s in rows.seats]],
         [[s[0], s[1], s[3]] for s in rows.seats],
         [list(a[:8]) for a in rows.actions],
-        [[a[0], *a[8:]] for a in rows.actions],
+        [_decision(a) for a in rows.actions],
         sorted([list(v) for v in rows.violations], key=lambda v: [str(x) for x in v]),
         [[s[0], s[4], s[5]] for s in rows.seats],
         [started, finished],

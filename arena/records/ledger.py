@@ -112,8 +112,8 @@ class LedgerEntry:
                      " starting_stack, payoff, final_stack) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                      [(self.match_id, rows.number, *s) for s in rows.seats], many=True)
             db.write("actions", "INSERT INTO actions(match_id, hand_number, seq, street, seat, kind, amount, cards,"
-                     " all_in, pot, how, elapsed_ms, request_id, rejected, policy) VALUES"
-                     " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     " all_in, pot, how, elapsed_ms, request_id, rejected, policy, comment) VALUES"
+                     " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      [(self.match_id, rows.number, *a) for a in rows.actions], many=True)
             db.write("violations", "INSERT INTO violations(match_id, hand_number, participant, kind, detail)"
                      " VALUES (?, ?, ?, ?, ?)", [(self.match_id, rows.number, *v) for v in rows.violations], many=True)

@@ -54,9 +54,15 @@ def rebuild_hand(record: HandRecord) -> Hand:
     return hand
 
 
+def decision_comments(record: HandRecord) -> dict[int, str]:
+    """The bots' decision comments of a hand by the index of the action's event (for PHH and the hand pages)."""
+    return {d.event_index: d.comment for d in record.decisions if d.comment}
+
+
 class PhhDirSink:
     """A HandSink writing ``<dir>/<match>/<hand number>.phh``, each part of the match id (split at ``/``) a slug
-    (arena.text), so no id can write outside ``dir``; seat names are the bots' names."""
+    (arena.text), so no id can write outside ``dir``; seat names are the bots' names; each action a bot commented
+    on carries its comment (written once the hand is over, like the file)."""
 
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
@@ -64,7 +70,7 @@ class PhhDirSink:
     def hand_finished(self, record: HandRecord) -> None:
         hand = rebuild_hand(record)
         extra = {"hand": record.hand_number, "event": f"arena match {record.match_id}", "table": record.table_id}
-        phh = hand_to_phh(hand, players=list(record.names), extra=extra)
+        phh = hand_to_phh(hand, players=list(record.names), extra=extra, comments=decision_comments(record))
         path = path_inside(self.directory, *record.match_id.split("/"), f"{record.hand_number:06d}", suffix=".phh")
         path.parent.mkdir(parents=True, exist_ok=True)
         dump(phh, path)

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -207,6 +208,7 @@ def replay_result(phh: PhhHand) -> ReplayResult:
 
 
 MUCKED_NOTE = "# mucked (R8.4)"
+_DECISIONS = (EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE)  # a bot's actions
 _ACTIONS = frozenset({EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE})
 
 
@@ -272,8 +274,11 @@ def pokerkit_only_check(hand: Hand) -> tuple[int, int] | None:
     return last, seat
 
 
-def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, Any] | None = None) -> PhhHand:
-    """A finished or unfinished engine hand as PHH: every card known (the referee's record keeps them, R8.4)."""
+def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, Any] | None = None,
+                comments: Mapping[int, str] | None = None) -> PhhHand:
+    """A finished or unfinished engine hand as PHH: every card known (the referee's record keeps them, R8.4).
+    ``comments`` (event index -> a bot's decision comment, one printable line: arena.text.comment) are written
+    after their action as PHH comments (``p1 cc # pot odds``), which PokerKit and arena's reader skip."""
     n = hand.num_seats
     order = [(hand.button + 1 + k) % n for k in range(n)]  # PHH p1 first left of the button
     index = {seat: k for k, seat in enumerate(order)}
@@ -306,6 +311,8 @@ def hand_to_phh(hand: Hand, players: list[str] | None = None, extra: dict[str, A
             lines.append(format_action(index[event.seat], "cbr", amount=event.amount))
         elif kind in (EventKind.SHOW, EventKind.MUCK):
             showdown.append(event)
+        if comments and position in comments and kind in _DECISIONS:
+            lines[-1] = f"{lines[-1]} # {comments[position]}"
         if extra_check is not None and position == extra_check[0]:
             lines.append(format_action(index[extra_check[1]], "cc"))
     # The board cards dealt after the last action are an all-in run-out: PokerKit shows the hands before them

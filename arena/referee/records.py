@@ -38,10 +38,23 @@ class MixedAction:
     choices: tuple[tuple[Action, float], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Commented:
+    """A bot's answer with its decision comment (proto Action.comment, already cleaned: arena.text.comment). The
+    referee stores the comment with the action it goes with and never sends it to any bot."""
+
+    answer: Action | MixedAction
+    comment: str
+
+
+Answer = Action | MixedAction | Commented
+"""What a seat answers a decision with: an action, a mixed action, or either with a comment."""
+
+
 @dataclass(slots=True)  # not frozen: built for every decision, and a frozen __init__ costs ten times more
 class DecisionRecord:
     """How one action came about (``how``: arena.referee.status.DecisionHow); ``rejected`` lists the refused
-    attempts as ``rule: message``."""
+    attempts as ``rule: message``; ``comment`` is what the bot said of the action it played (empty: nothing)."""
 
     seat: int
     participant: int
@@ -52,6 +65,7 @@ class DecisionRecord:
     event_index: int
     rejected: tuple[str, ...] = ()
     policy: tuple[tuple[Action, float], ...] = ()  # the mixed action it was drawn from (MixedAction), if any
+    comment: str = ""  # the bot's decision comment (Commented), for the records and spectators of finished hands
 
 
 @dataclass(slots=True)

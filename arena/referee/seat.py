@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.engine import Action, IllegalActionError
-from arena.referee.records import Decision, HandRecord, MixedAction
+from arena.referee.records import Answer, Decision, HandRecord
 
 UNLIMITED_TABLES = 1 << 20
 
@@ -88,8 +88,9 @@ class Seat(abc.ABC):
         """Before the match: the seat this seat object holds in its first hand."""
 
     @abc.abstractmethod
-    async def decide(self, decision: Decision, retry: bool) -> Action | MixedAction:
-        """Answer ``decision`` (on a retry after a rejection, the same request); may raise ``SeatUnavailable``."""
+    async def decide(self, decision: Decision, retry: bool) -> Answer:
+        """Answer ``decision`` (on a retry after a rejection, the same request), with a comment or not; may raise
+        ``SeatUnavailable``."""
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
         """Tell the seat its last action was refused and how many more tries it has."""
@@ -113,9 +114,9 @@ class Seat(abc.ABC):
 class FunctionSeat(Seat):
     """A seat that answers with a plain function of the decision (tests, baselines, replays)."""
 
-    def __init__(self, name: str, choose: Callable[[Decision], Action | MixedAction]) -> None:
+    def __init__(self, name: str, choose: Callable[[Decision], Answer]) -> None:
         self.name = name
         self._choose = choose
 
-    async def decide(self, decision: Decision, retry: bool) -> Action | MixedAction:
+    async def decide(self, decision: Decision, retry: bool) -> Answer:
         return self._choose(decision)

@@ -18,7 +18,7 @@ from arena.engine import Action, ActionKind, EventKind, Hand, IllegalActionError
 from arena.engine.view import PublicHistories, seat_view
 from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.gate import TableGate, enter_all
-from arena.referee.records import Decision, DecisionRecord, HandRecord, HandSink, MixedAction
+from arena.referee.records import Commented, Decision, DecisionRecord, HandRecord, HandSink, MixedAction
 from arena.referee.seat import HandStart, InvalidAction, Seat, SeatUnavailable
 from arena.referee.status import DecisionHow
 
@@ -118,6 +118,7 @@ class _Answer:
     event_index: int = 0
     rejected: list[str] = field(default_factory=list)
     policy: tuple[tuple[Action, float], ...] = ()
+    comment: str = ""
 
 
 class TableRunner:
@@ -303,6 +304,10 @@ class TableRunner:
                     async with asyncio.timeout(None) as deadline:
                         timer.watch(deadline)
                         action = await player.seat.decide(decision, retry)
+                comment = ""
+                if isinstance(action, Commented):
+                    comment = action.comment
+                    action = action.answer
                 policy: tuple[tuple[Action, float], ...] = ()
                 if isinstance(action, MixedAction):
                     policy = action.choices
@@ -313,6 +318,7 @@ class TableRunner:
                 hand.act(seat, action)
                 answer.action = action
                 answer.policy = policy
+                answer.comment = comment
                 return answer
             except TimeoutError:
                 if timer.give_back():  # once: the answer may be here already, waiting for the referee to read it
@@ -358,7 +364,7 @@ class TableRunner:
         rejected = tuple(answer.rejected)
         if how is DecisionHow.OK and answer.action is not None:
             return DecisionRecord(seat, index, decision.request_id, answer.action, elapsed * 1000, how,
-                                  answer.event_index, rejected, answer.policy)
+                                  answer.event_index, rejected, answer.policy, answer.comment)
         if how is DecisionHow.TIMEOUT:
             participant.timeouts += 1
         elif how is DecisionHow.ILLEGAL:

@@ -7,8 +7,7 @@ other ways a seat is made, and never in the SDK, which imports nothing from aren
 
 from __future__ import annotations
 
-from arena.engine import Action as EngineAction
-from arena.referee import Decision, InvalidAction, MixedAction, Seat
+from arena.referee import Answer, Decision, InvalidAction, Seat
 from arena.transport import convert
 from arena_sdk.actions import Action, Mixed
 from arena_sdk.bot import Bot
@@ -23,15 +22,16 @@ class InProcessSeat(Seat):
         self.name = name
         self.bot = bot
 
-    async def decide(self, decision: Decision, retry: bool) -> EngineAction | MixedAction:
+    async def decide(self, decision: Decision, retry: bool) -> Answer:
         request = Request(convert.action_request(decision, decision.timeouts))
         answer = self.bot.act(request)
         if isinstance(answer, Mixed):
             message = poker_pb2.Action(policy=[poker_pb2.ActionChoice(
                 kind=poker_pb2.ActionKind.ValueType(int(a.kind)), amount=a.amount, probability=p)
-                for a, p in answer.choices])
+                for a, p in answer.choices], comment=answer.comment)
         elif isinstance(answer, Action):
-            message = poker_pb2.Action(kind=int(answer.kind), amount=answer.amount)  # type: ignore[arg-type]
+            message = poker_pb2.Action(kind=int(answer.kind), amount=answer.amount,  # type: ignore[arg-type]
+                                       comment=answer.comment)
         else:
             raise InvalidAction(f"R6.1: {answer!r} is not an action")
         try:

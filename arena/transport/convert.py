@@ -10,8 +10,8 @@ from arena.cards.evaluator import hand_name
 from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structure, TableConfig
 from arena.referee import HandRecord
 from arena.referee.match import MatchResult
-from arena.referee.records import Decision, MixedAction
-from arena.text import for_terminal
+from arena.referee.records import Answer, Commented, Decision, MixedAction
+from arena.text import comment, for_terminal
 from arena_sdk.pb import bot_pb2, poker_pb2
 
 PROTOCOL_VERSION = 1
@@ -154,12 +154,18 @@ def match_end(result: MatchResult, participant: int) -> bot_pb2.MatchEnd:
     )
 
 
-def action_from_pb(message: poker_pb2.Action) -> Action | MixedAction:
+def action_from_pb(message: poker_pb2.Action) -> Answer:
     """An Action message as an engine action, or a mixed action when it lists a policy (the referee checks and
-    draws it); raises ``MalformedAction`` when an action has no known kind."""
+    draws it), either ``Commented`` when the bot said why (cleaned: arena.text.comment); raises
+    ``MalformedAction`` when an action has no known kind."""
+    answer: Action | MixedAction
     if message.policy:
-        return MixedAction(tuple((_action(c.kind, c.amount), float(c.probability)) for c in message.policy))
-    return _action(message.kind, message.amount)
+        answer = MixedAction(tuple((_action(c.kind, c.amount), float(c.probability)) for c in message.policy))
+    else:
+        answer = _action(message.kind, message.amount)
+    if message.comment and (said := comment(message.comment)):
+        return Commented(answer, said)
+    return answer
 
 
 def _action(pb_kind: int, amount: int) -> Action:

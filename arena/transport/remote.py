@@ -15,12 +15,12 @@ from collections.abc import Callable
 
 from arena.engine import Action, IllegalActionError
 from arena.referee import (
+    Answer,
     Decision,
     HandRecord,
     HandStart,
     Introduction,
     InvalidAction,
-    MixedAction,
     Seat,
     SeatUnavailable,
 )
@@ -131,7 +131,7 @@ class RemoteSeat(Seat):
 
     # ------------------------------------------------------------------ the Seat interface
 
-    async def decide(self, decision: Decision, retry: bool) -> Action | MixedAction:
+    async def decide(self, decision: Decision, retry: bool) -> Answer:
         session = self.endpoint.session
         hands = self._hands
         if session is None or not self.endpoint.live or (decision.table_id in hands and

@@ -13,8 +13,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arena.engine import Action
-from arena.referee import Decision, InvalidAction, MixedAction
+from arena.referee import Answer, Decision, InvalidAction
 from arena.transport import convert
 from arena_sdk.pb import bot_pb2, poker_pb2
 
@@ -99,7 +98,7 @@ class BotSession:
         self.join = join
         self.max_tables = max(1, join.max_tables)
         conn.batches = join.batches
-        self.pending: dict[tuple[str, int], tuple[Decision, asyncio.Future[Action | MixedAction]]] = {}
+        self.pending: dict[tuple[str, int], tuple[Decision, asyncio.Future[Answer]]] = {}
 
     @property
     def live(self) -> bool:
@@ -110,10 +109,10 @@ class BotSession:
         """Queue a message for the bot."""
         self.conn.send(message, on_sent)
 
-    async def ask(self, decision: Decision, request: bytes | None) -> Action | MixedAction:
+    async def ask(self, decision: Decision, request: bytes | None) -> Answer:
         """Open ``decision``'s request (send ``request``, unless this is a retry of one sent already) and wait for
         its answer, under the decision's clock (a TimeoutError when it runs out)."""
-        future: asyncio.Future[Action | MixedAction] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         key = (decision.table_id, decision.request_id)
         self.pending[key] = (decision, future)
         decision.timer.arm(future)

@@ -438,6 +438,7 @@ class Session {
     a->set_request_id(pending.request_id);
     a->set_kind(decision.kind);
     a->set_amount(decision.kind == v1::ACTION_KIND_RAISE ? decision.amount : 0);
+    if (decision.comment != nullptr) a->set_comment(decision.comment);  // why, for the records only
   }
 
   // With batches, every queued action in one ActionBatch; without, one Action per message.

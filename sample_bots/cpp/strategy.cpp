@@ -177,6 +177,38 @@ Decision decide_postflop(const v1::ActionRequest& request, const std::vector<Car
   return check_or_call_if(legal, false);
 }
 
+const char* preflop_comment(Preflop bucket) {
+  switch (bucket) {
+    case Preflop::kPremium:
+      return "pre-flop: premium hand";
+    case Preflop::kStrong:
+      return "pre-flop: strong hand";
+    case Preflop::kPlayable:
+      return "pre-flop: playable hand, cheap to see a flop";
+    case Preflop::kJunk:
+      break;
+  }
+  return "pre-flop: junk";
+}
+
+const char* postflop_comment(Postflop strength) {
+  switch (strength) {
+    case Postflop::kMonster:
+      return "three of a kind or better";
+    case Postflop::kStrong:
+      return "overpair or two pair";
+    case Postflop::kTopPair:
+      return "top pair";
+    case Postflop::kWeakPair:
+      return "weak pair: calls only a small bet";
+    case Postflop::kDraw:
+      return "a draw: calls at its odds";
+    case Postflop::kNothing:
+      break;
+  }
+  return "nothing";
+}
+
 }  // namespace
 
 std::optional<Card> parse_card(const std::string& text) {
@@ -358,7 +390,12 @@ Decision decide(const v1::ActionRequest& request) {
   const bool preflop = request.street() == v1::STREET_PREFLOP ||
                        (request.street() == v1::STREET_UNSPECIFIED && board.empty());
   const Decision d = preflop ? decide_preflop(request, hole[0], hole[1]) : decide_postflop(request, hole, board);
-  return ensure_legal(d, legal);
+  Decision out = ensure_legal(d, legal);
+  if (out.kind == d.kind && out.amount == d.amount) {
+    out.comment = preflop ? preflop_comment(preflop_bucket(hole[0], hole[1]))
+                          : postflop_comment(postflop_strength(hole, board));
+  }
+  return out;
 }
 
 std::string describe(const Decision& d) {

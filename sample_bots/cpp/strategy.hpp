@@ -74,10 +74,12 @@ Postflop postflop_strength(const std::vector<Card>& hole, const std::vector<Card
 // 19% or 17% with one; 0 on the river or without a draw.
 double draw_equity(const std::vector<Card>& hole, const std::vector<Card>& board);
 
-// An action to send: a kind and, for RAISE, the raise-to total for the street (R6.2).
+// An action to send: a kind and, for RAISE, the raise-to total for the street (R6.2); and a decision comment (why,
+// for the records: Action.comment, never shown to another bot), a static string so that deciding allocates nothing.
 struct Decision {
   arena::v1::ActionKind kind;
   std::int64_t amount;
+  const char* comment = nullptr;
 };
 
 // True if these LegalActions accept the action (ALL_IN always is).
@@ -94,7 +96,8 @@ Decision ensure_legal(const Decision& decision, const arena::v1::LegalActions& l
 std::optional<Decision> retry_action(const arena::v1::LegalActions& legal,
                                      const std::set<arena::v1::ActionKind>& refused);
 
-// The strategy: picks an action for the request, always legal for request.legal().
+// The strategy: picks an action for the request, always legal for request.legal(), with the hand's strength as its
+// comment ("pre-flop: premium hand", "top pair", ...).
 Decision decide(const arena::v1::ActionRequest& request);
 
 // "CALL", "RAISE to 300", ... for logs.

@@ -128,6 +128,7 @@ void test_preflop_decisions() {
   // AK on the button facing the big blind: open to three big blinds (a raise-to total, R6.2).
   const Decision open = arena_bot::decide(make_request());
   CHECK(is(open, v1::ACTION_KIND_RAISE) && open.amount == 300);
+  CHECK(open.comment != nullptr && std::string(open.comment) == "pre-flop: premium hand");  // why, for the records
   // Seven-deuce facing a raise to 2000: fold.
   CHECK(is(arena_bot::decide(make_request("7c2d", "", {9900, 8000}, {100, 2000})), v1::ACTION_KIND_FOLD));
   // Seven-deuce in the small blind: complete for 50 into 150.

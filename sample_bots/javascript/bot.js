@@ -29,6 +29,7 @@ const strategy = require('./strategy');
 const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
 const PROTOCOL_VERSION = 1;
 const BOT_VERSION = require('./package.json').version;
+const COMMENT_MAX = 280; // characters of a decision comment (Action.comment); the referee keeps no more
 const CONNECT_TIMEOUT_MS = 10000;
 // After MatchEnd we close our side and wait this long for the referee to close its side.
 const LINGER_MS = 2000;
@@ -432,6 +433,8 @@ function toAction(view, action) {
     request_id: view.request_id, // decimal string, echoed exactly
     kind: action.kind,
     amount: action.kind === strategy.ActionKind.RAISE ? String(action.amount) : '0',
+    // Why the bot acted: recorded with the action and shown with the finished hand, never sent to another bot
+    ...(typeof action.comment === 'string' && action.comment ? { comment: action.comment.slice(0, COMMENT_MAX) } : {}),
   };
 }
 

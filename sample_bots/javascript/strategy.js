@@ -3,7 +3,8 @@
 //
 // Input is a *view*: an arena.v1.ActionRequest as decoded by @grpc/proto-loader (snake_case field names, enum
 // values as their names), with every chip amount already converted to a JavaScript number (see bot.js toView).
-// Output is { kind, amount }: an ActionKind name and, for RAISE, a raise-to total for the street (RULES.md R6.2).
+// Output is { kind, amount, comment }: an ActionKind name, for RAISE a raise-to total for the street (RULES.md R6.2),
+// and a short decision comment (why), which the referee records with the action and never shows another bot.
 //
 // The plan:
 // - Pre-flop, with a premium hand (TT+, AK, AQs), raise to the minimum (clamped to the maximum), once per street.
@@ -202,11 +203,14 @@ function decide(view) {
     strong = hasMadeHand(hole, board);
   }
 
+  const preflop = street === Street.PREFLOP || (street === undefined && board.length === 0);
+  const why = strong ? (preflop ? 'premium hand' : 'made hand') : preflop ? 'not a premium hand' : 'no made hand';
   if (strong && !raisedThisStreet(view || {})) {
     const to = smallRaiseTo(legal);
-    if (to !== null) return ensureLegal({ kind: ActionKind.RAISE, amount: to }, legal);
+    if (to !== null) return { ...ensureLegal({ kind: ActionKind.RAISE, amount: to }, legal), comment: `${why}: raise` };
   }
-  return ensureLegal(safeAction(legal), legal);
+  const passive = ensureLegal(safeAction(legal), legal);
+  return { ...passive, comment: `${why}: ${passive.kind.replace('ACTION_KIND_', '').toLowerCase()}` };
 }
 
 module.exports = {

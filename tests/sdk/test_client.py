@@ -17,7 +17,21 @@ from typing import Any
 import grpc
 import pytest
 
-from arena_sdk import Action, Bot, MatchEndReason, MatchResult, Request, call, check, raise_to, run
+from arena_sdk import (
+    COMMENT_MAX,
+    Action,
+    ActionKind,
+    Bot,
+    MatchEndReason,
+    MatchResult,
+    Mixed,
+    Request,
+    call,
+    check,
+    mixed,
+    raise_to,
+    run,
+)
 from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
 from tests.sdk.fake_referee import TOKEN, FakeReferee
 from tests.sdk.helpers import REPO, SAMPLES
@@ -371,3 +385,25 @@ def test_tls_with_a_root_certificate_from_the_environment(tmp_path: Path, monkey
         assert plain.error is not None and "cannot reach" in plain.error  # plaintext does not talk to TLS
     finally:
         server.stop(grace=None)
+
+
+class Commenter(Station):
+    """The station, saying why: a comment on each action (a mixed one on the turn)."""
+
+    def act(self, request: Request) -> Action | Mixed:  # type: ignore[override]
+        self.seen.append(request)
+        if len(self.seen) == 3:
+            return mixed({check(): 1.0}, comment="free card")
+        action = check() if request.legal.can_check else call()
+        return action.with_comment(f"request {request.request_id}: " + "é" * 400)
+
+
+def test_a_comment_goes_with_its_action_and_is_cut_to_280_characters(referee: FakeReferee) -> None:
+    result = run_in_thread(Commenter(), address=referee.address, token=TOKEN)
+    assert result.ok
+    comments = [a.comment for e in referee.exchanges for a in e.actions]
+    assert comments[0] == ("request 1: " + "é" * 400)[:COMMENT_MAX] and len(comments[0]) == 280
+    assert comments[1:] == ["", ("request 2: " + "é" * 400)[:280], "free card"]  # the retry: safe_action, none
+    assert call().with_comment("x") == call() and call().with_comment("x").comment == "x" and call().comment == ""
+    with pytest.raises(ValueError, match="a comment is text"):
+        Action(ActionKind.CALL, 0, 5)  # type: ignore[arg-type]

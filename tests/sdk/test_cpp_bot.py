@@ -65,6 +65,8 @@ def test_a_match_against_the_calling_station_through_the_referee(tmp_path: Path)
     assert queries.hands_recorded(db, "cpp") == HANDS
     assert sum(r.net for r in result.results) == 0
     assert cpp.decisions > 0 and station.decisions > 0
+    said = {d.comment for r in queries.hand_records(db, "cpp") for d in r.decisions if r.names[d.seat] == "cpp"}
+    assert "pre-flop: premium hand" in said or "pre-flop: junk" in said  # its decision comments, recorded
     for r in (cpp, station):
         assert (r.violations, r.timeouts, r.illegal, r.absent, r.forfeited) == (0, 0, 0, 0, False), r
     for lane in ("r0", "r1"):  # one process per rotation of the duplicate deals

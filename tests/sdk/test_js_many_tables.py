@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from arena.records import queries
+from arena.records.db import Database
 from tests.sdk.helpers import REPO, assert_clean_match, most_hands_at_once
 
 JS = REPO / "sample_bots" / "javascript"
@@ -45,7 +47,7 @@ def installed() -> None:
 def play(folder: Path, bots: dict[str, str]) -> dict[str, Any]:
     """``arena match --tables 4`` between ``bot.js`` processes started with the given arguments; its JSON result."""
     args = [sys.executable, "-m", "arena", "match", "--tables", str(TABLES), "--hands", str(HANDS), "--json",
-            "--log-dir", str(folder), "--match-id", "js-tables"]
+            "--log-dir", str(folder), "--match-id", "js-tables", "--db", str(folder / "js.db")]
     for name, extra in bots.items():
         args += ["--bot", f"{name}={BOT} {extra}".strip()]
     proc = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=240, check=False)
@@ -66,6 +68,10 @@ def play(folder: Path, bots: dict[str, str]) -> dict[str, Any]:
 def test_a_match_on_four_tables_completes_with_no_violation(tmp_path: Path, bots: dict[str, str]) -> None:
     result = play(tmp_path, bots)
     assert_clean_match(result, HANDS)
+    db = Database(tmp_path / "js.db", read_only=True)
+    said = {d.comment.split(": ")[-1] for r in queries.hand_records(db, "js-tables") for d in r.decisions}
+    assert {"check", "call"} <= said  # every action's decision comment ("no made hand: check"), recorded
+    db.close()
 
     # Heads-up, every table seats both bots: they are in as many hands at once as the smaller max_tables allows.
     together = min(1 if "--max-tables 1" in extra else TABLES for extra in bots.values())

@@ -20,7 +20,7 @@ nothing from the referee (``arena``). Beside this module: ``arena_sdk.cards`` (c
 
 from typing import TYPE_CHECKING, Any
 
-from arena_sdk.actions import Action, Mixed, all_in, call, check, fold, mixed, raise_to, safe_action
+from arena_sdk.actions import COMMENT_MAX, Action, Mixed, all_in, call, check, fold, mixed, raise_to, safe_action
 from arena_sdk.bot import Bot
 from arena_sdk.request import Request
 from arena_sdk.results import BotResult, MatchEndReason, MatchResult
@@ -52,6 +52,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "COMMENT_MAX",
     "PROTOCOL_VERSION",
     "Action",
     "ActionKind",

@@ -282,13 +282,14 @@ class _Session:
     def _send(self, request: Request, action: Action | Mixed) -> None:
         log.debug("request %d: %s", request.request_id, action)
         if isinstance(action, Mixed):
-            self._send_pb(request.table_id, request.hand_id, request.request_id, 0, 0, action)
+            self._send_pb(request.table_id, request.hand_id, request.request_id, 0, 0, action, action.comment)
             return
         amount = action.amount if action.kind is ActionKind.RAISE else 0
-        self._send_pb(request.table_id, request.hand_id, request.request_id, int(action.kind), amount)
+        self._send_pb(request.table_id, request.hand_id, request.request_id, int(action.kind), amount, None,
+                      action.comment)
 
     def _send_pb(self, table_id: str, hand_id: str, request_id: int, kind: int, amount: int,
-                 policy: Mixed | None = None) -> None:
+                 policy: Mixed | None = None, comment: str = "") -> None:
         msg = bot_pb2.BotMessage()
         action = msg.action  # built in place: half the cost of building an Action and copying it in
         action.SetInParent()
@@ -300,6 +301,8 @@ class _Session:
         for choice, probability in policy.choices if policy is not None else ():
             action.policy.add(kind=poker_pb2.ActionKind.ValueType(int(choice.kind)), probability=probability,
                               amount=choice.amount if choice.kind is ActionKind.RAISE else 0)
+        if comment:
+            action.comment = comment
         if self._answers is not None:
             self._answers.append(msg)
         else:

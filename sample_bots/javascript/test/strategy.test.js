@@ -144,7 +144,8 @@ test('raises premium hands pre-flop to the minimum raise-to', () => {
     ['Ac', 'Qc'], ['Qd', 'Ad'], ['10s', '10h']];
   for (const hole of premium) {
     assert.ok(strategy.isPremium(hole), `${hole} is premium`);
-    assert.deepEqual(strategy.decide(view(hole, [], OPEN_LEGAL)), { kind: ActionKind.RAISE, amount: 200 }, `${hole}`);
+    assert.deepEqual(strategy.decide(view(hole, [], OPEN_LEGAL)), { kind: ActionKind.RAISE, amount: 200, comment: 'premium hand: raise' },
+      `${hole}`);
   }
 });
 
@@ -160,7 +161,9 @@ test('does not raise other hands pre-flop: calls, or checks when free', () => {
 test('raise amounts stay within [min_raise_to, max_raise_to]', () => {
   // Short stack: the minimum is above what we have, so the referee offers min == max == all-in (R7.3).
   const short = { ...OPEN_LEGAL, min_raise_to: 180, max_raise_to: 180 };
-  assert.deepEqual(strategy.decide(view(['As', 'Ah'], [], short)), { kind: ActionKind.RAISE, amount: 180 });
+  assert.deepEqual(strategy.decide(view(['As', 'Ah'], [], short)), {
+    kind: ActionKind.RAISE, amount: 180, comment: 'premium hand: raise',
+  });
   // A malformed range (min above max) is clamped to the max, which the strategy treats as not raisable.
   const inverted = { ...OPEN_LEGAL, min_raise_to: 400, max_raise_to: 300 };
   const action = strategy.decide(view(['As', 'Ah'], [], inverted));
@@ -185,7 +188,7 @@ test('post-flop: raises small with a made hand that uses the hole cards, else ch
   };
   // Top pair.
   assert.deepEqual(strategy.decide(view(['Ks', '7d'], ['Kh', '9c', '2s'], checkable)), {
-    kind: ActionKind.RAISE, amount: 100,
+    kind: ActionKind.RAISE, amount: 100, comment: 'made hand: raise',
   });
   // Pocket pair, two pair, trips, straight, flush.
   for (const [hole, board] of [
@@ -451,11 +454,12 @@ test('bot.js plays a match against a fake referee: Join, two Actions, exit 0 on 
     assert.deepEqual(first.action, {
       table_id: 't0', hand_id: 'm1-t0-h1', request_id: '1', kind: 'ACTION_KIND_RAISE', amount: '200',
       policy: [], // the bot plays its own actions: no mixed action (Action.policy)
+      comment: 'premium hand: raise', // why, for the records (Action.comment)
     });
     assert.equal(second.msg, 'action');
     assert.deepEqual(second.action, {
       table_id: 't0', hand_id: 'm1-t0-h2', request_id: '9007199254740993', kind: 'ACTION_KIND_CHECK', amount: '0',
-      policy: [],
+      policy: [], comment: 'no made hand: check',
     });
     assert.match(stderr, /match m1 over/);
   } finally {
@@ -487,6 +491,7 @@ test('bot.js falls back to a safe action after ActionRejected and reads ARENA_* 
     assert.equal(received[1].action.kind, 'ACTION_KIND_RAISE');
     assert.deepEqual(received[2].action, {
       table_id: 't0', hand_id: 'm1-t0-h1', request_id: '1', kind: 'ACTION_KIND_CALL', amount: '0', policy: [],
+      comment: '', // the safe action after a rejection says nothing
     });
     assert.match(stderr, /R7\.2/);
   } finally {

@@ -582,6 +582,7 @@ class Action(_message.Message):
     KIND_FIELD_NUMBER: _builtins.int
     AMOUNT_FIELD_NUMBER: _builtins.int
     POLICY_FIELD_NUMBER: _builtins.int
+    COMMENT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """Table the request came from; copied from ActionRequest.table_id."""
     hand_id: _builtins.str
@@ -594,6 +595,13 @@ class Action(_message.Message):
     """What to do."""
     amount: _builtins.int
     """RAISE only: the raise-to total for the street (R6.2), whole chips. Ignored (leave 0) for other kinds."""
+    comment: _builtins.str
+    """Optional: a decision comment, why the bot acted (e.g. "top pair, betting for value"), at most 280 characters;
+    the referee keeps the first 280 and shows control characters as escapes (\\x1b). It is stored with the action
+    in the records and shown beside it once the hand is over: on the published hand pages and as a comment on the
+    action's line in PHH exports. It is never sent to any bot, during or after the match (a channel between bots
+    would be a collusion channel). It changes nothing in the play: an Action is taken or refused by kind and amount.
+    """
     @_builtins.property
     def policy(self) -> _containers.RepeatedCompositeFieldContainer[Global___ActionChoice]:
         """Optional: a mixed action. Instead of choosing, the bot lists the actions it would play here with their
@@ -614,10 +622,11 @@ class Action(_message.Message):
         kind: Global___ActionKind.ValueType = ...,
         amount: _builtins.int = ...,
         policy: _abc.Iterable[Global___ActionChoice] | None = ...,
+        comment: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "hand_id", b"hand_id", "kind", b"kind", "policy", b"policy", "request_id", b"request_id", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "comment", b"comment", "hand_id", b"hand_id", "kind", b"kind", "policy", b"policy", "request_id", b"request_id", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
