@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("arena.runner")
 
 GONE_WAIT_S = 5.0  # how long a stopped rotation's last processes may take to vanish from the process table
+STOP_GRACE_S = 5.0  # how long a bot told that the match is over for it may take to exit on its own
 INIT_WAIT_S = 10.0  # how long bubblewrap may take to make a sandbox's first process (it takes milliseconds)
 
 
@@ -166,7 +167,7 @@ class LocalBots:
         """Stop the processes of ``lane`` (each is given a moment to exit after its MatchEnd) and return once they
         are gone (``wait_gone``)."""
         processes = self.running.pop(lane, [])
-        await asyncio.gather(*(p.stop() for p in processes))
+        await asyncio.gather(*(p.stop(self._grace(lane, p)) for p in processes))
         try:
             await wait_gone(processes, self._inits)
         finally:
@@ -183,10 +184,17 @@ class LocalBots:
         """Stop watching, and stop whatever processes are left (the match ended, failed or was interrupted)."""
         for watch in self._watches:
             watch.cancel()
-        left = [p for processes in self.running.values() for p in processes]
+        left = [(lane, p) for lane, processes in self.running.items() for p in processes]
         self.running.clear()
-        await asyncio.gather(*(p.stop() for p in left))
-        self._close_inits(left)
+        await asyncio.gather(*(p.stop(self._grace(lane, p)) for lane, p in left))
+        self._close_inits([p for _, p in left])
+
+    def _grace(self, lane: int, process: BotProcess) -> float:
+        """How long a process is given to exit on its own: none when its seat never joined (nobody told it that the
+        match is over: it would only be waited for)."""
+        participant = next((i for i, bot in enumerate(self.bots) if bot is process.spec), None)
+        seat = self.setup.lanes[lane][participant] if participant is not None else None
+        return STOP_GRACE_S if seat is None or seat.has_joined else 0.0
 
     def _close_inits(self, processes: Sequence[BotProcess]) -> None:
         for process in processes:
