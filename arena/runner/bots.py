@@ -38,12 +38,17 @@ def acpc_launch(command: str) -> str:
 @dataclass(frozen=True, slots=True)
 class BotSpec:
     """A bot to launch: its display name, the shell command that starts it, and an optional version. With ``acpc``
-    the command is an ACPC client's (``HOST PORT`` appended), run behind the ACPC bridge."""
+    the command is an ACPC client's (``HOST PORT`` appended), run behind the ACPC bridge. A hosted bot (a league's
+    submission) also has its own ``folder``, which its command runs from and which is the one folder of its own its
+    sandbox binds (no other bot's), and the SHA-256 of the ``archive`` it was unpacked from (a Ray node that lacks
+    the folder unpacks it from that archive: arena.runner.archive)."""
 
     name: str
     command: str
     version: str = ""
     acpc: bool = False
+    folder: Path | None = None
+    archive: str = ""
 
     def __post_init__(self) -> None:
         try:

@@ -114,7 +114,7 @@ class LocalBots:
     while its seat still plays is a crash: noted on its participant with its exit status and last lines, in
     ``setup.failures``, and told to ``on_crash``."""
 
-    def __init__(self, setup: MatchSetup, bots: Sequence[BotSpec], log_dir: Path | None, cwd: Path | None,
+    def __init__(self, setup: MatchSetup, bots: Sequence[BotSpec | None], log_dir: Path | None, cwd: Path | None,
                  sandbox: SandboxPolicy, on_crash: Callable[[str], None] | None = None) -> None:
         if setup.server.socket_path is None:
             raise RuntimeError("local bots need a referee that serves a local socket")
@@ -135,12 +135,15 @@ class LocalBots:
         match_id = self.setup.match.spec.match_id
         started = self.running.setdefault(lane, [])
         for participant, (bot, seat) in enumerate(zip(self.bots, self.setup.lanes[lane], strict=True)):
+            if bot is None:  # a remote bot's seat: it connects by itself
+                continue
             parts = (match_id, bot.name) if len(self.setup.lanes) == 1 else (match_id, f"r{lane}", bot.name)
             log_path = self.log_dir / file_name(*parts, suffix=".log") if self.log_dir is not None else None
-            process = BotProcess(bot, log_path, self.sandbox)
+            policy = self.sandbox.binding(bot.folder) if bot.folder is not None else self.sandbox
+            process = BotProcess(bot, log_path, policy)
             self.setup.processes.append(process)
             started.append(process)
-            await process.start(socket, seat.token, self.cwd)
+            await process.start(socket, seat.token, bot.folder or self.cwd)
             self._watches.append(asyncio.ensure_future(self._watch(process, participant, lane)))
         # sandboxed: know the first process of each sandbox, to see it gone
         await asyncio.gather(*(self._find_init(p) for p in started if p.private_folder is not None))

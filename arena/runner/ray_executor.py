@@ -20,7 +20,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import ray
@@ -66,7 +66,8 @@ class RayExecutor:
 
     kind = ExecutorKind.RAY
 
-    def __init__(self, address: str | None = None) -> None:
+    def __init__(self, address: str | None = None, archives: Callable[[str], bytes] | None = None) -> None:
+        self.archives = archives  # a hosted bot's archive by its SHA-256 (the league's store)
         self._started = False
         os.environ.setdefault(USAGE_STATS, "0")  # arena reports nothing anywhere, nor does the Ray it starts
         if not ray.is_initialized():
