@@ -523,11 +523,14 @@ class LeagueHost:
         directory = self.server.directory
         try:
             result = await play()
-        except Exception:
-            log.exception("match %s failed", match_id)
+        except Exception as exc:
             if live.match is not None:
                 directory.set_status(match_id, arena_pb2.MATCH_STATUS_ABORTED)
-            raise
+            if not self._stopping:
+                log.exception("match %s failed", match_id)
+                raise
+            log.warning("match %s stopped with the host: %s", match_id, exc)  # a Ray task cancelled: it ends as
+            return  # interrupted (LeagueHost.stop)
         finally:
             now = time.time()
             for member, seat in zip(members, seats, strict=True):  # the host's own server's seats, if it played

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.league.admin import AdminServicer
 from arena.league.host import LeagueHost
 from arena.league.settings import LeagueConfig
 from arena.league.submissions import SubmissionDesk
@@ -57,6 +58,8 @@ async def scenario(tmp_path: Path) -> None:
     good = await desk.take(registry.get("a"), "python calling_station.py", "", pack(REPO / "sample_bots" / "python"))
     bad = await desk.take(registry.get("c"), "python crasher.py", "", pack(Path(__file__).parent / "hosted_bots"))
     assert good.accepted and bad.accepted, (good, bad)  # the crasher passes its validation
+    status = AdminServicer(host, "t" * 32).status()  # what arena league status shows
+    assert [(b.name, b.version, b.peer) for b in status.bots] == [("a", "1", "hosted"), ("c", "1", "hosted")]
     env = {**os.environ, "ARENA_ADDRESS": f"127.0.0.1:{port}", "ARENA_KEY": keys["r"], "ARENA_BOT_SEED": "5"}
     remote = await asyncio.create_subprocess_exec(sys.executable, str(RANDOM_BOT), env=env,
                                                   stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)

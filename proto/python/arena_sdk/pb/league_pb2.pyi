@@ -72,6 +72,7 @@ class ConnectedBot(_message.Message):
     name: _builtins.str
     version: _builtins.str
     peer: _builtins.str
+    """where its stream comes from; "hosted" for a bot the host runs itself"""
     playing: _builtins.int
     """matches it is in now"""
     matches: _builtins.int
