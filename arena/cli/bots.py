@@ -148,7 +148,10 @@ def submit(address: str, key: str, folder: Path, command: str, version: str, tls
     from arena.cli.submit import UploadError, upload
     from arena.runner.archive import pack
 
-    data = pack(folder)
+    try:
+        data = pack(folder)
+    except OSError as exc:
+        raise click.ClickException(f"cannot pack {folder}: {exc}") from None
     echo(f"uploading {folder} ({len(data):,} bytes packed) to {address}; the host validates it before it answers...",
          err=True)
     try:
