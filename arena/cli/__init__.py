@@ -32,6 +32,7 @@ COMMANDS = {
     "replay": "arena.cli.replay:replay",
     "serve": "arena.cli.match:serve",
     "tournament": "arena.cli.tournament:tournament",
+    "validate": "arena.cli.validate:validate_command",
     "verify": "arena.cli.records:verify",
 }
 """Each subcommand's name and where it is defined (``module:attribute``)."""

@@ -62,9 +62,11 @@ class AdminServicer(league_pb2_grpc.LeagueAdminServicer):
         return league_pb2.LeagueStatus(
             league=host.config.name, paused=host.paused, frozen=host.frozen, message=message,
             matches_finished=host.rated,
-            bots=[league_pb2.ConnectedBot(name=m.name, version=m.version, peer=m.peer, playing=len(m.seats),
-                                          matches=m.matches)
-                  for m in sorted(host.members.values(), key=lambda m: m.name) if m.live],
+            bots=sorted([*(league_pb2.ConnectedBot(name=m.name, version=m.version, peer=m.peer, playing=len(m.seats),
+                                                   matches=m.matches) for m in host.members.values() if m.live),
+                         *(league_pb2.ConnectedBot(name=r.name, version=r.version, peer="hosted", playing=r.playing,
+                                                   matches=r.matches) for r in host.residents.values())],
+                        key=lambda bot: bot.name),
             live=[league_pb2.LiveMatch(match_id=match_id, bots=list(live.bots), hands_played=live.hands_played,
                                        hands_total=live.hands_total)
                   for match_id, live in sorted(host.live.items())],

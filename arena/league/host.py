@@ -3,9 +3,17 @@
 A registered bot at the host is a ``Member``, whose key names a lasting ``Endpoint`` (arena.transport.endpoint):
 its stream outlives matches, and every match it is scheduled in gets a seat (a ``RemoteSeat`` played over the
 endpoint): the stream is sent that match's Welcome, plays it, hears its MatchEnd, and stays open for the next one.
-A member that reconnects (or a newer stream with the same key) takes over every seat it holds. Matches are dealt
-fresh (no duplicate: remote bots can remember, README D2), each from its own secret seed, recorded hand by hand
-like any match, and published when they end.
+A member that reconnects (or a newer stream with the same key) takes over every seat it holds.
+
+A bot whose author submitted its code (arena.league.submissions) is a ``Resident``: hosted, always there, its
+newest version unpacked from the store beside the database; the host starts its sandboxed processes for every match
+it plays, with the league's per-bot limits. A table of residents only is dealt in duplicate, each rotation played by
+fresh processes one after the other (README D1), by the host's executor (here, or on a Ray cluster); a table with a
+remote bot is dealt fresh, residents included, since a remote bot can remember a deal (README D2), and is played on
+the host's own server, its residents' processes reaching it on its local socket. Each match is dealt from its own
+secret seed, recorded hand by hand like any match, and published when it ends. A resident that fails in a match
+(crashes, never joins, hangs, floods, goes over its limits) has it counted against its version with the reason; a
+version that failed in ``[submissions] retire_after`` matches is retired and plays no more, and the league goes on.
 
 After a crash the host starts again on the same database: matches still marked running end as ``interrupted``
 (their finished hands stand and their seeds are published; nothing is dealt again), the live ratings are replayed
@@ -20,9 +28,12 @@ import fcntl
 import logging
 import os
 import secrets
+import shutil
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO
 
 from arena.league.matchmaker import Candidate, Rules, pick
@@ -30,16 +41,20 @@ from arena.league.settings import LeagueConfig
 from arena.ratings.blocks import rating_games
 from arena.ratings.league_ratings import LeagueRatings
 from arena.ratings.sessions import bot_key, load_sessions
-from arena.records import queries
+from arena.records import queries, submissions
 from arena.records.db import Database
 from arena.records.ledger import Ledger
 from arena.records.registry import RegisteredBot, Registry, RegistryError
-from arena.referee import Match, MatchKind, MatchResult, MatchStatus
+from arena.records.submissions import Submission
+from arena.referee import Match, MatchKind, MatchResult, MatchSpec, MatchStatus
+from arena.runner.archive import ArchiveRefused, StoreError, SubmissionStore
 from arena.runner.bots import BotSpec
-from arena.runner.executor import MatchControl, MatchJob
+from arena.runner.executor import LocalExecutor, MatchControl, MatchExecutor, MatchJob
+from arena.runner.local_bots import LocalBots
 from arena.runner.play import MatchRun
 from arena.runner.remote_executors import SeatedExecutor
-from arena.runner.remote_match import remote_seats
+from arena.runner.remote_match import MatchSetup, remote_seats
+from arena.runner.sandbox import SandboxPolicy
 from arena.transport.endpoint import Credential, Endpoint, Refusal
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer, ServerLimits, TokenBucket
@@ -107,20 +122,56 @@ class Member:
         return max(0, min(most, session.max_tables) - len(self.seats))
 
 
+class Resident:
+    """A hosted bot at the host: the version it plays (its newest submission), unpacked in ``folder``, and what
+    matchmaking needs to know of it. It is always there: the host starts its processes for every match it plays."""
+
+    def __init__(self, submission: Submission, owner: str, folder: Path) -> None:
+        self.name = submission.bot
+        self.submission = submission
+        self.owner = owner
+        self.folder = folder
+        self.playing = 0  # matches it is in now
+        self.waiting_since = time.time()
+        self.last_played: float | None = None
+        self.matches = 0
+
+    @property
+    def version(self) -> str:
+        """The version it plays."""
+        return self.submission.version
+
+    def bot(self) -> BotSpec:
+        """What the runner starts: its command, from its own folder, and the archive that folder came from."""
+        return BotSpec(self.name, self.submission.command, self.version, folder=self.folder,
+                       archive=self.submission.sha256)
+
+    def free(self, most: int) -> int:
+        """How many more matches it can start now (the league's ``matches_per_bot``)."""
+        return max(0, most - self.playing)
+
+
 @dataclass(slots=True)
 class LiveMatch:
-    """A match being played (its ``match`` made once its task plays it), and how to stop it."""
+    """A match being played (its ``match`` made once its task plays it, when the host's own server plays it), and
+    how to stop it."""
 
     bots: tuple[str, ...]
     planned: int  # the most hands it can last, until it is made
-    control: MatchControl = field(default_factory=MatchControl)
+    control: MatchControl = field(default_factory=lambda: MatchControl(reason=MatchStatus.INTERRUPTED))
     match: Match | None = None
     started: float = field(default_factory=time.time)
+    hands: int = 0  # hands finished, counted as they are recorded (an executor's match has no ``match`` here)
+    duplicate: bool = False
+
+    def hand(self, record: object) -> None:
+        """One more hand recorded."""
+        self.hands += 1
 
     @property
     def hands_played(self) -> int:
         """Hands finished so far."""
-        return self.match.hands_played if self.match is not None else 0
+        return self.match.hands_played if self.match is not None else self.hands
 
     @property
     def hands_total(self) -> int:
@@ -132,15 +183,21 @@ class LeagueHost:
     """Serves the league: the bot service with API keys, the matchmaker, the matches, the live ratings."""
 
     def __init__(self, config: LeagueConfig, db: Database, limits: ServerLimits | None = None,
-                 tls: tuple[bytes, bytes] | None = None) -> None:
+                 tls: tuple[bytes, bytes] | None = None, executor: MatchExecutor | None = None) -> None:
         self.config = config
         self.db = db
         self.ledger = Ledger(db)
         self.registry = Registry(db)
         host, port = config.grpc
-        self.server = RefereeServer(host, port, tls, limits)
+        self.server = RefereeServer(host, port, tls, limits, local=True)  # local: hosted bots at mixed tables
         self.server.keys = self.resolve
+        self.store = SubmissionStore.beside(db.path, config.submissions.max_unpacked_bytes)
+        self.executor: MatchExecutor = executor or LocalExecutor()  # where tables of hosted bots only are played
+        settings = config.match
+        self.sandbox: SandboxPolicy = settings.sandbox_policy(binds=tuple(Path(b).absolute() for b in settings.binds))
         self.members: dict[str, Member] = {}
+        self.residents: dict[str, Resident] = {}  # hosted bots whose newest version plays
+        self.hosted: set[str] = set()  # every bot with a submission (its key joins no stream)
         self.live: dict[str, LiveMatch] = {}
         self.paused = False
         self.frozen = False  # the ladder is frozen for the finals: nothing new is published, no new version joins
@@ -171,6 +228,9 @@ class LeagueHost:
                                             version_sigma=self.config.version_sigma)
         self.rated = len(finished)
         self.played = queries.bots_played(self.db, self.config.name, MatchKind.LEAGUE)
+        for submission in submissions.newest(self.db).values():
+            self.hosted.add(submission.bot)
+            self.host_version(submission)
         await self.server.start()
 
     def _lock(self) -> None:
@@ -209,12 +269,15 @@ class LeagueHost:
             checker.cancel()
 
     async def stop(self, grace_s: float = 1.0) -> None:
-        """Stop the matches being played (their finished hands are recorded) and stop serving."""
+        """Stop the matches being played (their finished hands are recorded; they end as interrupted) and stop
+        serving."""
         self._stopping = True
         for live in self.live.values():
             live.control.stop.set()
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=30)
+        for match_id in self.ledger.interrupt_running(self.config.name, MatchKind.LEAGUE):  # a task cut short
+            log.warning("match %s ends as interrupted (its finished hands stand)", match_id)
         await self.server.stop(grace_s)
         if self._lock_file is not None:
             self._lock_file.close()
@@ -249,7 +312,16 @@ class LeagueHost:
             self.check_keys()
 
     def check_keys(self) -> None:
-        """One look at the registry for revoked or replaced keys of connected bots."""
+        """One look at the registry for revoked or replaced keys of connected bots (a hosted bot whose key is revoked
+        is scheduled no more)."""
+        for name in list(self.residents):
+            try:
+                active = self.registry.get(name).active
+            except RegistryError:
+                active = False
+            if not active:
+                log.warning("%s's key was revoked: its hosted version is scheduled no more", name)
+                del self.residents[name]
         for member in list(self.members.values()):
             if not member.live:
                 continue
@@ -264,6 +336,10 @@ class LeagueHost:
 
     def admit(self, member: Member, join: bot_pb2.Join) -> Refusal | None:
         """Why a stream may not join for ``member`` now (error code, gRPC status, words), or None."""
+        if member.name in self.hosted:
+            return (bot_pb2.ERROR_CODE_BAD_TOKEN, "FAILED_PRECONDITION",
+                    f"{member.name} is a hosted bot: the league runs the version submitted with arena bots submit, "
+                    "and its key joins no stream; submit a new version instead")
         if not member.joins.take():
             return (bot_pb2.ERROR_CODE_RATE_LIMITED, "RESOURCE_EXHAUSTED",
                     f"more than {JOIN_BURST} joins with this key in a row (at most {JOINS_PER_MINUTE:g} a minute): "
@@ -287,18 +363,63 @@ class LeagueHost:
         member.end("PERMISSION_DENIED", reason)
         return True
 
+    # ------------------------------------------------------------------ hosted bots
+
+    def host_version(self, submission: Submission) -> Resident | None:
+        """Make ``submission`` the version its bot plays from now on (its folder unpacked from the store), unless it
+        is retired or its key revoked; the matches the bot is in finish with the version they began with."""
+        self.hosted.add(submission.bot)
+        self.residents.pop(submission.bot, None)
+        if not submission.active:
+            return None
+        try:
+            bot = self.registry.get(submission.bot)
+            folder = self.store.folder(submission.sha256)
+        except (RegistryError, StoreError, ArchiveRefused, OSError) as exc:
+            log.error("hosted bot %s version %s cannot be played: %s", submission.bot, submission.version, exc)
+            return None
+        if not bot.active:
+            return None
+        resident = self.residents[bot.name] = Resident(submission, bot.owner, folder)
+        resident.matches, last = self.played.get(bot.name, (0, 0.0))
+        resident.last_played = last or None
+        self.wake()
+        return resident
+
+    def _count_failures(self, result: MatchResult, residents: list[Resident | None]) -> None:
+        """Count each hosted bot's failure in a match against its version; retire the versions that failed too
+        often (the league goes on without them)."""
+        if result.reason is MatchStatus.INTERRUPTED:  # the host stopped it: nobody's fault
+            return
+        retire_after = self.config.submissions.retire_after
+        for resident, bot in zip(residents, result.results, strict=True):
+            if resident is None or bot.failure is None:
+                continue
+            now = submissions.record_failure(self.db, resident.name, resident.version, bot.failure, retire_after)
+            log.warning("hosted bot %s@%s failed in match %s: %s", resident.name, resident.version, result.match_id,
+                        bot.failure)
+            if now is not None and not now.active:
+                log.warning("hosted bot %s@%s is retired: %s", resident.name, resident.version, now.retired_reason)
+                current = self.residents.get(resident.name)
+                if current is not None and current.version == resident.version:
+                    del self.residents[resident.name]
+
     # ------------------------------------------------------------------ matchmaking
 
     def candidates(self) -> list[Candidate]:
-        """The connected bots, as the matchmaker sees them."""
+        """The connected and the hosted bots, as the matchmaker sees them."""
         most = self.config.matches_per_bot
         out = []
         for member in self.members.values():
-            if not member.live:
+            if not member.live or member.name in self.hosted:
                 continue
             rating = self.ratings.rating(bot_key(member.name, member.version))
             out.append(Candidate(member.name, member.owner, rating.mu, rating.sigma, member.free(most),
                                  member.waiting_since, member.last_played, member.matches))
+        for resident in self.residents.values():
+            rating = self.ratings.rating(bot_key(resident.name, resident.version))
+            out.append(Candidate(resident.name, resident.owner, rating.mu, rating.sigma, resident.free(most),
+                                 resident.waiting_since, resident.last_played, resident.matches))
         return out
 
     def rules(self) -> Rules:
@@ -320,66 +441,126 @@ class LeagueHost:
     # ------------------------------------------------------------------ matches
 
     def start_match(self, names: tuple[str, ...]) -> str:
-        """Create, record and start a match between connected members (its task runs it)."""
+        """Create, record and start a match between connected members and hosted bots (its task runs it): dealt in
+        duplicate when every bot is hosted, fresh otherwise (see the module)."""
         self._count += 1
         match_id = f"{self.config.name}-{self._count:06d}"
         while queries.match_info(self.db, match_id) is not None:  # an id taken by an earlier run
             self._count += 1
             match_id = f"{self.config.name}-{self._count:06d}"
-        settings = self.config.match
+        residents = [self.residents.get(name) for name in names]
+        duplicate = all(r is not None for r in residents)
+        settings = self.config.match.replace(duplicate=duplicate)
         spec = dataclasses.replace(settings.spec(match_id, secrets.token_hex(32)), table_id=match_id)
-        members = [self.members[name] for name in names]
-        versions = [m.version for m in members]
-        [seats] = remote_seats(spec, names, endpoints=[m.endpoint for m in members])
-        bots = tuple(BotSpec(n, "", v) for n, v in zip(names, versions, strict=True))
+        live = self.live[match_id] = LiveMatch(names, spec.hands_planned(len(names)), duplicate=duplicate)
+        for resident in residents:
+            if resident is not None:
+                resident.playing += 1
+        if duplicate:
+            bots = tuple(r.bot() for r in residents if r is not None)
+            run = MatchRun(self.ledger, MatchJob(spec, bots, sandbox=self.sandbox), MatchKind.LEAGUE,
+                           self.config.name)
+
+            def play() -> Awaitable[MatchResult]:
+                return run.play(self.executor, on_hand=live.hand, control=live.control)
+
+            self._start(match_id, names, run, play, live, residents, [], [])
+        else:
+            self._start_seated(match_id, names, spec, live, residents)
+        log.info("match %s: %s (%s)", match_id, " vs ".join(names), "duplicate" if duplicate else "fresh deals")
+        return match_id
+
+    def _start_seated(self, match_id: str, names: tuple[str, ...], spec: MatchSpec, live: LiveMatch,
+                      residents: list[Resident | None]) -> None:
+        """A table with a remote bot, played on the host's own server: the members' seats over their streams, the
+        hosted bots' seats joined with a token by their processes, started here on the server's local socket."""
+        members = [self.members[name] if resident is None else None for name, resident in zip(names, residents,
+                                                                                              strict=True)]
+        versions = [r.version if r is not None else m.version if m is not None else ""
+                    for m, r in zip(members, residents, strict=True)]
+        [seats] = remote_seats(spec, names, endpoints=[m.endpoint if m is not None else None for m in members])
+        bots = tuple(r.bot() if r is not None else BotSpec(n, "", v)
+                     for n, v, r in zip(names, versions, residents, strict=True))
         run = MatchRun(self.ledger, MatchJob(spec, bots), MatchKind.LEAGUE, self.config.name)
-        live = self.live[match_id] = LiveMatch(names, spec.hands_planned(len(names)))
         for member, seat in zip(members, seats, strict=True):
-            member.seats.add(seat)
+            if member is not None:
+                member.seats.add(seat)
+        logs = Path(tempfile.mkdtemp(prefix="arena-league-bots-")) if any(residents) else None
+        policy = self.sandbox.hiding(*self.ledger.hidden)
+        local = [r.bot() if r is not None else None for r in residents]
 
         def seated(match: Match) -> None:  # the match made: its seats served, and played by the members' streams
             live.match = match
             self.server.add_match(match, seats)
             self.server.directory.set_status(match_id, arena_pb2.MATCH_STATUS_RUNNING)
             for member, seat in zip(members, seats, strict=True):
-                member.endpoint.add(seat)  # its stream (or the next that joins with its key) is sent the Welcome
+                if member is not None:
+                    member.endpoint.add(seat)  # its stream (or the next that joins with its key) is sent the Welcome
+                else:
+                    self.server.add_seat(seat)  # a hosted bot's process joins with the seat's token
 
-        executor = SeatedExecutor(seats, [self.server.directory.sink(match_id)], seated, MatchStatus.INTERRUPTED)
-        task = asyncio.create_task(self._play(match_id, run, executor, live, members, seats))
+        def processes(match: Match) -> LocalBots:
+            return LocalBots(MatchSetup(self.server, [seats], match), local, logs, None, policy)
+
+        executor = SeatedExecutor(seats, [self.server.directory.sink(match_id)], seated, MatchStatus.INTERRUPTED,
+                                  processes if any(residents) else None)
+
+        def play() -> Awaitable[MatchResult]:
+            return run.play(executor, control=live.control)
+
+        self._start(match_id, names, run, play, live, residents, members, seats, logs)
+
+    def _start(self, match_id: str, names: tuple[str, ...], run: MatchRun,
+               play: Callable[[], Awaitable[MatchResult]], live: LiveMatch, residents: list[Resident | None],
+               members: list[Member | None], seats: list[RemoteSeat], logs: Path | None = None) -> None:
+        task = asyncio.create_task(self._play(match_id, run, play, live, residents, members, seats, logs))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        log.info("match %s: %s", match_id, " vs ".join(names))
-        return match_id
 
-    async def _play(self, match_id: str, run: MatchRun, executor: SeatedExecutor, live: LiveMatch,
-                    members: list[Member], seats: list[RemoteSeat]) -> None:
+    async def _play(self, match_id: str, run: MatchRun, play: Callable[[], Awaitable[MatchResult]],
+                    live: LiveMatch, residents: list[Resident | None], members: list[Member | None],
+                    seats: list[RemoteSeat], logs: Path | None) -> None:
         directory = self.server.directory
         try:
-            result = await run.play(executor, control=live.control)
-        except Exception:
-            log.exception("match %s failed", match_id)
+            result = await play()
+        except Exception as exc:
             if live.match is not None:
                 directory.set_status(match_id, arena_pb2.MATCH_STATUS_ABORTED)
-            raise
+            if not self._stopping:
+                log.exception("match %s failed", match_id)
+                raise
+            log.warning("match %s stopped with the host: %s", match_id, exc)  # a Ray task cancelled: it ends as
+            return  # interrupted (LeagueHost.stop)
         finally:
             now = time.time()
-            for member, seat in zip(members, seats, strict=True):
-                member.seats.discard(seat)
-                member.endpoint.release(seat)
-                member.last_played = now
-                member.waiting_since = now
-                member.matches += 1
+            for member, seat in zip(members, seats, strict=True):  # the host's own server's seats, if it played
+                if member is not None:
+                    member.seats.discard(seat)
+                    member.endpoint.release(seat)
+                else:
+                    self.server.remove_seat(seat)  # a hosted bot's token
+            for player in (*members, *residents):
+                if player is None:
+                    continue
+                if isinstance(player, Resident):
+                    player.playing -= 1
+                player.last_played = now
+                player.waiting_since = now
+                player.matches += 1
             self.live.pop(match_id, None)
+            if logs is not None:
+                shutil.rmtree(logs, ignore_errors=True)
         result = run.finish(result).result
-        directory.set_status(match_id, arena_pb2.MATCH_STATUS_FINISHED if result.reason.over
-                             else arena_pb2.MATCH_STATUS_ABORTED)
+        if live.match is not None:
+            directory.set_status(match_id, arena_pb2.MATCH_STATUS_FINISHED if result.reason.over
+                                 else arena_pb2.MATCH_STATUS_ABORTED)
         if result.reason.over:
             for game in rating_games(load_sessions(self.db, [match_id]), self.config.rating_rules):
                 self.ratings.update(game)
             self.rated += 1
+        self._count_failures(result, residents)
         log.info("match %s ended (%s): %s", match_id, result.reason.value,
                  ", ".join(f"{r.name} {r.net:+d}" for r in result.results))
         for listener in self.on_match_end:
             listener(result)
         self.wake()
-

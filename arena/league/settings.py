@@ -24,7 +24,16 @@ block_deals = 30            # a rating game: a block of this many consecutive de
 [tls]                       # optional: serve gRPC over TLS
 cert = "server.crt"
 key = "server.key"
+
+[submissions]               # hosted bots (arena bots submit): the league runs them itself
+max_mb = 50                 # the largest archive accepted
+max_unpacked_mb = 512       # the most an archive may unpack to
+retire_after = 3            # a version that fails in this many matches (crash, hang, limits...) plays no more
+validate_hands = 10         # hands of each validation match against a sample bot
+validate_against = ["caller", "random"]
 ```
+
+``executor = "ray"`` (or ``arena host --executor ray``) plays the matches of hosted bots on a Ray cluster.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from typing import Any
 from arena.ratings.blocks import RatingRules
 from arena.ratings.settings import RATING_KEYS, rules_from_mapping
 from arena.referee import GameKind
+from arena.runner.executor import ExecutorKind, executor_kind
 from arena.runner.settings import (
     MatchSettings,
     SettingsError,
@@ -46,9 +56,10 @@ from arena.runner.settings import (
     read_toml,
     with_acpc_game,
 )
+from arena.runner.validate import OPPONENTS
 
 LEAGUE_KEYS = ("name", "grpc", "http", "seats", "matches_at_once", "matches_per_bot", "matchmaking", "ratings", "tls",
-               "admin_token_file")
+               "admin_token_file", "submissions", "executor", "ray_address")
 LEAGUE_DEFAULTS = MatchSettings(hands=200, duplicate=False)
 
 
@@ -64,6 +75,27 @@ class Matchmaking:
     widen_per_minute: float = 3.0
     same_owner: bool = False
     rest_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Submissions:
+    """How the league takes hosted bots (arena bots submit) and when it retires a failing one."""
+
+    max_mb: float = 50.0
+    max_unpacked_mb: float = 512.0
+    retire_after: int = 3
+    validate_hands: int = 10
+    validate_against: tuple[str, ...] = ("caller", "random")
+
+    @property
+    def max_bytes(self) -> int:
+        """The largest archive accepted, in bytes."""
+        return int(self.max_mb * 1024 * 1024)
+
+    @property
+    def max_unpacked_bytes(self) -> int:
+        """The most an archive may unpack to, in bytes."""
+        return int(self.max_unpacked_mb * 1024 * 1024)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +115,9 @@ class LeagueConfig:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     admin_token_file: Path | None = None
+    submissions: Submissions = field(default_factory=Submissions)
+    executor: ExecutorKind = ExecutorKind.LOCAL
+    ray_address: str | None = None
 
     @classmethod
     def from_toml(cls, path: str | Path) -> LeagueConfig:
@@ -113,8 +148,10 @@ class LeagueConfig:
                 "offered in a league yet (arena match, serve and tournament play them)")
         if match.duplicate:
             raise LeagueConfigError(
-                f"{where}: duplicate = true: a league's bots are remote and can remember a deal, so every hand is "
-                "dealt fresh (README, 'Duplicate without memory', D2); leave duplicate out or set it to false")
+                f"{where}: duplicate = true: the league chooses the deals of each table itself: duplicate where every "
+                "bot is hosted (their rotations played one after the other by fresh processes, D1), fresh where a "
+                "remote bot sits, since it can remember a deal (README, 'Duplicate without memory', D2); leave "
+                "duplicate out")
         name = data.get("name")
         if not isinstance(name, str) or not name.strip():
             raise LeagueConfigError(f'{where}: a league needs a name (name = "night-league")')
@@ -130,6 +167,19 @@ class LeagueConfig:
         tls = _section(data, "tls", where, {"cert": _text, "key": _text})
         if bool(tls.get("cert")) != bool(tls.get("key")):
             raise LeagueConfigError(f"{where}: [tls] needs both cert and key (PEM files)")
+        hosting = _section(data, "submissions", where, {
+            "max_mb": _number(0.001), "max_unpacked_mb": _number(0.001), "retire_after": _count,
+            "validate_hands": _count, "validate_against": _opponents,
+        })
+        if hosting.get("validate_hands") == 0:
+            raise LeagueConfigError(f"{where}: submissions.validate_hands = 0: a validation plays at least one hand")
+        try:
+            executor = executor_kind(data.get("executor", "local"), f"{where}: executor")
+        except ValueError as exc:
+            raise LeagueConfigError(str(exc)) from None
+        ray_address = data.get("ray_address")
+        if ray_address is not None and not isinstance(ray_address, str):
+            raise LeagueConfigError(f"{where}: ray_address = {ray_address!r}: expected HOST:PORT or auto")
         http = data.get("http", "127.0.0.1:8080")
         admin = data.get("admin_token_file")
         if admin is not None and not isinstance(admin, str):
@@ -148,6 +198,9 @@ class LeagueConfig:
             tls_cert=folder / tls["cert"] if tls.get("cert") else None,
             tls_key=folder / tls["key"] if tls.get("key") else None,
             admin_token_file=folder / admin if admin else None,
+            submissions=Submissions(**hosting),
+            executor=executor,
+            ray_address=ray_address,
         )
 
 
@@ -174,6 +227,18 @@ def _number(low: float) -> Callable[[Any], float]:
         return float(value)
 
     return parse
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError("expected a whole number, 0 or more")
+    return value
+
+
+def _opponents(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value or any(v not in OPPONENTS for v in value):
+        raise ValueError(f"expected a list of sample bots from {', '.join(OPPONENTS)}")
+    return tuple(value)
 
 
 def _any(value: Any) -> Any:

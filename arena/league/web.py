@@ -4,9 +4,10 @@
 ``REFRESH_S``, so the tables are never slowed by it), and:
 
 - ``/api/leaderboard``: the rows of ``arena leaderboard --json`` (each with its ``sessions``), from the
-  order-independent fit; ``/api/bots``: the registered bots, whether connected, their version, matches, games in
-  the last hour, live rating; ``/api/matches``: the league's matches, newest first; ``/api/live``: the matches
-  being played, with their hands so far;
+  order-independent fit; ``/api/bots``: the registered bots, whether connected (a hosted bot always is, until its
+  version is retired), hosted or remote, their version, matches, games in the last hour, live rating;
+  ``/api/matches``: the league's matches, newest first; ``/api/live``: the matches being played, with their hands
+  so far;
 - ``/api/hands/<match>/<block>.js`` (and ``.json``): a block of a match's hands in the compact form of
   arena.publish.match_data, read from the database when asked: the pages' one hand viewer (``hand.html``) reads
   them there, so the live site writes no file per hand or match. A running match shows what its pages show (the
@@ -237,13 +238,18 @@ class LeagueSite:
         rows = []
         for bot in host.registry.list():
             member = host.members.get(bot.name)
+            resident = host.residents.get(bot.name)
             version = member.version if member is not None and member.live else ""
-            rating = host.ratings.rating(bot_key(bot.name, version)) if member is not None else None
-            matches = member.matches if member is not None else host.played.get(bot.name, (0, 0.0))[0]
+            if resident is not None:
+                version = resident.version
+            rating = host.ratings.rating(bot_key(bot.name, version)) if member or resident else None
+            matches = (resident.matches if resident is not None else member.matches if member is not None
+                       else host.played.get(bot.name, (0, 0.0))[0])
+            playing = resident.playing if resident is not None else len(member.seats) if member else 0
             rows.append({
                 "name": bot.name, "owner": bot.owner, "active": bot.active,
-                "connected": bool(member and member.live), "version": version,
-                "playing": len(member.seats) if member else 0, "matches": matches,
+                "connected": bool(resident or (member and member.live)), "version": version,
+                "hosted": bot.name in host.hosted, "playing": playing, "matches": matches,
                 "games_last_hour": recent.get(bot.name, 0),
                 "mu": rating.mu if rating else None, "sigma": rating.sigma if rating else None,
             })

@@ -44,6 +44,7 @@ from arena.ratings.stats import WinRate
 from arena.records import queries
 from arena.records.db import Database
 from arena.records.queries import MatchInfo
+from arena.records.submissions import Submission, submissions
 from arena.referee.status import MatchKind
 from arena.text import unique_slugs, visible_controls
 
@@ -153,6 +154,7 @@ class BotMatch:
     outcome: str = ""  # what went wrong for the bot in this match (crashed, no show...), empty if nothing
     best: HandLine | None = None  # the hand it won most in (a link to the viewer)
     worst: HandLine | None = None  # the hand it lost most in
+    detail: str = ""  # how, in words, when something did (its exit status and last output, the violations...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,12 +170,26 @@ class BotProfile:
     flags: dict[str, int]
     versions: list[tuple[str, Row | None]]  # every version of the same name (this one included), newest last
     games_per_hour: float | None  # league matches an hour, over the span it played in
+    hosted: str = ""  # a league's hosted version: its archive, its failed matches, whether it is retired
 
     @property
     def flag_list(self) -> list[str]:
         """Each flag in words (``crashed in 2 matches``)."""
         return [f"{FLAG_WORDS[k]} in {n} match{'es' if n > 1 else ''}" for k, n in self.flags.items()
                 if n and k in FLAG_WORDS]
+
+
+def _hosted(submission: Submission | None) -> str:
+    """A hosted version in words: its archive, its failed matches and the last reason, whether it is retired."""
+    if submission is None:
+        return ""
+    words = f"submitted to the league, which runs it (archive {submission.sha256[:12]}, {submission.size:,} bytes)"
+    if submission.failures:
+        words += (f"; failed in {submission.failures} match{'es' if submission.failures > 1 else ''}, the last: "
+                  f"{submission.last_failure}")
+    if not submission.active:
+        words += f"; retired: {submission.retired_reason}"
+    return words
 
 
 def _visible(value: Any) -> Any:
@@ -541,6 +557,7 @@ def publish(
     ))
 
     infos = {bot_key(i.name, i.version): i for i in queries.bot_infos(db)}
+    hosted = {(s.bot, s.version): s for s in submissions(db)}
     owners = queries.owners(db)
     recorded = queries.bot_outcomes(db, [m.match_id for m in board.matches])
     outcomes = {(o.match_id, bot_key(o.name, o.version)): o for o in recorded}
@@ -568,7 +585,8 @@ def publish(
                 best, worst = _extremes(page, i)
                 played.append(BotMatch(page, page.bots[i].net, page.bots[i].mbb_per_hand,
                                        [b for b in page.summary.bots if b != bot],
-                                       FLAG_WORDS.get(outcome.outcome.value, "") if outcome else "", best, worst))
+                                       FLAG_WORDS.get(outcome.outcome.value, "") if outcome else "", best, worst,
+                                       outcome.detail if outcome else ""))
                 if page.kind == MatchKind.LEAGUE:
                     league_times += [page.summary.created_at, page.finished_at or page.summary.created_at]
         info = infos.get(bot)
@@ -580,6 +598,7 @@ def publish(
             flags=rows[bot].flags if bot in rows else board.unrated.get(bot, {}),
             versions=[(key, rows.get(key)) for key in names.get(name, [bot])],
             games_per_hour=len(league_times) / 2 / span if span > 0 else None,
+            hosted=_hosted(hosted.get((name, info.version if info else ""))),
         )
         writer.text(f"bots/{slug}.html", bot_template.render(
             root="../", bot=bot, row=rows.get(bot), plot=plot, h2h=h2h, played=played, profile=profile, **common,

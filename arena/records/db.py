@@ -8,7 +8,8 @@ Tables: ``bots`` (name, version, language), ``matches`` (seed, commitment, table
 decision and the bot's comment on it), ``violations``; ``game_results`` how every game of a cash game or a
 freezeout ended for every player (places, R11.4); ``comparisons`` and ``comparison_matches`` a comparison's
 parameters and each match's role in it; ``registered_bots`` a league's bots (owner, the hash of each one's API key:
-arena.records.registry).
+arena.records.registry); ``submissions`` the versions of its hosted bots, each an archive named by its SHA-256 in
+the store beside the database, with its command, its validation and its failed matches (arena.records.submissions).
 
 What a row means is the codec's business (arena.records.codec), a match's lifecycle the ledger's
 (arena.records.ledger), reading the queries' (arena.records.queries): nobody outside arena.records writes SQL.
@@ -28,7 +29,7 @@ from typing import Any
 from arena.records.errors import DatabaseError, RecordsDamaged
 from arena.records.vault import SeedVault, VaultError
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 ARENA_TABLES = {"meta", "bots", "matches", "match_bots", "hands", "hand_seats", "actions", "violations"}
 
 SCHEMA = """
@@ -168,6 +169,20 @@ CREATE TABLE IF NOT EXISTS registered_bots (
     key_issued_at REAL NOT NULL,
     revoked_at REAL
 );
+CREATE TABLE IF NOT EXISTS submissions (
+    bot TEXT NOT NULL REFERENCES registered_bots(name),
+    version TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    command TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    submitted_at REAL NOT NULL,
+    report TEXT NOT NULL DEFAULT '',
+    failures INTEGER NOT NULL DEFAULT 0,
+    last_failure TEXT NOT NULL DEFAULT '',
+    retired_at REAL,
+    retired_reason TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (bot, version)
+);
 CREATE INDEX IF NOT EXISTS hand_seats_participant ON hand_seats(match_id, participant);
 """
 
@@ -285,6 +300,7 @@ class Database:
             self._move_comparisons()
         if version < 6:  # schema 6: a bot's decision comment on its action (proto Action.comment)
             self._add_column("actions", "comment", "TEXT")
+        # schema 7: a league's hosted bots (the submissions table, made above with every table it lacks)
 
     def _move_comparisons(self) -> None:
         """Schema 4 kept a comparison's parameters in a ``note:compare:ID`` meta row and each match's role only in

@@ -38,12 +38,17 @@ def acpc_launch(command: str) -> str:
 @dataclass(frozen=True, slots=True)
 class BotSpec:
     """A bot to launch: its display name, the shell command that starts it, and an optional version. With ``acpc``
-    the command is an ACPC client's (``HOST PORT`` appended), run behind the ACPC bridge."""
+    the command is an ACPC client's (``HOST PORT`` appended), run behind the ACPC bridge. A hosted bot (a league's
+    submission) also has its own ``folder``, which its command runs from and which is the one folder of its own its
+    sandbox binds (no other bot's), and the SHA-256 of the ``archive`` it was unpacked from (a Ray node that lacks
+    the folder unpacks it from that archive: arena.runner.archive)."""
 
     name: str
     command: str
     version: str = ""
     acpc: bool = False
+    folder: Path | None = None
+    archive: str = ""
 
     def __post_init__(self) -> None:
         try:
@@ -104,6 +109,8 @@ class BotProcess:
         self._log: IO[bytes] | None = None
         self._box: BotSandbox | None = None
         self._watch: asyncio.Task[None] | None = None
+        self.peak_memory_bytes = 0  # the most memory its cgroup held at once, read when it is stopped (0: unknown)
+        self.limit_note = ""  # why arena ended it, when it went over a limit (its memory cap), kept past its cgroup
 
     async def start(self, socket_path: Path, token: str, cwd: Path | None = None) -> None:
         """Launch the command, reaching the referee through the Unix-domain socket ``socket_path``."""
@@ -137,6 +144,7 @@ class BotProcess:
         kernel kills one process; a bot is ended whole), noting why in its log."""
         while self.process is not None and self.process.returncode is None:
             if box.end_note():
+                self.limit_note = box.end_note()
                 if self._log is not None:
                     self._log.write(f"\narena: {box.end_note()}\n".encode())
                     self._log.flush()
@@ -160,7 +168,7 @@ class BotProcess:
     def tail(self, lines: int = TAIL_LINES) -> list[str]:
         """The last lines the bot wrote (stdout and stderr), if they were kept, and last arena's note of why it
         ended the bot, if it did (``arena: killed: exceeded its memory cap...``)."""
-        note = self._box.end_note() if self._box is not None else ""
+        note = self.limit_note or (self._box.end_note() if self._box is not None else "")
         text = ""
         if self.log_path is not None and self.log_path.exists():
             with self.log_path.open("rb") as f:
@@ -200,5 +208,9 @@ class BotProcess:
             self._log.close()
             self._log = None
         if self._box is not None:
+            cgroup = self._box.cgroup
+            if cgroup is not None:
+                self.peak_memory_bytes = max(self.peak_memory_bytes, cgroup.peak_bytes())
+                self.limit_note = self.limit_note or self._box.end_note()
             await asyncio.to_thread(self._box.cleanup)  # waits (briefly) for the kernel to let its cgroup go
         return process.returncode

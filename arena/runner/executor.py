@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from arena.referee import HandRecord, HandSink, MatchResult, MatchSpec
+from arena.referee import HandRecord, HandSink, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import run_local_match
 from arena.runner.sandbox import SandboxPolicy
@@ -86,6 +86,7 @@ class MatchControl:
 
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     on_crash: Callable[[str], None] | None = None
+    reason: MatchStatus = MatchStatus.STOPPED  # how a match stopped by ``stop`` ends (a league's: interrupted)
 
 
 class MatchExecutor(Protocol):
@@ -122,7 +123,8 @@ class LocalExecutor:
         return await run_local_match(job.spec, job.bots, [sink], log_dir=job.log_dir, cwd=job.cwd,
                                      limits=self.limits, recorded=job.recorded, sandbox=job.sandbox,
                                      stop=control.stop if control else None,
-                                     on_crash=control.on_crash if control else None, history=job.history)
+                                     on_crash=control.on_crash if control else None, history=job.history,
+                                     stop_reason=control.reason if control else MatchStatus.STOPPED)
 
     def close(self) -> None:
         """Nothing to let go of."""
@@ -180,9 +182,11 @@ class MatchWriter:
             self.on_hand(record)
 
 
-def make_executor(kind: ExecutorKind, ray_address: str | None = None) -> MatchExecutor:
+def make_executor(kind: ExecutorKind, ray_address: str | None = None,
+                  archives: Callable[[str], bytes] | None = None) -> MatchExecutor:
     """The executor of that kind (Ray's connects to the cluster at ``ray_address``, or ``RAY_ADDRESS``, or starts
-    one on this machine)."""
+    one on this machine; ``archives`` gives the bytes of a hosted bot's archive by its SHA-256, for the nodes that
+    lack its folder)."""
     if kind is ExecutorKind.LOCAL:
         if ray_address:
             raise ExecutorError("--ray-address is for --executor ray")
@@ -192,7 +196,7 @@ def make_executor(kind: ExecutorKind, ray_address: str | None = None) -> MatchEx
     except ImportError as exc:
         raise ExecutorError(f"the Ray executor needs Ray, which is not installed ({exc}): pip install -e '.[ray]' "
                             "on this machine and on every node of the cluster") from None
-    return RayExecutor(ray_address)
+    return RayExecutor(ray_address, archives)
 
 
 __all__ = ["DuplicateHand", "ExecutorError", "ExecutorKind", "HandNumbers", "LocalExecutor", "MatchControl",

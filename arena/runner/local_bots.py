@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("arena.runner")
 
 GONE_WAIT_S = 5.0  # how long a stopped rotation's last processes may take to vanish from the process table
+STOP_GRACE_S = 5.0  # how long a bot told that the match is over for it may take to exit on its own
 INIT_WAIT_S = 10.0  # how long bubblewrap may take to make a sandbox's first process (it takes milliseconds)
 
 
@@ -113,7 +114,7 @@ class LocalBots:
     while its seat still plays is a crash: noted on its participant with its exit status and last lines, in
     ``setup.failures``, and told to ``on_crash``."""
 
-    def __init__(self, setup: MatchSetup, bots: Sequence[BotSpec], log_dir: Path | None, cwd: Path | None,
+    def __init__(self, setup: MatchSetup, bots: Sequence[BotSpec | None], log_dir: Path | None, cwd: Path | None,
                  sandbox: SandboxPolicy, on_crash: Callable[[str], None] | None = None) -> None:
         if setup.server.socket_path is None:
             raise RuntimeError("local bots need a referee that serves a local socket")
@@ -134,12 +135,15 @@ class LocalBots:
         match_id = self.setup.match.spec.match_id
         started = self.running.setdefault(lane, [])
         for participant, (bot, seat) in enumerate(zip(self.bots, self.setup.lanes[lane], strict=True)):
+            if bot is None:  # a remote bot's seat: it connects by itself
+                continue
             parts = (match_id, bot.name) if len(self.setup.lanes) == 1 else (match_id, f"r{lane}", bot.name)
             log_path = self.log_dir / file_name(*parts, suffix=".log") if self.log_dir is not None else None
-            process = BotProcess(bot, log_path, self.sandbox)
+            policy = self.sandbox.binding(bot.folder) if bot.folder is not None else self.sandbox
+            process = BotProcess(bot, log_path, policy)
             self.setup.processes.append(process)
             started.append(process)
-            await process.start(socket, seat.token, self.cwd)
+            await process.start(socket, seat.token, bot.folder or self.cwd)
             self._watches.append(asyncio.ensure_future(self._watch(process, participant, lane)))
         # sandboxed: know the first process of each sandbox, to see it gone
         await asyncio.gather(*(self._find_init(p) for p in started if p.private_folder is not None))
@@ -166,7 +170,7 @@ class LocalBots:
         """Stop the processes of ``lane`` (each is given a moment to exit after its MatchEnd) and return once they
         are gone (``wait_gone``)."""
         processes = self.running.pop(lane, [])
-        await asyncio.gather(*(p.stop() for p in processes))
+        await asyncio.gather(*(p.stop(self._grace(lane, p)) for p in processes))
         try:
             await wait_gone(processes, self._inits)
         finally:
@@ -183,10 +187,17 @@ class LocalBots:
         """Stop watching, and stop whatever processes are left (the match ended, failed or was interrupted)."""
         for watch in self._watches:
             watch.cancel()
-        left = [p for processes in self.running.values() for p in processes]
+        left = [(lane, p) for lane, processes in self.running.items() for p in processes]
         self.running.clear()
-        await asyncio.gather(*(p.stop() for p in left))
-        self._close_inits(left)
+        await asyncio.gather(*(p.stop(self._grace(lane, p)) for lane, p in left))
+        self._close_inits([p for _, p in left])
+
+    def _grace(self, lane: int, process: BotProcess) -> float:
+        """How long a process is given to exit on its own: none when its seat never joined (nobody told it that the
+        match is over: it would only be waited for)."""
+        participant = next((i for i, bot in enumerate(self.bots) if bot is process.spec), None)
+        seat = self.setup.lanes[lane][participant] if participant is not None else None
+        return STOP_GRACE_S if seat is None or seat.has_joined else 0.0
 
     def _close_inits(self, processes: Sequence[BotProcess]) -> None:
         for process in processes:

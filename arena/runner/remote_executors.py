@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 from arena.referee import HandSink, Match, MatchResult, MatchStatus, Seat
 from arena.runner.executor import MatchControl, MatchJob
+from arena.runner.local_bots import LocalBots
 from arena.runner.remote_match import MatchSetup, play, prepare_match, stop_when
 from arena.transport.server import ServerLimits
 
@@ -52,15 +53,18 @@ class ServedExecutor:
 class SeatedExecutor:
     """Plays a match on seats whose bots are connected already (a league's members, on the host's own server):
     the match is made when it is played, with the writer first among its sinks, and given to ``on_match`` before
-    its first hand (to register it with the server and its seats)."""
+    its first hand (to register it with the server and its seats). Seats whose bots arena starts itself (a league's
+    hosted bots at a table with remote ones) get their processes from ``processes(match)``."""
 
     def __init__(self, seats: Sequence[Seat], sinks: Sequence[HandSink] = (),
                  on_match: Callable[[Match], None] | None = None,
-                 stop_reason: MatchStatus = MatchStatus.STOPPED) -> None:
+                 stop_reason: MatchStatus = MatchStatus.STOPPED,
+                 processes: Callable[[Match], LocalBots] | None = None) -> None:
         self.seats = list(seats)
         self.sinks = list(sinks)
         self.on_match = on_match
         self.stop_reason = stop_reason  # how a match stopped by its control ends
+        self.processes = processes  # the bot processes of seats arena starts itself (a league's hosted bots)
 
     def matches_at_once(self, asked: int | None) -> int:
         """As many as asked: each match has its own seats."""
@@ -76,11 +80,14 @@ class SeatedExecutor:
             self.on_match(match)
         stopping = (asyncio.ensure_future(stop_when(control.stop, match, self.stop_reason))
                     if control is not None else None)
+        processes = self.processes(match) if self.processes is not None else None
         try:
-            return await match.run()
+            return await match.run(processes)
         finally:
             if stopping is not None:
                 stopping.cancel()
+            if processes is not None:
+                await processes.close()
 
     def close(self) -> None:
         """Nothing to let go of."""

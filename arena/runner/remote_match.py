@@ -51,10 +51,10 @@ def new_token() -> str:
 
 
 def remote_seats(spec: MatchSpec, names: Sequence[str], lanes: int = 1,
-                 endpoints: Sequence[Endpoint] | None = None) -> list[list[RemoteSeat]]:
+                 endpoints: Sequence[Endpoint | None] | None = None) -> list[list[RemoteSeat]]:
     """The remote seats of a match, ``seats[lane][participant]``, and what their Welcomes say. Each is played over
-    an endpoint of its own with a new token, or over participant i's ``endpoints[i]`` (a league's bots, joined
-    with their keys)."""
+    an endpoint of its own with a new token, or over participant i's ``endpoints[i]`` when it is given (a league's
+    bots, joined with their keys)."""
     config = convert.table_config(spec.config, spec.table_seats(len(names)), spec.starting_stack)
     policy = bot_pb2.ActionClockPolicy(
         per_action_ms=spec.policy.per_action_ms,
@@ -67,7 +67,8 @@ def remote_seats(spec: MatchSpec, names: Sequence[str], lanes: int = 1,
     if spec.tables > 1:  # each lane plays on several tables: the Welcome names the first (arena.referee.match)
         table_ids = [f"{table_id}.1" for table_id in table_ids]
     def endpoint(index: int, name: str) -> Endpoint:
-        return endpoints[index] if endpoints is not None else Endpoint(name, Credential.TOKEN, new_token())
+        given = endpoints[index] if endpoints is not None else None
+        return given if given is not None else Endpoint(name, Credential.TOKEN, new_token())
 
     return [[RemoteSeat(endpoint(i, name), spec.match_id, table_id, config, policy, hands_total, spec.tables)
              for i, name in enumerate(names)]
@@ -135,14 +136,15 @@ def lanes_for(spec: MatchSpec, num_bots: int) -> int:
 
 async def launch(
     setup: MatchSetup,
-    bots: Sequence[BotSpec],
+    bots: Sequence[BotSpec | None],
     log_dir: Path | None,
     cwd: Path | None,
     sandbox: SandboxPolicy,
     on_crash: Callable[[str], None] | None = None,
 ) -> LocalBots:
-    """Give the setup its local bots: ``bots[i]`` for participant i, one process per seat, each started when the
-    match begins its rotation (``play``) and stopped before the next one begins."""
+    """Give the setup its local bots: ``bots[i]`` for participant i (None: a remote bot, which connects by itself),
+    one process per seat, each started when the match begins its rotation (``play``) and stopped before the next one
+    begins."""
     setup.bots = LocalBots(setup, bots, log_dir, cwd, sandbox, on_crash)
     return setup.bots
 
@@ -172,11 +174,13 @@ async def run_local_match(
     stop: asyncio.Event | None = None,
     on_crash: Callable[[str], None] | None = None,
     history: Mapping[int, Sequence[int]] | None = None,
+    stop_reason: MatchStatus = MatchStatus.STOPPED,
 ) -> MatchResult:
     """Start a referee on a private local socket, play the match with every bot command (sandboxed, one process
     per rotation, the rotations one after the other); once ``stop`` is set, the hands in play are finished and the
-    match ends as ``stopped`` (a comparison's verdict); ``on_crash`` hears of each bot process that dies while the
-    match runs. ``history`` (a resumed cash game or freezeout): the recorded hands' final stacks."""
+    match ends as ``stop_reason`` (``stopped``: a comparison's verdict); ``on_crash`` hears of each bot process
+    that dies while the match runs. ``history`` (a resumed cash game or freezeout): the recorded hands' final
+    stacks."""
     policy = sandbox if sandbox is not None else SandboxPolicy()
     if policy.enabled:
         check_sandbox()
@@ -184,7 +188,7 @@ async def run_local_match(
         spec, [b.name for b in bots], sinks, [b.version for b in bots], on_hand=on_hand, limits=limits,
         recorded=recorded, lanes=lanes_for(spec, len(bots)), local=True, tcp=False, history=history,
     )
-    stopping = asyncio.ensure_future(stop_when(stop, setup.match)) if stop is not None else None
+    stopping = asyncio.ensure_future(stop_when(stop, setup.match, stop_reason)) if stop is not None else None
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:  # bots' output, for a crash report
         try:
             await launch(setup, bots, log_dir or Path(scratch), cwd, policy, on_crash)

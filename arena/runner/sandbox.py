@@ -145,6 +145,11 @@ class SandboxPolicy:
     cgroup: bool = True
     unique_uids: bool = True
 
+    def binding(self, *folders: Path) -> SandboxPolicy:
+        """The same policy, also letting the bots read ``folders`` (a hosted bot's own folder: its submission)."""
+        more = tuple(f.resolve() for f in folders if f.resolve() not in self.binds)
+        return dataclasses.replace(self, binds=(*self.binds, *more)) if more else self
+
     def hiding(self, *paths: Path | str | None) -> SandboxPolicy:
         """The same policy, also hiding ``paths`` (and a database's ``-wal``, ``-shm`` and ``-journal`` files)."""
         more: list[Path] = []

@@ -223,6 +223,11 @@ class RefereeServer:
         self.tokens[seat.token] = seat.endpoint
         seat.endpoint.add(seat)
 
+    def remove_seat(self, seat: RemoteSeat) -> None:
+        """Forget a seat's token (its match is over: a long-lived server, a league's, would otherwise keep them all)."""
+        if self.tokens.get(seat.token) is seat.endpoint:
+            del self.tokens[seat.token]
+
     def add_match(self, match: Match, seats: list[RemoteSeat]) -> MatchEntry:
         """List a match on the spectator service (its hands are published if its sinks include ``sink``)."""
         return self.directory.add(match, seats)

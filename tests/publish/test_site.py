@@ -400,7 +400,8 @@ def test_bot_versions_and_flags(tmp_path: Path) -> None:
     out = tmp_path / "site"
     cheat_page = (out / "bots" / "cheat.html").read_text(encoding="utf-8")
     assert '<span class="flag">forfeited in 2 matches</span>' in cheat_page
-    assert cheat_page.count('<td class="outcome warn">forfeited</td>') == 2
+    assert cheat_page.count('<td class="outcome warn">forfeited<br><small class="detail">forfeited after 2 '
+                            'violations</small></td>') == 2  # what happened, and how
     old = (out / "bots" / "multi-1.0.html").read_text(encoding="utf-8")
     assert 'id="versions"' in old and 'href="../bots/multi-2.0.html"' in old and "<strong>multi@1.0</strong>" in old
     rows = {r.bot: r for r in result.board.rows}

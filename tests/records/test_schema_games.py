@@ -35,7 +35,7 @@ def test_a_schema_3_database_is_upgraded_in_place(tmp_path: Path) -> None:
         Database(path, read_only=True)
     upgraded = Database(path)
     assert upgraded.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(
-        SCHEMA_VERSION) == "6"
+        SCHEMA_VERSION) == "7"
     assert queries.game_kind(upgraded, "m") is GameKind.RESET and queries.game_results(upgraded, "m") == []
     assert verify_match(upgraded, "m").ok and queries.match_spec(upgraded, "m").game.kind is GameKind.RESET
     upgraded.close()

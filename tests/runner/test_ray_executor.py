@@ -8,12 +8,14 @@ matches of deterministic bots, one of which takes its time so that a match can b
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,6 +26,13 @@ ray = pytest.importorskip("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from arena.deals import derive_seed  # noqa: E402
+from arena.records import queries, submissions  # noqa: E402
+from arena.records.db import Database  # noqa: E402
+from arena.records.registry import Registry  # noqa: E402
+from arena.referee import MatchKind, MatchStatus  # noqa: E402
+from arena.runner.archive import SubmissionStore, pack  # noqa: E402
+from arena.runner.ray_executor import CACHE_ENV  # noqa: E402
+from tests.league.test_host import free_port  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 HANDS = 16  # per match: 8 deals, each played both ways
@@ -156,8 +165,15 @@ def _victim(db: Path, levels: int) -> int:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
+def node_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the cluster's nodes keep hosted bots' archives and folders (their workers inherit the variable)."""
+    return tmp_path_factory.mktemp("node-cache") / "submissions"
+
+
+@pytest.fixture(scope="module")
+def cluster(node_cache: Path) -> Iterator[Cluster]:
     """A head that runs no task and two nodes of two CPUs each."""
+    os.environ[CACHE_ENV] = str(node_cache)
     fast_checks = {"health_check_initial_delay_ms": 0, "health_check_period_ms": 1000,
                    "health_check_failure_threshold": 3}  # a dead node is found within seconds, not half a minute
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False,
@@ -229,6 +245,49 @@ def test_a_killed_driver_leaves_no_process_and_resume_finishes_the_same_tourname
     assert done.returncode == 0, done.stderr
     assert _records(db) == whole
     assert not _left_behind(tmp_path)
+
+
+def test_a_league_plays_its_hosted_bots_on_ray_shipping_each_by_its_hash(
+        cluster: Cluster, node_cache: Path, tmp_path: Path) -> None:
+    """``arena host --executor ray``: a table of hosted bots is a Ray task; the node gets the bots' archive from the
+    object store by its SHA-256 and runs them from its own cache; the match is dealt in duplicate and recorded by
+    the host as any other."""
+    db = Database(tmp_path / "league.db")
+    for name in ("caller", "random"):
+        Registry(db).add(name, owner=name)
+    data = pack(REPO / "sample_bots" / "python")
+    sha = SubmissionStore.beside(db.path).put(data)  # as the submission desk leaves an accepted archive
+    submissions.add(db, "caller", "1", sha, "python calling_station.py", len(data), "")
+    submissions.add(db, "random", "1", sha, "python random_bot.py --seed 3", len(data), "")
+    db.close()
+    (tmp_path / "league.toml").write_text(f'name = "ray-league"\ngrpc = "127.0.0.1:{free_port()}"\nhttp = "off"\n'
+                                          'hands = 4\nmatches_at_once = 1\n[matchmaking]\nwindow = 50\n')
+    log = (tmp_path / "host.log").open("w")
+    host = subprocess.Popen([sys.executable, "-m", "arena", "host", "league.toml", "--db", "league.db", "-v",
+                             "--executor", "ray", "--ray-address", cluster.address], cwd=tmp_path, stdout=log,
+                            stderr=subprocess.STDOUT)
+    try:
+        def finished() -> list[str]:
+            if not (tmp_path / "league.db").exists():
+                return []
+            with contextlib.closing(Database(tmp_path / "league.db", read_only=True)) as read:
+                return queries.finished_matches_of(read, "ray-league", MatchKind.LEAGUE)
+
+        _wait_until(lambda: len(finished()) >= 2, 150, "two league matches played on Ray")
+        host.send_signal(signal.SIGTERM)
+        assert host.wait(timeout=60) == 0, (tmp_path / "host.log").read_text()[-3000:]
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    with contextlib.closing(Database(tmp_path / "league.db", read_only=True)) as read:
+        for match_id in finished()[:2]:
+            info = queries.require(read, match_id)
+            assert info.duplicate and info.status is MatchStatus.COMPLETED
+            assert Counter(h.deal for h in queries.hand_results(read, match_id)) == {0: 2, 1: 2}
+    assert (node_cache / "unpacked" / sha / "calling_station.py").is_file()  # shipped to the node by its hash
+    assert (node_cache / "archives" / f"{sha}.tar").read_bytes() == data
+    assert "hosted bots only on the ray executor" in (tmp_path / "host.log").read_text()
 
 
 def test_a_node_that_dies_takes_its_matches_to_the_other_node(

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61rena/v1/league.proto\x12\x08\x61rena.v1\"\x0e\n\x0c\x41\x64minRequest\"*\n\x0bKickRequest\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"]\n\x0c\x43onnectedBot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0c\n\x04peer\x18\x03 \x01(\t\x12\x0f\n\x07playing\x18\x04 \x01(\r\x12\x0f\n\x07matches\x18\x05 \x01(\r\"V\n\tLiveMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04\x62ots\x18\x02 \x03(\t\x12\x14\n\x0chands_played\x18\x03 \x01(\r\x12\x13\n\x0bhands_total\x18\x04 \x01(\r\"\xb2\x01\n\x0cLeagueStatus\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06paused\x18\x02 \x01(\x08\x12\x0e\n\x06\x66rozen\x18\x03 \x01(\x08\x12$\n\x04\x62ots\x18\x04 \x03(\x0b\x32\x16.arena.v1.ConnectedBot\x12!\n\x04live\x18\x05 \x03(\x0b\x32\x13.arena.v1.LiveMatch\x12\x18\n\x10matches_finished\x18\x06 \x01(\x04\x12\x0f\n\x07message\x18\x07 \x01(\t2\xe7\x02\n\x0bLeagueAdmin\x12\x38\n\x06Status\x12\x16.arena.v1.AdminRequest\x1a\x16.arena.v1.LeagueStatus\x12\x37\n\x05Pause\x12\x16.arena.v1.AdminRequest\x1a\x16.arena.v1.LeagueStatus\x12\x38\n\x06Resume\x12\x16.arena.v1.AdminRequest\x1a\x16.arena.v1.LeagueStatus\x12\x38\n\x06\x46reeze\x12\x16.arena.v1.AdminRequest\x1a\x16.arena.v1.LeagueStatus\x12:\n\x08Unfreeze\x12\x16.arena.v1.AdminRequest\x1a\x16.arena.v1.LeagueStatus\x12\x35\n\x04Kick\x12\x15.arena.v1.KickRequest\x1a\x16.arena.v1.LeagueStatusb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61rena/v1/league.proto\x12\x08\x61rena.v1\"\x0e\n\x0c\x41\x64minRequest\"*\n\x0bKickRequest\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"]\n\x0c\x43onnectedBot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0c\n\x04peer\x18\x03 \x01(\t\x12\x0f\n\x07playing\x18\x04 \x01(\r\x12\x0f\n\x07matches\x18\x05 \x01(\r\"V\n\tLiveMatch\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04\x62ots\x18\x02 \x03(\t\x12\x14\n\x0chands_played\x18\x03 \x01(\r\x12\x13\n\x0bhands_total\x18\x04 \x01(\r\"\xb2\x01\n\x0cLeagueStatus\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x0e\n\x06paused\x18\x02 \x01(\x08\x12\x0e\n\x06\x66rozen\x18\x03 \x01(\x08\x12$\n\x04\x62ots\x18\x04 \x03(\x0b\x32\x16.arena.v1.ConnectedBot\x12!\n\x04live\x18\x05 \x03(\x0b\x32\x13.arena.v1.LiveMatch\x12\x18\n\x10matches_finished\x18\x06 \x01(\x04\x12\x0f\n\x07message\x18\x07 \x01(\t\"K\n\x0fSubmissionChunk\x12*\n\x06header\x18\x01 \x01(\x0b\x32\x1a.arena.v1.SubmissionHeader\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\"R\n\x10SubmissionHeader\x12\x0f\n\x07\x63ommand\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0c\n\x04size\x18\x03 \x01(\x04\x12\x0e\n\x06sha256\x18\x04 \x01(\t\"\x82\x01\n\x0fSubmissionReply\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x01 \x01(\x08\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x0e\n\x06sha256\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x0e\n\x06report\x18\x06 \x01(\t\x12\x0f\n\x07verdict\x18\x07 \x01(\r2\xe7\x02\n\x0bLeagueAdmin\x12\x38\n\x06Status\x12\x16.arena.v1.AdminRequest\x1a\x16.arena.v1.LeagueStatus\x12\x37\n\x05Pause\x12\x16.arena.v1.AdminRequest\x1a\x16.arena.v1.LeagueStatus\x12\x38\n\x06Resume\x12\x16.arena.v1.AdminRequest\x1a\x16.arena.v1.LeagueStatus\x12\x38\n\x06\x46reeze\x12\x16.arena.v1.AdminRequest\x1a\x16.arena.v1.LeagueStatus\x12:\n\x08Unfreeze\x12\x16.arena.v1.AdminRequest\x1a\x16.arena.v1.LeagueStatus\x12\x35\n\x04Kick\x12\x15.arena.v1.KickRequest\x1a\x16.arena.v1.LeagueStatus2U\n\x11LeagueSubmissions\x12@\n\x06Submit\x12\x19.arena.v1.SubmissionChunk\x1a\x19.arena.v1.SubmissionReply(\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,6 +41,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LIVEMATCH']._serialized_end=276
   _globals['_LEAGUESTATUS']._serialized_start=279
   _globals['_LEAGUESTATUS']._serialized_end=457
-  _globals['_LEAGUEADMIN']._serialized_start=460
-  _globals['_LEAGUEADMIN']._serialized_end=819
+  _globals['_SUBMISSIONCHUNK']._serialized_start=459
+  _globals['_SUBMISSIONCHUNK']._serialized_end=534
+  _globals['_SUBMISSIONHEADER']._serialized_start=536
+  _globals['_SUBMISSIONHEADER']._serialized_end=618
+  _globals['_SUBMISSIONREPLY']._serialized_start=621
+  _globals['_SUBMISSIONREPLY']._serialized_end=751
+  _globals['_LEAGUEADMIN']._serialized_start=754
+  _globals['_LEAGUEADMIN']._serialized_end=1113
+  _globals['_LEAGUESUBMISSIONS']._serialized_start=1115
+  _globals['_LEAGUESUBMISSIONS']._serialized_end=1200
 # @@protoc_insertion_point(module_scope)

@@ -72,6 +72,7 @@ class ConnectedBot(_message.Message):
     name: _builtins.str
     version: _builtins.str
     peer: _builtins.str
+    """where its stream comes from; "hosted" for a bot the host runs itself"""
     playing: _builtins.int
     """matches it is in now"""
     matches: _builtins.int
@@ -161,3 +162,103 @@ class LeagueStatus(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___LeagueStatus: _TypeAlias = LeagueStatus  # noqa: Y015
+
+@_typing.final
+class SubmissionChunk(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HEADER_FIELD_NUMBER: _builtins.int
+    DATA_FIELD_NUMBER: _builtins.int
+    data: _builtins.bytes
+    """the next piece of the archive"""
+    @_builtins.property
+    def header(self) -> Global___SubmissionHeader:
+        """in the first message only"""
+
+    def __init__(
+        self,
+        *,
+        header: Global___SubmissionHeader | None = ...,
+        data: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["header", b"header"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["data", b"data", "header", b"header"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SubmissionChunk: _TypeAlias = SubmissionChunk  # noqa: Y015
+
+@_typing.final
+class SubmissionHeader(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMMAND_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    SHA256_FIELD_NUMBER: _builtins.int
+    command: _builtins.str
+    """how to start the bot, run from its folder ("python bot.py")"""
+    version: _builtins.str
+    """the version's name; empty: the next number"""
+    size: _builtins.int
+    """the archive's length in bytes"""
+    sha256: _builtins.str
+    """the archive's SHA-256, hex"""
+    def __init__(
+        self,
+        *,
+        command: _builtins.str = ...,
+        version: _builtins.str = ...,
+        size: _builtins.int = ...,
+        sha256: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "sha256", b"sha256", "size", b"size", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SubmissionHeader: _TypeAlias = SubmissionHeader  # noqa: Y015
+
+@_typing.final
+class SubmissionReply(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCEPTED_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    SHA256_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    REPORT_FIELD_NUMBER: _builtins.int
+    VERDICT_FIELD_NUMBER: _builtins.int
+    accepted: _builtins.bool
+    bot: _builtins.str
+    version: _builtins.str
+    """the version it became (accepted)"""
+    sha256: _builtins.str
+    """the archive's SHA-256, its name in the host's store"""
+    reason: _builtins.str
+    """what was done, or why it was refused, in words"""
+    report: _builtins.str
+    """the validation's report, when the bot was validated"""
+    verdict: _builtins.int
+    """the validation's exit status (arena validate's); 0 when ready or not validated"""
+    def __init__(
+        self,
+        *,
+        accepted: _builtins.bool = ...,
+        bot: _builtins.str = ...,
+        version: _builtins.str = ...,
+        sha256: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        report: _builtins.str = ...,
+        verdict: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "bot", b"bot", "reason", b"reason", "report", b"report", "sha256", b"sha256", "verdict", b"verdict", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SubmissionReply: _TypeAlias = SubmissionReply  # noqa: Y015

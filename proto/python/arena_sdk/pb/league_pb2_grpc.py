@@ -316,3 +316,88 @@ class LeagueAdmin:
             timeout,
             metadata,
             _registered_method=True)
+
+
+class LeagueSubmissionsStub:
+    """Hosted bots: an author uploads the bot's folder, and the league runs it on its own machines, in its sandbox
+    (`arena bots submit` calls it). Every call needs the bot's API key as gRPC metadata `authorization: Bearer KEY`;
+    a call without a valid key fails with UNAUTHENTICATED before any of the archive is read.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.Submit = channel.stream_unary(
+                '/arena.v1.LeagueSubmissions/Submit',
+                request_serializer=arena_dot_v1_dot_league__pb2.SubmissionChunk.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_league__pb2.SubmissionReply.FromString,
+                _registered_method=True)
+
+
+class LeagueSubmissionsServicer:
+    """Hosted bots: an author uploads the bot's folder, and the league runs it on its own machines, in its sandbox
+    (`arena bots submit` calls it). Every call needs the bot's API key as gRPC metadata `authorization: Bearer KEY`;
+    a call without a valid key fails with UNAUTHENTICATED before any of the archive is read.
+    """
+
+    def Submit(self, request_iterator, context):
+        """Upload a new version of the key's bot: a header first, then the archive (a tar file, gzip-compressed or not,
+        of the bot's folder) in pieces of at most 32 KiB. The host checks the archive (size, paths), validates the bot
+        in its sandbox as `arena validate` does, stores it and makes it the bot's new version; the reply says whether
+        it was accepted, and why not.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_LeagueSubmissionsServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'Submit': grpc.stream_unary_rpc_method_handler(
+                    servicer.Submit,
+                    request_deserializer=arena_dot_v1_dot_league__pb2.SubmissionChunk.FromString,
+                    response_serializer=arena_dot_v1_dot_league__pb2.SubmissionReply.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'arena.v1.LeagueSubmissions', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('arena.v1.LeagueSubmissions', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class LeagueSubmissions:
+    """Hosted bots: an author uploads the bot's folder, and the league runs it on its own machines, in its sandbox
+    (`arena bots submit` calls it). Every call needs the bot's API key as gRPC metadata `authorization: Bearer KEY`;
+    a call without a valid key fails with UNAUTHENTICATED before any of the archive is read.
+    """
+
+    @staticmethod
+    def Submit(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/arena.v1.LeagueSubmissions/Submit',
+            arena_dot_v1_dot_league__pb2.SubmissionChunk.SerializeToString,
+            arena_dot_v1_dot_league__pb2.SubmissionReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)

@@ -119,3 +119,55 @@ class LeagueAdminServicer(metaclass=_abc_1.ABCMeta):
         """
 
 def add_LeagueAdminServicer_to_server(servicer: LeagueAdminServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
+
+class LeagueSubmissionsStub:
+    """Hosted bots: an author uploads the bot's folder, and the league runs it on its own machines, in its sandbox
+    (`arena bots submit` calls it). Every call needs the bot's API key as gRPC metadata `authorization: Bearer KEY`;
+    a call without a valid key fails with UNAUTHENTICATED before any of the archive is read.
+    """
+
+    @_typing.overload
+    def __new__(cls, channel: _grpc.Channel) -> _Self: ...
+    @_typing.overload
+    def __new__(cls, channel: _aio.Channel) -> LeagueSubmissionsAsyncStub: ...
+    Submit: _grpc.StreamUnaryMultiCallable[_league_pb2.SubmissionChunk, _league_pb2.SubmissionReply]
+    """Upload a new version of the key's bot: a header first, then the archive (a tar file, gzip-compressed or not,
+    of the bot's folder) in pieces of at most 32 KiB. The host checks the archive (size, paths), validates the bot
+    in its sandbox as `arena validate` does, stores it and makes it the bot's new version; the reply says whether
+    it was accepted, and why not.
+    """
+
+@_typing.type_check_only
+class LeagueSubmissionsAsyncStub(LeagueSubmissionsStub):
+    """Hosted bots: an author uploads the bot's folder, and the league runs it on its own machines, in its sandbox
+    (`arena bots submit` calls it). Every call needs the bot's API key as gRPC metadata `authorization: Bearer KEY`;
+    a call without a valid key fails with UNAUTHENTICATED before any of the archive is read.
+    """
+
+    def __init__(self, channel: _aio.Channel) -> None: ...
+    Submit: _aio.StreamUnaryMultiCallable[_league_pb2.SubmissionChunk, _league_pb2.SubmissionReply]  # type: ignore[assignment]
+    """Upload a new version of the key's bot: a header first, then the archive (a tar file, gzip-compressed or not,
+    of the bot's folder) in pieces of at most 32 KiB. The host checks the archive (size, paths), validates the bot
+    in its sandbox as `arena validate` does, stores it and makes it the bot's new version; the reply says whether
+    it was accepted, and why not.
+    """
+
+class LeagueSubmissionsServicer(metaclass=_abc_1.ABCMeta):
+    """Hosted bots: an author uploads the bot's folder, and the league runs it on its own machines, in its sandbox
+    (`arena bots submit` calls it). Every call needs the bot's API key as gRPC metadata `authorization: Bearer KEY`;
+    a call without a valid key fails with UNAUTHENTICATED before any of the archive is read.
+    """
+
+    @_abc_1.abstractmethod
+    def Submit(
+        self,
+        request_iterator: _MaybeAsyncIterator[_league_pb2.SubmissionChunk],
+        context: _ServicerContext,
+    ) -> _typing.Union[_league_pb2.SubmissionReply, _abc.Awaitable[_league_pb2.SubmissionReply]]:
+        """Upload a new version of the key's bot: a header first, then the archive (a tar file, gzip-compressed or not,
+        of the bot's folder) in pieces of at most 32 KiB. The host checks the archive (size, paths), validates the bot
+        in its sandbox as `arena validate` does, stores it and makes it the bot's new version; the reply says whether
+        it was accepted, and why not.
+        """
+
+def add_LeagueSubmissionsServicer_to_server(servicer: LeagueSubmissionsServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,5 @@
+"""A bot that starts and never joins: it sleeps."""
+
+import time
+
+time.sleep(600)
