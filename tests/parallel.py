@@ -1,4 +1,4 @@
-"""How the suite shares two workers (pytest-xdist, ``--dist loadfile``): every test file is one unit of work, so
+"""How the suite shares its workers (pytest-xdist, ``--dist loadfile``): every test file is one unit of work, so
 that a module's fixtures (a Ray cluster, a played database) are built once and a file's tests never run beside each
 other; and a test marked ``alone`` (it measures time or CPU, or holds a host-wide resource such as uid 61000) runs
 while no other test does.
