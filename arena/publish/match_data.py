@@ -4,17 +4,23 @@ per block of ``BLOCK_HANDS`` hand numbers that calls ``arenaHands({...})``, so a
 
 A hand is one line of text: its number, deal and rotation, button, seating, starting stacks (when not the match's),
 hole cards, every event as a short token (``r1300!``: seat 1 raises to 300, all-in), and, once the match is over,
-each seat's all-in EV and AIVAT figures: about a hundred bytes where a page of its own was thirteen thousand. The
+each seat's all-in EV and AIVAT figures and the bots' decision comments (``3:pot odds``: on the fourth event, its
+``%`` and ``|`` percent-encoded): about a hundred bytes where a page of its own was thirteen thousand. The
 viewer replays the events to show the pot, stacks and bets at every step; here they are checked to end at the
 record's final stacks (R10.5), so a damaged record is never published as a hand that does not add up.
 
 While a match runs, its data holds only the hands of deals played in every seat, and of those only the hole cards
-shown at the table (as its pages do); the estimates wait for its end, since they are computed from every card.
+shown at the table (as its pages do); the estimates wait for its end, since they are computed from every card, and
+so do the comments (what a bot said of its cards must not reach the other bots while they play it).
+
+A data file is a script: its JSON has ``<``, ``>`` and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026``, so no
+text in it (a bot's name, a comment) can end a ``<script>`` element or start markup wherever it is put.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,12 +32,13 @@ from arena.ratings.estimators import Estimator, adjusted_payoffs
 from arena.ratings.sessions import bot_key
 from arena.records import queries
 from arena.records.db import Database
+from arena.records.phh_sink import decision_comments
 from arena.records.queries import HandResult, MatchInfo
 from arena.referee import HandRecord
-from arena.text import visible_controls
+from arena.text import comment, visible_controls
 
 BLOCK_HANDS = 1_000  # hand numbers a data file holds: about 100 KB, what the viewer loads to show one hand
-FORMAT = 1  # the packed form's version: hand.js refuses any other
+FORMAT = 2  # the packed form's version (2: decision comments after the estimates): hand.js refuses any other
 CALLBACK = "arenaHands"  # the function a data file calls (defined by hand.js)
 HIDDEN = "????"  # a seat's hole cards not shown at the table while the match runs
 DATA_PATH = "matches/{slug}/data-{block}.js"  # a block's file; the viewer fills it in the same way (data-source)
@@ -45,6 +52,9 @@ _TOKENS = {
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"  # a seat as one character (R2.1: at most 22 seats)
 _MOVES = {EventKind.POST_ANTE, EventKind.POST_SMALL_BLIND, EventKind.POST_BIG_BLIND, EventKind.POST_ENTRY_BLIND,
           EventKind.CALL}
+_DECISIONS = {EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE}  # what a bot plays
+_COMMENT_UNSAFE = re.compile(r"[%|]")  # what would end a comment's field or be read as an escape
+_SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}  # JSON escapes: nothing in a string is markup
 
 
 def block_of(number: int, size: int = BLOCK_HANDS) -> int:
@@ -122,10 +132,44 @@ def pack_events(record: HandRecord) -> str:
     return " ".join(out)
 
 
+def token_indexes(record: HandRecord) -> dict[int, int]:
+    """Each event's index among the packed tokens (``pack_events``) by its index in the record: the hole cards
+    dealt, one event a card, are the one token ``H``."""
+    out: dict[int, int] = {}
+    token = 0
+    events = record.events
+    for index, event in enumerate(events):
+        out[index] = token
+        if event.kind is not EventKind.DEAL_HOLE or index + 1 == len(events) \
+                or events[index + 1].kind is not EventKind.DEAL_HOLE:
+            token += 1
+    return out
+
+
+def escape_comment(text: str) -> str:
+    """A comment as its field carries it: ``%`` and ``|`` percent-encoded (``%25``, ``%7C``), which the viewer
+    undoes with ``decodeURIComponent``; the text was already one printable line (arena.text.comment)."""
+    return _COMMENT_UNSAFE.sub(lambda m: "%25" if m[0] == "%" else "%7C", text)
+
+
+def pack_comments(record: HandRecord) -> list[str]:
+    """The bots' decision comments of a hand as fields ``k:text``, ``k`` the commented action's index among the
+    packed tokens, in order; cleaned again (arena.text.comment), so a record edited by hand cannot add a line."""
+    tokens = token_indexes(record)
+    said = decision_comments(record)
+    out = []
+    for index in sorted(said):
+        text = comment(said[index])
+        if text and 0 <= index < len(record.events) and record.events[index].kind in _DECISIONS:
+            out.append(f"{tokens[index]}:{escape_comment(text)}")
+    return out
+
+
 def pack_hand(record: HandRecord, reveal: bool, stack: int, estimates: Sequence[Mapping[int, Sequence[float]]] = (),
               ) -> str:
-    """One hand as a line: ``number|deal.rotation|button|seating|stacks|holes|events|all-in EV|AIVAT``; ``stacks``
-    empty when every seat started with ``stack``; without ``reveal`` only the hole cards shown at the table."""
+    """One hand as a line: ``number|deal.rotation|button|seating|stacks|holes|events|all-in EV|AIVAT``, then with
+    ``reveal`` (a finished match) a field ``k:text`` for each decision comment; ``stacks`` empty when every seat
+    started with ``stack``; without ``reveal`` only the hole cards shown at the table, and no comment."""
     shown = {e.seat for e in record.events if e.kind is EventKind.SHOW}
     holes = "".join(format_cards(hole) if reveal or seat in shown else HIDDEN for seat, hole in enumerate(record.hole))
     stacks = "" if all(s == stack for s in record.starting_stacks) else ",".join(map(str, record.starting_stacks))
@@ -133,6 +177,9 @@ def pack_hand(record: HandRecord, reveal: bool, stack: int, estimates: Sequence[
                for table in estimates]
     fields = [str(record.hand_number), f"{record.deal}.{record.rotation}", _DIGITS[record.button],
               "".join(_DIGITS[p] for p in record.seating), stacks, holes, pack_events(record), *figures]
+    said = pack_comments(record) if reveal else []
+    if said:
+        fields += [""] * (9 - len(fields)) + said  # the estimates' fields kept, empty or not: comments from the tenth
     return "|".join(fields).rstrip("|")
 
 
@@ -217,8 +264,12 @@ def blocks(db: Database, data: MatchData, wanted: Iterable[int] | None = None) -
 
 def script(block: Mapping[str, Any]) -> str:
     """A data file's text: one call of ``arenaHands`` with the block as JSON, which is a JavaScript expression
-    (written in ASCII, whatever characters the bots' names hold)."""
-    return f"{CALLBACK}({json.dumps(block, ensure_ascii=True, separators=(',', ':'))});\n"
+    (written in ASCII, whatever characters the bots' names and comments hold; ``<``, ``>``, ``&`` as escapes, so
+    none of them can close a ``<script>`` element or open a tag, wherever the text ends up)."""
+    text = json.dumps(block, ensure_ascii=True, separators=(",", ":"))
+    for char, escape in _SCRIPT_UNSAFE.items():
+        text = text.replace(char, escape)  # JSON has these characters only inside strings
+    return f"{CALLBACK}({text});\n"
 
 
 def data_path(slug: str, block: int) -> str:

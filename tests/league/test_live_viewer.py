@@ -2,7 +2,7 @@
 HTTP API (``/api/hands/<match>/<block>.js``): it writes no data file. A host's site runs in this process over a
 database of league matches played in-process by function bots (one still running); Chromium follows a hand's
 link from its match's page and the viewer shows what was recorded; the API shows of the running match what its
-pages show, and names what it does not have.
+pages show (no hidden card, no decision comment), and names what it does not have.
 """
 
 from __future__ import annotations
@@ -23,16 +23,19 @@ from arena.engine import EventKind
 from arena.league.host import LeagueHost
 from arena.league.settings import LeagueConfig
 from arena.league.web import LeagueSite
+from arena.publish import match_data
 from arena.publish.match_data import CALLBACK
 from arena.records import queries
 from arena.records.db import Database
+from arena.records.phh_sink import decision_comments
 from arena.referee import MatchKind
 from tests.publish import browser
 from tests.publish.browser import parse_dom
-from tests.publish.helpers import caller, folder, gambler, play, raiser
+from tests.publish.helpers import caller, commenting, folder, gambler, play, raiser
 from tests.publish.test_hand_viewer import on_screen, recorded
 
 LEAGUE = "lg"
+SAID = "folding my seven-deuce"  # the folder's comment on every action: not to be seen while lg-2 runs
 
 
 @dataclass
@@ -48,7 +51,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     root = tmp_path_factory.mktemp("live")
     db = Database(root / "league.db")
     play(db, "lg-1", [("caller", "", caller), ("raiser", "", raiser)], hands=12, kind=MatchKind.LEAGUE, event=LEAGUE)
-    play(db, "lg-2", [("gambler", "", gambler(3)), ("folder", "", folder)], hands=10, finish=False, stop_after=5,
+    play(db, "lg-2", [("gambler", "", gambler(3)), ("folder", "", commenting(folder, [SAID]))], hands=10,
+         finish=False, stop_after=5,
          kind=MatchKind.LEAGUE, event=LEAGUE)
     config = LeagueConfig.from_dict({"name": LEAGUE, "grpc": "127.0.0.1:0", "http": "off"}, root)
     site = LeagueSite(LeagueHost(config, db))
@@ -108,6 +112,8 @@ def test_the_api_shows_a_running_match_as_its_pages_do(live: Live) -> None:
         shown = {e.seat for e in record.events if e.kind is EventKind.SHOW}
         hidden += sum(fields[5][4 * s:4 * s + 4] == "????" for s in range(2) if s not in shown)
     assert hidden > 0  # the folder's cards stay secret while the match runs
+    assert all(decision_comments(r) for r in records[:4]) and "seven-deuce" not in text  # and so do its comments
+    assert SAID in match_data.pack_hand(records[0], True, 10_000)  # which the hand carries once the match is over
     assert block(get(live, "api/hands/lg-1/0.js")[1])["finished"]  # the finished one: every card
     for path, message in (("api/hands/nope/0.js", "no match 'nope'"), ("api/hands/lg-1/x.js", "no block 'x.js'"),
                           ("api/hands/lg-1/7.js", "no hand shown in block 7")):

@@ -4,23 +4,35 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from arena import text
 from arena.engine import Action, ActionKind, TableConfig
 from arena.ratings.blocks import RatingRules
 from arena.ratings.sprt import Sprt, SprtParams
 from arena.records.comparisons import record_comparison, record_outcome
 from arena.records.db import Database
 from arena.records.ledger import Ledger
-from arena.referee import ClockPolicy, Decision, FunctionSeat, Match, MatchKind, MatchSpec, MatchStatus
+from arena.referee import (
+    Answer,
+    ClockPolicy,
+    Commented,
+    Decision,
+    FunctionSeat,
+    Match,
+    MatchKind,
+    MatchSpec,
+    MatchStatus,
+)
 from arena.runner.bots import BotSpec
 from arena.runner.compare import DealRound, RoundCollector, plan_comparison, run_matches
 
 EVIL = "<script>alert(1)</script>"
 
-Strategy = Callable[[Decision], Action]
+Strategy = Callable[[Decision], Answer]
 
 
 def caller(decision: Decision) -> Action:
@@ -57,6 +69,17 @@ def gambler(seed: int) -> Strategy:
 
     def choose(decision: Decision) -> Action:
         return rng.choice((caller, raiser, folder))(decision)
+
+    return choose
+
+
+def commenting(strategy: Callable[[Decision], Action], texts: Sequence[str]) -> Strategy:
+    """``strategy`` with a decision comment on every action, the next of ``texts`` in turn, cleaned as the wire
+    cleans a bot's (arena.text.comment)."""
+    said = itertools.cycle(texts)
+
+    def choose(decision: Decision) -> Answer:
+        return Commented(strategy(decision), text.comment(next(said)))
 
     return choose
 

@@ -41,7 +41,7 @@ def broken_copy(site: Path, into: Path) -> Path:
     cut.write_text(cut.read_text(encoding="utf-8")[:300], encoding="utf-8")  # cut short: a syntax error
     shutil.copyfile(matches / "three-way" / "data-0.js", matches / "heads-up-1" / "data-2.js")  # another's
     old = matches / "evil-vs-caller" / "data-0.js"
-    old.write_text(old.read_text(encoding="utf-8").replace('"format":1,', '"format":99,'), encoding="utf-8")
+    old.write_text(old.read_text(encoding="utf-8").replace('"format":2,', '"format":99,'), encoding="utf-8")
     damaged = matches / "three-way" / "data-1.js"
     text = damaged.read_text(encoding="utf-8")
     start = text.index('"12|')
@@ -168,7 +168,7 @@ MESSAGES = {  # address in the damaged copy -> what the page says
     "broken/hand.html#heads-up-1/12": "The hand data file matches/heads-up-1/data-1.js is damaged: it did not hand "
                                       "over any hands",
     "broken/hand.html#heads-up-1/22": 'it holds block 0 of match "three-way", not block 2 of heads-up-1',
-    "broken/hand.html#evil-vs-caller/3": "it is in format 99 and this viewer reads format 1 (publish the site again)",
+    "broken/hand.html#evil-vs-caller/3": "it is in format 99 and this viewer reads format 2 (publish the site again)",
     "broken/hand.html#three-way/12": "Hand 12 of match three-way is damaged in its data file: its events end with",
     "broken/hand.html#three-way/99": "Match three-way has no hand 99 to show: its hands shown run from 0 to 17.",
     "broken/hand.html#still-running/4": "(the match is still running: a deal's hands are shown once it has been "

@@ -129,8 +129,9 @@ def test_a_damaged_line_is_refused_with_what_is_wrong() -> None:
     fields = good.split("|")
     raise_to = next(e for e in record.events if e.kind is EventKind.RAISE)
     cheated = good.replace(f"r{raise_to.seat}{raise_to.amount}", f"r{raise_to.seat}{raise_to.amount + 1}", 1)
+    acted = next(k for k, token in enumerate(fields[6].split(" ")) if token[0] in "fxcbr")  # an action's token
     damaged = {
-        "|".join(fields[:5]): "fields, not 7 to 9",
+        "|".join(fields[:5]): "fields, not 7 or more",
         "|".join([*fields[:3], "29", *fields[4:]]): "does not name the match's bots",
         "|".join([*fields[:2], "7", *fields[3:]]): "is not a seat",
         "|".join([*fields[:5], "AsKd", *fields[6:]]): "not two cards a seat",
@@ -138,6 +139,10 @@ def test_a_damaged_line_is_refused_with_what_is_wrong() -> None:
         "|".join([*fields[:6], fields[6] + " c7100", *fields[7:]]): "names no seat of the table",
         cheated: "its events end with",
         "|".join([*fields[:7], "1,2"]): "all-in EV figures",
+        "|".join([*fields[:7], "", "", "0:on a blind"]): "names no action of the hand",
+        "|".join([*fields[:7], "", "", f"{acted}:a", f"{acted}:b"]): "names no action of the hand, or one twice",
+        "|".join([*fields[:7], "", "", f"{acted}:50%"]): "has a broken escape",
+        "|".join([*fields[:7], "", "", "a comment"]): "is not k:text",
     }
     got = node([(BLOCK, line) for line in damaged])
     for (line, expected), result in zip(damaged.items(), got, strict=True):

@@ -1,6 +1,7 @@
 """Decision comments (proto Action.comment) in the records: cleaned as they arrive, stored with their action, read
 back in the typed records, covered by the hash chain, exported as PHH comments that PokerKit and arena still replay,
-and shown on the page of a finished hand (not on a running match's)."""
+and written into a finished match's published data beside their actions (tests/publish/test_viewer_comments.py:
+not into a running match's, and shown by the viewer as text)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.engine import Action, ActionKind
-from arena.publish.hands import hand_view
+from arena.publish import match_data
 from arena.records import queries
 from arena.records.db import Database
 from arena.records.ledger import Ledger
 from arena.records.phh import load, loads
+from arena.records.phh_sink import decision_comments
 from arena.records.replay import replay_result
 from arena.records.verify import verify_match
 from arena.referee import Answer, Decision, FunctionSeat, HandRecord, Match, MatchSpec
@@ -24,6 +26,7 @@ from arena.runner.bots import BotSpec
 from arena.text import COMMENT_MAX
 from arena.transport import convert
 from arena_sdk.pb import poker_pb2
+from tests.publish.test_viewer_replay import read_block
 from tests.records.test_phh_pokerkit import pokerkit_replay
 
 RAW = ("pot odds # 4:1", "  blank ends  ", "\x1b[31mred\x1b[0m\nforged line", "\u202edesrever", "x" * 500, "")
@@ -96,21 +99,18 @@ def test_comments_are_exported_as_phh_comments_that_pokerkit_replays(tmp_path: P
         assert replay.ok, replay
 
 
-def test_a_finished_hand_shows_its_comments_and_a_running_match_does_not(tmp_path: Path) -> None:
+def test_a_finished_matchs_published_data_carries_its_comments(tmp_path: Path) -> None:
     db = Database(tmp_path / "c.db")
     records = play(db, hands=2)
     db.close()
     result = CliRunner().invoke(main, ["publish", "--db", str(tmp_path / "c.db"), "--out", str(tmp_path / "site")])
     assert result.exit_code == 0, result.output
-    pages = [p.read_text(encoding="utf-8") for p in (tmp_path / "site").rglob("hand-*.html")]
-    assert len(pages) == 2 and all('<q class="comment"><bdi>' in page for page in pages)
-    assert any("<bdi>pot odds # 4:1</bdi>" in page for page in pages)
-    record = records[0]
-    finished = hand_view(record, ["talker", "raiser"], reveal_all=True)
-    expected = [d.comment for d in record.decisions if d.comment]
-    assert expected and sorted(finished.comments.values()) == sorted(expected)
-    assert all(finished.steps[i].event in {d.event_index for d in record.decisions} for i in finished.comments)
-    written = " ".join(loads(finished.phh).actions)
-    assert all(f"# {c}" in written for c in expected)
-    running = hand_view(record, ["talker", "raiser"], reveal_all=False)
-    assert running.comments == {} and "#" not in " ".join(loads(running.phh).actions)
+    [data] = (tmp_path / "site" / "matches").rglob("data-*.js")
+    lines = read_block(data)["hands"]
+    assert len(lines) == 2
+    for record, line in zip(records, lines, strict=True):  # k:text after the nine fields, k the action's token
+        tokens = match_data.token_indexes(record)
+        expected = [f"{tokens[i]}:{match_data.escape_comment(c)}" for i, c in sorted(decision_comments(record).items())]
+        assert expected and line.split("|")[9:] == expected
+    assert any("pot odds # 4:1" in line for line in lines)
+    # a running match's data has none, and the viewer shows them as text: tests/publish/test_viewer_comments.py

@@ -5,7 +5,8 @@
 
    The states a person steps through (pot, stacks, bets, main and side pots, board, cards shown) are replayed here
    from the recorded events exactly as arena/publish/hands.py computes them (tests/publish/test_viewer_replay.py
-   runs both on every hand of a database). Text is set with textContent only: bot names are user input. */
+   runs both on every hand of a database). Text is set with textContent only: bot names and the bots' decision
+   comments (shown beside their actions once a match is over) are user input. */
 (function () {
   "use strict";
   var SUITS = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
@@ -19,6 +20,7 @@
   var TOKEN = new RegExp("^(?:(H)|(D)(\\d)=(" + CARDS + ")|([ASBEfxcbrupwm])([0-9a-z])(\\d*)(?:\\.(\\d+))?(?:=(" +
                          CARDS + "))?(!?))$");
   var MINUS = "\u2212";
+  var DECISIONS = "fxcbr";  /* the events a bot plays, the only ones a comment may go with */
 
   /* A fault in a data file: the page says what it is, never shows a blank. */
   function DataError(message) { this.message = message; }
@@ -98,10 +100,28 @@
     return values;
   }
 
-  /* One hand of a block from its line: number|deal.rotation|button|seating|stacks|holes|events|all-in EV|AIVAT. */
+  /* A finished hand's decision comments (fields k:text from the tenth on, k the event's index, % and | in the
+     text percent-encoded) set on their events as ``comment``. */
+  function comments(fields, events) {
+    fields.forEach(function (field) {
+      var m = /^(\d+):([\s\S]+)$/.exec(field), text;
+      if (!m) { throw new DataError("its comment " + JSON.stringify(field) + " is not k:text"); }
+      var e = events[Number(m[1])];
+      if (!e || DECISIONS.indexOf(e.kind) < 0 || e.comment !== undefined) {
+        throw new DataError("its comment " + JSON.stringify(field) + " names no action of the hand, or one twice");
+      }
+      try { text = decodeURIComponent(m[2]); } catch (err) {
+        throw new DataError("its comment " + JSON.stringify(field) + " has a broken escape");
+      }
+      e.comment = text;
+    });
+  }
+
+  /* One hand of a block from its line: number|deal.rotation|button|seating|stacks|holes|events|all-in EV|AIVAT,
+     then its comments. */
   function decode(block, line) {
     var f = String(line).split("|");
-    if (f.length < 7 || f.length > 9) { throw new DataError("a hand has " + f.length + " fields, not 7 to 9"); }
+    if (f.length < 7) { throw new DataError("a hand has " + f.length + " fields, not 7 or more"); }
     var dealt = f[1].split(".");
     var seating = f[3].split("").map(function (c) { return DIGITS.indexOf(c); });
     var n = seating.length;
@@ -131,6 +151,7 @@
       return { kind: m[5], seat: seat, amount: m[7] ? Number(m[7]) : 0, pot: m[8] ? Number(m[8]) : 0,
                cards: m[9] || "", allIn: m[10] === "!" };
     }) : [];
+    comments(f.slice(9), events);
     return {
       number: integer(f[0], "its number"), deal: integer(dealt[0], "its deal"),
       rotation: integer(dealt[1] || "0", "its rotation"), button: button, seating: seating,
@@ -460,6 +481,13 @@
     });
   }
 
+  /* The decision comment on step ``i``'s action (step i > 0 is the hand's event i - 1), or null: none is shown
+     before the match is over (its data has none then either). */
+  function comment(view, i) {
+    var e = i > 0 ? view.hand.events[i - 1] : null;
+    return e && e.comment !== undefined && view.block.data.finished === true ? e.comment : null;
+  }
+
   function render(view) {
     var h = view.hand, data = view.block.data, n = h.seating.length, labels = positions(h.button, n);
     $("message").hidden = true;
@@ -511,6 +539,11 @@
       }
       var item = list.appendChild(el("li", st.t));
       item.setAttribute("data-step", String(i));
+      var said = comment(view, i);
+      if (said !== null) {
+        item.appendChild(document.createTextNode(" "));
+        item.appendChild(el("q", null, "comment")).appendChild(el("bdi", said));
+      }
     });
 
     var end = view.steps[view.steps.length - 1], results = clear($("results").tBodies[0]);
@@ -599,6 +632,10 @@
     $("pots").textContent = st.pots ? "main " + st.pots.map(number).join(" \u00b7 side ") : "";
     cards(st.board, $("board"));
     $("step-text").textContent = st.t;
+    var said = comment(shown, index);
+    var quote = clear($("step-comment"));
+    if (said !== null) { quote.appendChild(el("bdi", said)); }
+    quote.hidden = said === null;
     $("step-street").textContent = st.s;
     $("step-count").textContent = (index + 1) + " / " + steps.length;
     h.names.forEach(function (name, s) {
