@@ -1,5 +1,4 @@
-"""Which engine ``arena.engine.Hand`` is: the compiled core by default, the Python reference with ARENA_ENGINE=python
-"""
+"""Which engine ``arena.engine.Hand`` is: the compiled core unless ARENA_ENGINE=python selects the reference."""
 
 from __future__ import annotations
 
