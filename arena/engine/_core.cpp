@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <string>
 #include <vector>
 
 namespace {
@@ -1273,6 +1274,282 @@ PyObject *hand_repr(HandObject *self)
     return r;
 }
 
+
+/* ------------------------------------------------------------------------------------------ request bytes */
+
+/* How an ActionRequest is encoded: field keys, enum values and card texts, handed over by arena.transport.wire
+ * (set_wire_format) from the protocol's descriptors, so this file names no field number of its own. */
+struct WireFormat {
+    bool ready = false;
+    uint8_t req[9];    /* ActionRequest: hole_cards, board, button, street, seats, pots, legal, clock, history */
+    uint8_t seat[6];   /* SeatState: seat, name, stack, bet, committed, status */
+    uint8_t pot[2];    /* Pot: amount, eligible_seats (packed) */
+    uint8_t legal[7];  /* LegalActions: can_fold, can_check, can_call, call_amount, can_raise, min_raise_to, max_raise_to */
+    uint8_t clock[2];  /* Clock: action_ms_left, bank_ms_left */
+    uint8_t event[7];  /* PublicEvent: kind, seat, street, amount, cards, by_timeout, pot_index */
+    int64_t status[3]; /* SeatStatus: active, folded, all-in */
+    int64_t event_kind[16];
+    int64_t all_in_kind;
+    int64_t street[5];
+    std::string card[52]; /* each card's text with its length before it */
+};
+WireFormat wire_format;
+constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7;
+
+/* A protobuf encoding under construction. */
+struct Buf {
+    std::string b;
+    void varint(uint64_t v)
+    {
+        while (v > 0x7F) {
+            b.push_back(char((v & 0x7F) | 0x80));
+            v >>= 7;
+        }
+        b.push_back(char(v));
+    }
+    /* An integer, enum or bool field as proto3 writes it: nothing when 0 (negative ints take ten bytes). */
+    void num(uint8_t key, int64_t v)
+    {
+        if (v == 0)
+            return;
+        b.push_back(char(key));
+        varint(uint64_t(v));
+    }
+    void bytes(uint8_t key, const char *data, size_t size)
+    {
+        b.push_back(char(key));
+        varint(size);
+        b.append(data, size);
+    }
+    void message(uint8_t key, const Buf &inner) { bytes(key, inner.b.data(), inner.b.size()); }
+    void card(uint8_t key, int c)
+    {
+        b.push_back(char(key));
+        b.append(wire_format.card[c]);
+    }
+};
+
+/* The part of ``seat``'s ActionRequest that the hand decides (hole_cards .. history): see Hand.view_wire. */
+bool encode_view(const State &s, int viewer, PyObject *names, const std::vector<bool> &timeouts,
+                 int64_t action_ms_left, int64_t bank_ms_left, Buf &out)
+{
+    const WireFormat &w = wire_format;
+    out.b.reserve(256 + 24 * s.events.size() + 48 * s.n);
+    out.card(w.req[0], s.hole[viewer][0]);
+    out.card(w.req[0], s.hole[viewer][1]);
+    for (int i = 0; i < s.board_len; i++)
+        out.card(w.req[1], s.board[i]);
+    out.num(w.req[2], s.button);
+    out.num(w.req[3], w.street[s.street]);
+    Buf inner;
+    for (int i = 0; i < s.n; i++) {
+        Py_ssize_t size;
+        const char *name = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(names, i), &size);
+        if (name == NULL)
+            return false;
+        inner.b.clear();
+        inner.num(w.seat[0], i);
+        if (size)
+            inner.bytes(w.seat[1], name, size_t(size));
+        inner.num(w.seat[2], s.stacks[i]);
+        inner.num(w.seat[3], s.bets[i]);
+        inner.num(w.seat[4], s.committed[i]);
+        inner.num(w.seat[5], w.status[s.folded[i] ? 1 : s.stacks[i] == 0 ? 2 : 0]);
+        out.message(w.req[4], inner);
+    }
+    PotRec pots[MAX_N + 1];
+    int np = hand_pots(s, pots);
+    for (int k = 0; k < np; k++) {
+        inner.b.clear();
+        inner.num(w.pot[0], pots[k].amount);
+        Buf seats;
+        for (int i = 0; i < s.n; i++)
+            if (pots[k].eligible >> i & 1)
+                seats.varint(uint64_t(i));
+        if (!seats.b.empty())
+            inner.message(w.pot[1], seats);
+        out.message(w.req[5], inner);
+    }
+    int64_t owed = s.current_bet - s.bets[viewer], stack = s.stacks[viewer], low, high;
+    raise_bounds(s, viewer, owed, stack, &low, &high);
+    int64_t call = owed < stack ? owed : stack;
+    inner.b.clear();
+    inner.num(w.legal[0], owed > 0);
+    inner.num(w.legal[1], owed == 0);
+    inner.num(w.legal[2], call > 0);
+    inner.num(w.legal[3], call);
+    inner.num(w.legal[4], high > 0);
+    inner.num(w.legal[5], low);
+    inner.num(w.legal[6], high);
+    out.message(w.req[6], inner);
+    inner.b.clear();
+    inner.num(w.clock[0], action_ms_left);
+    inner.num(w.clock[1], bank_ms_left);
+    out.message(w.req[7], inner);
+    int64_t bets[MAX_N] = {0}; /* each seat's bet on the street as the events so far left it (convert.wire_amount) */
+    for (size_t i = 0; i < s.events.size(); i++) {
+        const Ev &e = s.events[i];
+        int64_t amount = e.amount;
+        bool wager = e.kind == BET || e.kind == E_RAISE || e.kind == E_CALL;
+        if (e.kind == DEAL_BOARD)
+            std::fill(bets, bets + MAX_N, 0);
+        else if (e.kind == POST_SMALL_BLIND || e.kind == POST_BIG_BLIND || e.kind == POST_ENTRY_BLIND ||
+                 e.kind == E_CALL)
+            bets[e.seat] += e.amount;
+        else if (e.kind == BET || e.kind == E_RAISE)
+            bets[e.seat] = e.amount;
+        if (e.all_in && wager)
+            amount = bets[e.seat];
+        inner.b.clear();
+        inner.num(w.event[0], e.all_in && wager ? w.all_in_kind : w.event_kind[int(e.kind)]);
+        inner.num(w.event[1], e.seat);
+        inner.num(w.event[2], w.street[int(e.street)]);
+        inner.num(w.event[3], amount);
+        if (!(e.kind == DEAL_HOLE && e.seat != viewer)) /* nobody sees another seat's hole cards (R4.2) */
+            for (int c = 0; c < e.ncards; c++)
+                inner.card(w.event[4], e.cards[c]);
+        inner.num(w.event[5], i < timeouts.size() && timeouts[i]);
+        if (e.pot > 0)
+            inner.num(w.event[6], e.pot);
+        out.message(w.req[8], inner);
+    }
+    return true;
+}
+
+PyObject *hand_view_wire(HandObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "view_wire() takes seat, names, timeouts, action_ms_left, bank_ms_left");
+        return NULL;
+    }
+    const State &s = self->s;
+    if (!wire_format.ready)
+        return PyBytes_FromStringAndSize(NULL, 0);
+    long seat = PyLong_AsLong(args[0]);
+    if (seat == -1 && PyErr_Occurred())
+        return NULL;
+    if (seat != s.to_act || seat < 0) {
+        PyErr_Format(PyExc_ValueError, "a request is only built for the seat to act (%d), not seat %ld", s.to_act, seat);
+        return NULL;
+    }
+    PyObject *names = args[1];
+    if (!PyTuple_Check(names) || PyTuple_GET_SIZE(names) != s.n) {
+        PyErr_Format(PyExc_TypeError, "names must be a tuple of %d names", s.n);
+        return NULL;
+    }
+    for (int i = 0; i < s.n; i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
+            PyErr_SetString(PyExc_TypeError, "names must be strings");
+            return NULL;
+        }
+    std::vector<bool> timeouts;
+    if (PyObject_Length(args[2]) > 0) {
+        timeouts.assign(s.events.size(), false);
+        PyObject *it = PyObject_GetIter(args[2]);
+        if (it == NULL)
+            return NULL;
+        PyObject *item;
+        while ((item = PyIter_Next(it)) != NULL) {
+            long index = PyLong_AsLong(item);
+            Py_DECREF(item);
+            if (index == -1 && PyErr_Occurred())
+                break;
+            if (index >= 0 && size_t(index) < timeouts.size())
+                timeouts[size_t(index)] = true;
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred())
+            return NULL;
+    } else if (PyErr_Occurred()) {
+        return NULL;
+    }
+    long long action_ms = PyLong_AsLongLong(args[3]);
+    long long bank_ms = PyLong_AsLongLong(args[4]);
+    if ((action_ms == -1 || bank_ms == -1) && PyErr_Occurred())
+        return NULL;
+    Buf out;
+    if (!encode_view(s, int(seat), names, timeouts, action_ms, bank_ms, out))
+        return NULL;
+    return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
+}
+
+bool small_ints(PyObject *seq, int64_t *out, Py_ssize_t count, const char *what)
+{
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL)
+        return false;
+    if (PySequence_Fast_GET_SIZE(fast) != count) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd values, not %zd", what, PySequence_Fast_GET_SIZE(fast), count);
+        Py_DECREF(fast);
+        return false;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        out[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (out[i] == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return false;
+        }
+    }
+    Py_DECREF(fast);
+    return true;
+}
+
+/* set_wire_format(keys, statuses, event_kinds, all_in_kind, streets, cards): see WireFormat. */
+PyObject *set_wire_format(PyObject *, PyObject *args)
+{
+    PyObject *keys, *statuses, *kinds, *streets, *cards;
+    long long all_in;
+    if (!PyArg_ParseTuple(args, "OOOLOO:set_wire_format", &keys, &statuses, &kinds, &all_in, &streets, &cards))
+        return NULL;
+    WireFormat f;
+    int64_t k[WIRE_KEYS];
+    if (!small_ints(keys, k, WIRE_KEYS, "keys") || !small_ints(statuses, f.status, 3, "statuses") ||
+        !small_ints(kinds, f.event_kind, 16, "event kinds") || !small_ints(streets, f.street, 5, "streets"))
+        return NULL;
+    for (int i = 0; i < WIRE_KEYS; i++)
+        if (k[i] <= 0 || k[i] > 0x7F) {
+            PyErr_SetString(PyExc_ValueError, "every field key must fit one byte");
+            return NULL;
+        }
+    uint8_t *groups[] = {f.req, f.seat, f.pot, f.legal, f.clock, f.event};
+    int sizes[] = {9, 6, 2, 7, 2, 7};
+    for (int g = 0, at = 0; g < 6; g++)
+        for (int i = 0; i < sizes[g]; i++)
+            groups[g][i] = uint8_t(k[at++]);
+    f.all_in_kind = all_in;
+    PyObject *fast = PySequence_Fast(cards, "cards");
+    if (fast == NULL)
+        return NULL;
+    if (PySequence_Fast_GET_SIZE(fast) != 52) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "cards: the 52 cards' texts");
+        return NULL;
+    }
+    for (int c = 0; c < 52; c++) {
+        Py_ssize_t size;
+        const char *text = PyUnicode_AsUTF8AndSize(PySequence_Fast_GET_ITEM(fast, c), &size);
+        if (text == NULL || size == 0 || size > 0x7F) {
+            Py_DECREF(fast);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "a card's text is 1 to 127 bytes");
+            return NULL;
+        }
+        f.card[c] = std::string(1, char(size)) + std::string(text, size_t(size));
+    }
+    Py_DECREF(fast);
+    f.ready = true;
+    wire_format = f;
+    Py_RETURN_NONE;
+}
+
+PyMethodDef module_methods[] = {
+    {"set_wire_format", (PyCFunction)set_wire_format, METH_VARARGS,
+     "Set how Hand.view_wire encodes (arena.transport.wire calls it with the protocol's field keys and enums)."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ------------------------------------------------------------------------------------------ the type's tables */
+
 /* ---- attributes */
 
 PyObject *get_to_act(HandObject *self, void *)
@@ -1443,6 +1720,9 @@ PyMethodDef hand_methods[] = {
     {"pots", (PyCFunction)hand_pots_method, METH_NOARGS, "Main and side pots as they stand (R10.1), current bets included."},
     {"is_active", (PyCFunction)hand_is_active, METH_O, "Whether a seat is still in the hand and has chips to bet."},
     {"copy", (PyCFunction)hand_copy, METH_NOARGS, "An independent copy of the hand as it stands."},
+    {"view_wire", (PyCFunction)(void (*)(void))hand_view_wire, METH_FASTCALL,
+     "view_wire(seat, names, timeouts, action_ms_left, bank_ms_left): the seat to act's ActionRequest fields "
+     "hole_cards to history, encoded (b'' until arena.transport.wire has set the format)."},
     {"__copy__", (PyCFunction)hand_copy, METH_NOARGS, "An independent copy."},
     {"__deepcopy__", (PyCFunction)hand_deepcopy, METH_O, "An independent copy (the config is shared: it is frozen)."},
     {NULL, NULL, 0, NULL},
@@ -1585,7 +1865,8 @@ PyModuleDef_Slot core_slots[] = {{Py_mod_exec, (void *)core_exec}, {0, NULL}};
 
 PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT, "_core",
-    "The compiled state machine of one hand (arena.engine.hand is its readable reference).", 0, NULL, core_slots,
+    "The compiled state machine of one hand (arena.engine.hand is its readable reference).", 0, module_methods,
+    core_slots,
     NULL, NULL, NULL,
 };
 
