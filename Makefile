@@ -74,4 +74,4 @@ proto: $(STAMP)
 	$(BIN)/python -m arena.transport.build_proto
 
 clean:
-	rm -rf $(VENV) build *.egg-info proto/python/build proto/python/*.egg-info proto/python/arena_sdk/*.so $(JS)/node_modules $(CPP)/build
+	rm -rf $(VENV) build *.egg-info proto/python/build proto/python/*.egg-info proto/python/arena_sdk/*.so arena/engine/*.so $(JS)/node_modules $(CPP)/build
