@@ -8,7 +8,8 @@ minimum and the maximum, fold 15% of the time when facing a bet, otherwise check
 the hand, dealing, the forced bets and settling the pots. The decks are shuffled before the clock starts (a Python
 shuffle of 52 cards takes 12 µs, more than a whole heads-up hand of the compiled engine): arena's engines and
 pokerfast take the same pre-shuffled decks in turn (pokerfast through the ``rng`` it shuffles with); PokerKit deals
-from its own deck, inside its time.
+from its own deck, inside its time. Times are this process's CPU seconds (``time.process_time``): on this shared
+machine another's load changes wall times by up to 2x from one engine's run to the next.
 
 ``ARENA_BENCH_ENGINE_HANDS`` sets the compiled engine's hands (default 200,000); the others play a tenth of that
 (PokerKit a two-hundredth).
@@ -73,7 +74,7 @@ def arena_player(engine: str) -> Player:
         stacks = [STACK] * seats
         raise_, fold, call, check = ActionKind.RAISE, ActionKind.FOLD, ActionKind.CALL, ActionKind.CHECK
         decisions = 0
-        start = time.perf_counter()
+        start = time.process_time()
         for number in range(hands):
             hand = hand_type(config, stacks, decks[number % DECKS], button=number % seats)
             while hand.to_act is not None:
@@ -86,7 +87,7 @@ def arena_player(engine: str) -> Player:
                 else:
                     hand.apply(legal.seat, call if legal.call_amount else check)
                 decisions += 1
-        return decisions, time.perf_counter() - start
+        return decisions, time.process_time() - start
 
     return play
 
@@ -113,7 +114,7 @@ def play_pokerfast(seats: int, hands: int, seed: int) -> tuple[int, float]:
     rng = random.Random(seed)
     pool = _DeckPool(shuffled_decks(seed))
     decisions = 0
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(hands):
         hand = FastHand(player_count=seats, small_blind=SMALL_BLIND, big_blind=BIG_BLIND, min_stack=STACK,
                         max_stack=STACK, rng=pool)
@@ -129,14 +130,14 @@ def play_pokerfast(seats: int, hands: int, seed: int) -> tuple[int, float]:
             else:
                 hand.check()
             decisions += 1
-    return decisions, time.perf_counter() - start
+    return decisions, time.process_time() - start
 
 
 def play_pokerkit(seats: int, hands: int, seed: int) -> tuple[int, float]:
     """Play ``hands`` hands in PokerKit (every non-player step automated); return (decisions, seconds)."""
     rng = random.Random(seed)
     decisions = 0
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(hands):
         state = NoLimitTexasHoldem.create_state(
             POKERKIT_AUTOMATIONS, True, 0, (SMALL_BLIND, BIG_BLIND), BIG_BLIND, [STACK] * seats, seats,
@@ -152,7 +153,7 @@ def play_pokerkit(seats: int, hands: int, seed: int) -> tuple[int, float]:
             else:
                 state.check_or_call()
             decisions += 1
-    return decisions, time.perf_counter() - start
+    return decisions, time.process_time() - start
 
 
 ENGINES: tuple[tuple[str, Player, int], ...] = (
@@ -169,7 +170,7 @@ def main() -> None:
         f"Random legal play, no-limit {SMALL_BLIND}/{BIG_BLIND}, {STACK:,}-chip stacks, seed {SEED}: "
         f"raise {RAISE:.0%}, fold {FOLD:.0%} facing a bet, else check/call; decks shuffled before the clock"
     )
-    header = ("table", "engine", "hands", "decisions", "seconds", "hands/s", "decisions/s", "µs/decision", "×pokerfast")
+    header = ("table", "engine", "hands", "decisions", "CPU s", "hands/s", "decisions/s", "µs/decision", "×pokerfast")
     print("{:<9} {:<17} {:>8} {:>10} {:>8} {:>10} {:>12} {:>12} {:>11}".format(*header))
     for name, seats in TABLES:
         rates: dict[str, float] = {}
