@@ -128,14 +128,16 @@ void raise_error(PyObject *cls, PyObject *args)
     Py_DECREF(exc);
 }
 
-/* IllegalActionError(seat, action, rule, message): ``message`` is consumed (may be NULL after a failure). */
+/* IllegalActionError(seat, action, rule, message): ``action`` and ``message`` are consumed (either may be NULL
+ * after a failure, whose error then stands). */
 void illegal(PyObject *seat, PyObject *action, const char *rule, PyObject *message)
 {
     if (message == NULL || action == NULL) {
+        Py_XDECREF(action);
         Py_XDECREF(message);
         return;
     }
-    raise_error(py.illegal_error, Py_BuildValue("OOsN", seat, action, rule, message));
+    raise_error(py.illegal_error, Py_BuildValue("ONsN", seat, action, rule, message));
 }
 
 /* How an attempted action reads in an error message (hand.py _name). New reference. */
@@ -617,18 +619,18 @@ bool advance(State &s, int seat)
 void why_no_raise(const State &s, int seat, int64_t owed, int64_t stack, PyObject *seat_obj, PyObject *what)
 {
     if (stack <= owed) {
-        illegal(seat_obj, what, "R7.3",
+        illegal(seat_obj, Py_NewRef(what), "R7.3",
                 PyUnicode_FromFormat("only %lld chips behind, not more than the %lld owed: call (all-in) or fold",
                                      (long long)stack, (long long)owed));
     } else if (!anyone_else_can_bet(s, seat)) {
-        illegal(seat_obj, what, "R5.6",
+        illegal(seat_obj, Py_NewRef(what), "R5.6",
                 PyUnicode_FromString(
                     "no other player could put in more than the current bet, so nobody could answer a raise"));
     } else if (s.fixed && s.bet_count >= s.cfg.raise_cap) {
-        illegal(seat_obj, what, "R7.6",
+        illegal(seat_obj, Py_NewRef(what), "R7.6",
                 PyUnicode_FromFormat("the street is capped at %lld bets: call or fold", (long long)s.cfg.raise_cap));
     } else {
-        illegal(seat_obj, what, "R7.4",
+        illegal(seat_obj, Py_NewRef(what), "R7.4",
                 PyUnicode_FromFormat("the betting was not reopened: the raise since this seat acted (%lld) is less "
                                      "than a full raise (%lld); call or fold",
                                      (long long)(s.current_bet - s.acted_at[seat]), (long long)s.min_inc));
@@ -643,7 +645,8 @@ bool do_raise(State &s, int seat, PyObject *seat_obj, PyObject *amount_obj, int6
     if (what == NULL)
         return false;
     if (!PyLong_CheckExact(amount_obj)) {
-        illegal(seat_obj, what, "R6.3", PyUnicode_FromFormat("amount must be a whole number of chips, got %R", amount_obj));
+        illegal(seat_obj, Py_NewRef(what), "R6.3",
+                PyUnicode_FromFormat("amount must be a whole number of chips, got %R", amount_obj));
         Py_DECREF(what);
         return false;
     }
@@ -654,7 +657,7 @@ bool do_raise(State &s, int seat, PyObject *seat_obj, PyObject *amount_obj, int6
     else if (overflow < 0)
         amount = INT64_MIN;
     if (amount < 0) {
-        illegal(seat_obj, what, "R6.3", PyUnicode_FromFormat("amount must not be negative, got %S", amount_obj));
+        illegal(seat_obj, Py_NewRef(what), "R6.3", PyUnicode_FromFormat("amount must not be negative, got %S", amount_obj));
         Py_DECREF(what);
         return false;
     }
@@ -667,7 +670,7 @@ bool do_raise(State &s, int seat, PyObject *seat_obj, PyObject *amount_obj, int6
     }
     if (amount < low) {
         const char *rule = s.fixed ? "R7.6" : (s.current_bet == 0 ? "R7.1" : "R7.2");
-        illegal(seat_obj, what, rule,
+        illegal(seat_obj, Py_NewRef(what), rule,
                 PyUnicode_FromFormat("the minimum %s is to %lld", s.current_bet == 0 ? "bet" : "raise",
                                      (long long)low));
         Py_DECREF(what);
@@ -676,11 +679,11 @@ bool do_raise(State &s, int seat, PyObject *seat_obj, PyObject *amount_obj, int6
     if (amount > high) {
         int64_t all_in = s.bets[seat] + stack;
         if (amount > all_in) {
-            illegal(seat_obj, what, "R7.1",
+            illegal(seat_obj, Py_NewRef(what), "R7.1",
                     PyUnicode_FromFormat("only %lld chips behind: the most is %lld (all-in)", (long long)stack,
                                          (long long)all_in));
         } else {
-            illegal(seat_obj, what, s.fixed ? "R7.6" : "R7.5",
+            illegal(seat_obj, Py_NewRef(what), s.fixed ? "R7.6" : "R7.5",
                     PyUnicode_FromFormat("%s allows at most a raise to %lld",
                                          s.fixed ? "the fixed bet unit" : "the pot limit", (long long)high));
         }
@@ -783,9 +786,7 @@ bool apply(State &s, PyObject *seat_obj, PyObject *kind, PyObject *amount)
         if (!do_raise(s, seat, seat_obj, amount, owed, stack, street, false))
             return false;
     } else {
-        PyObject *r = PyObject_Repr(kind);
-        illegal(seat_obj, r, "R6.1", PyUnicode_FromString("unknown action kind"));
-        Py_XDECREF(r);
+        illegal(seat_obj, PyObject_Repr(kind), "R6.1", PyUnicode_FromString("unknown action kind"));
         return false;
     }
     return advance(s, seat);
