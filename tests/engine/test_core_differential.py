@@ -3,9 +3,10 @@ with the same random legal and illegal actions and must agree on the whole state
 error (type, rule and message).
 
 Tables come from the property tests' strategy (2 to 22 seats, NL/PL/FL, antes of every mode, short stacks, odd
-chips, entry blinds). Two drivers: hypothesis (shrinks a difference to a short hand) and a seeded generator (fast,
-for volume). ``ARENA_DIFFERENTIAL_EXAMPLES`` scales both: the default keeps this file to a few seconds; e.g. 20000
-plays about two million actions (``-n 0``, a few minutes a million).
+chips, entry blinds). Two drivers: hypothesis (shrinks a difference to a short hand) and a seeded generator (for
+volume). ``ARENA_DIFFERENTIAL_EXAMPLES`` scales both: the default keeps this file to a few seconds. For volume:
+``ARENA_DIFFERENTIAL_EXAMPLES=12000 pytest tests/engine/test_core_differential.py -k seeded -n 2 --timeout=0`` plays
+48,000 hands, about 1.1 million legal and illegal actions, every state compared (13 minutes on 2 cores, 2026-12-04).
 """
 
 from __future__ import annotations
