@@ -27,6 +27,9 @@ class Decision:
     bank_ms_left: int
     timeouts: frozenset[int] = frozenset()  # indexes into the history of actions the referee made for a seat
     timer: TurnTimer = field(default_factory=lambda: TurnTimer(float("inf")))  # the request's clock (see TurnTimer)
+    # For a seat that sends requests as bytes (Seat.wire_requests): the compiled engine's encoding of the request's
+    # fields that come from the hand (hole cards to history, Hand.view_wire); empty when the engine has none
+    view_wire: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,7 @@ class Seat(abc.ABC):
     name: str = "seat"
     times_itself: bool = False  # True: ``decide`` arms ``decision.timer`` on what it waits for (no timeout block)
     notifications_queue: bool = False  # True: the notifications below only queue a message, never wait
+    wire_requests: bool = False  # True: ``decide`` sends the request as bytes; the table fills Decision.view_wire
 
     @property
     def connected(self) -> bool:

@@ -93,6 +93,8 @@ async def notify(call: Awaitable[None], what: str, seat: Seat | None = None) -> 
 
 
 _LIVE_POSTS = (EventKind.POST_SMALL_BLIND, EventKind.POST_BIG_BLIND, EventKind.POST_ENTRY_BLIND)
+# The compiled engine encodes a request's view itself (Hand.view_wire); the Python reference does not
+_VIEW_WIRE: Callable[..., bytes] | None = getattr(Hand, "view_wire", None)
 
 
 def posted(hand: Hand) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -282,6 +284,9 @@ class TableRunner:
             timeouts=timeouts,
             timer=timer,
         )
+        if _VIEW_WIRE is not None and player.seat.wire_requests:
+            decision.view_wire = _VIEW_WIRE(hand, seat, names, timeouts, decision.action_ms_left,
+                                            decision.bank_ms_left)
         answer = await self._wait(player, decision, hand, seat)
         return await self._outcome(player, decision, answer, hand, seat, index, fallback)
 

@@ -39,6 +39,7 @@ class RemoteSeat(Seat):
 
     times_itself = True
     notifications_queue = True
+    wire_requests = True
 
     def __init__(
         self,

@@ -289,10 +289,21 @@ class RequestBuilder:
 
     def serialized(self, decision: Decision, timeouts: frozenset[int] = frozenset()) -> bytes:
         """The serialized RefereeMessage that asks for ``decision``: the history's events, the config, the seats,
-        pots, legal actions and clock are kept encoded and reused; only ids and cards are encoded anew."""
+        pots, legal actions and clock are kept encoded and reused; only ids and cards are encoded anew. When the
+        compiled engine encoded the fields that come from the hand (``Decision.view_wire``), those are taken as
+        they are: the same bytes (tests/transport/test_view_wire.py)."""
         view = decision.view
         legal = view.legal
         assert legal is not None, "a request is only built for the seat to act"
+        if decision.view_wire and timeouts == decision.timeouts:
+            return field_bytes(_REQUEST, b"".join((
+                text_field(_TABLE_ID, decision.table_id),
+                text_field(_HAND_ID, decision.hand_id),
+                int_field(_REQUEST_ID, decision.request_id),
+                int_field(_SEAT, view.seat),
+                decision.view_wire,
+                self._config_field(view.config, view.num_seats, decision.starting_stack),
+            )))
         body = b"".join((
             text_field(_TABLE_ID, decision.table_id),
             text_field(_HAND_ID, decision.hand_id),
@@ -309,6 +320,41 @@ class RequestBuilder:
             self._config_field(view.config, view.num_seats, decision.starting_stack),
         ))
         return field_bytes(_REQUEST, body)
+
+
+def packed_key(message: type[Message], name: str) -> int:
+    """The one-byte key of a packed repeated integer field ``name`` (length-delimited: wire type 2)."""
+    field = message.DESCRIPTOR.fields_by_name[name]
+    if not field.is_repeated or field.type not in _VARINT or field.number > 15:
+        raise ValueError(f"{message.DESCRIPTOR.full_name}.{name}: not a packed integer field with a one-byte key")
+    return (field.number << 3) | 2
+
+
+def set_view_wire_format() -> None:
+    """Tell the compiled engine how ``Hand.view_wire`` encodes: the protocol's field keys and enum values, from
+    the descriptors (as every key here comes), and the cards' texts."""
+    try:
+        from arena.engine import _core
+    except ImportError:  # installed without the compiled engine: every request is built here
+        return
+    _core.set_wire_format(
+        (*keys(bot_pb2.ActionRequest, "hole_cards", "board", "button", "street", "seats", "pots", "legal", "clock",
+               "history"),
+         *keys(poker_pb2.SeatState, "seat", "name", "stack", "bet", "committed", "status"),
+         key(poker_pb2.Pot, "amount"), packed_key(poker_pb2.Pot, "eligible_seats"),
+         *keys(poker_pb2.LegalActions, "can_fold", "can_check", "can_call", "call_amount", "can_raise",
+               "min_raise_to", "max_raise_to"),
+         *keys(poker_pb2.Clock, "action_ms_left", "bank_ms_left"),
+         *keys(poker_pb2.PublicEvent, "kind", "seat", "street", "amount", "cards", "by_timeout", "pot_index")),
+        (poker_pb2.SEAT_STATUS_ACTIVE, poker_pb2.SEAT_STATUS_FOLDED, poker_pb2.SEAT_STATUS_ALL_IN),
+        (0, *(convert._EVENT[EventKind(value)] for value in range(1, 16))),
+        poker_pb2.EVENT_KIND_ALL_IN,
+        _STREETS,
+        [format_card(c) for c in range(52)],
+    )
+
+
+set_view_wire_format()
 
 
 def action_request(decision: Decision, timeouts: frozenset[int] = frozenset()) -> bot_pb2.ActionRequest:

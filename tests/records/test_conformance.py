@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from arena.engine import ENGINE_VARIABLE
+from arena.engine.engines import ENGINES
+
 ARENA = [sys.executable, "-m", "arena"]
 
 
-def run_replay(*paths: Path | str) -> tuple[int, list[dict[str, object]], str]:
-    proc = subprocess.run([*ARENA, "replay", *map(str, paths)], capture_output=True, text=True, check=False)
+def run_replay(*paths: Path | str, engine: str = "compiled") -> tuple[int, list[dict[str, object]], str]:
+    env = {**os.environ, ENGINE_VARIABLE: engine}
+    proc = subprocess.run([*ARENA, "replay", *map(str, paths)], capture_output=True, text=True, check=False, env=env)
     return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines()], proc.stderr
 
 
-def test_all_real_hands_replay_ok(conformance: Path) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_all_real_hands_replay_ok(conformance: Path, engine: str) -> None:
+    """Every hand replays exactly on the compiled engine and on its Python reference."""
     status, results, _ = run_replay(
-        conformance / "pluribus", conformance / "wsop-2023-43-5", conformance / "historical"
+        conformance / "pluribus", conformance / "wsop-2023-43-5", conformance / "historical", engine=engine
     )
     bad = [r for r in results if not r["ok"]]
     assert bad == []
@@ -26,8 +35,9 @@ def test_all_real_hands_replay_ok(conformance: Path) -> None:
     assert all(isinstance(r["finishing_stacks"], list) for r in results)
 
 
-def test_the_invalid_hand_is_refused_naming_the_seat_and_rule(conformance: Path) -> None:
-    status, results, _ = run_replay(conformance / "invalid")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_invalid_hand_is_refused_naming_the_seat_and_rule(conformance: Path, engine: str) -> None:
+    status, results, _ = run_replay(conformance / "invalid", engine=engine)
     assert status == 1
     assert len(results) == 1 and results[0]["ok"] is False
     error = str(results[0]["error"])

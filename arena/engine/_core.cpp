@@ -1,0 +1,1888 @@
+/*
+ * arena.engine._core: the state machine of one hand of Texas Hold'em (RULES.md R2-R10), compiled.
+ *
+ * The same machine as arena/engine/hand.py, line for line: the Python ``Hand`` there is the readable reference and
+ * the oracle (tests/engine/test_core_differential.py drives both with the same actions and compares every state);
+ * this one is what the referee runs. Same public API, same events, same payoffs, same errors with the same rule
+ * numbers and messages. What differs is only how the state is kept: plain C arrays in the object, events as small
+ * records turned into ``Event`` tuples only when ``events`` is read (and then once each), lists built when read.
+ *
+ * Written against the CPython C API directly (no binding library): a decision through the Python API is a few
+ * attribute reads and two calls, and each costs tens of nanoseconds this way. Chips are 64-bit: stacks, blinds and
+ * antes up to 2**53 each (ARENA_ENGINE=python takes any size). Hand values come from the SDK's C evaluator
+ * (arena_sdk._eval, through arena.cards.evaluator.evaluate), called at the showdown only.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int MAX_N = 22;
+constexpr int64_t NOT_ACTED = -1;
+constexpr int64_t MAX_CHIPS = int64_t(1) << 53;
+
+enum Kind { FOLD = 1, CHECK = 2, CALL = 3, RAISE = 4, ALL_IN = 5 };
+enum Street { PREFLOP = 0, FLOP = 1, TURN = 2, RIVER = 3, SHOWDOWN = 4 };
+enum EvKind {
+    POST_ANTE = 1, POST_SMALL_BLIND, POST_BIG_BLIND, POST_ENTRY_BLIND, DEAL_HOLE, DEAL_BOARD, E_FOLD, E_CHECK,
+    E_CALL, BET, E_RAISE, UNCALLED_RETURN, SHOW, MUCK, WIN_POT
+};
+enum Structure { NO_LIMIT = 0, POT_LIMIT = 1, FIXED_LIMIT = 2 };
+enum AnteMode { ANTE_NONE = 0, ANTE_EACH = 1, ANTE_BIG_BLIND = 2 };
+
+/* ------------------------------------------------------------------------------------------ Python objects used */
+
+struct Py {
+    PyObject *action_kind[6];   /* ActionKind members by value (index 0 unused) */
+    PyObject *event_kind[16];   /* EventKind members by value */
+    PyObject *street[5];        /* Street members */
+    PyObject *structure[3];     /* Structure.NO_LIMIT, POT_LIMIT, FIXED_LIMIT */
+    PyObject *ante_mode[3];     /* AnteMode.NONE, EACH, BIG_BLIND */
+    PyTypeObject *event_type;   /* Event (a NamedTuple) */
+    PyTypeObject *legal_type;   /* LegalActions (a slotted dataclass) */
+    PyTypeObject *pot_type;     /* Pot (a frozen slotted dataclass) */
+    PyObject *rule_error, *config_error, *illegal_error;
+    PyObject *py_hand;          /* arena.engine.hand.Hand: the reference, asked for the exact error of odd input */
+    PyObject *evaluate;         /* arena.cards.evaluator.evaluate */
+    PyObject *format_cards;     /* arena.cards.format_cards */
+    Py_ssize_t legal_off[6];    /* slot offsets of LegalActions' fields, or -1 to build it by calling the class */
+    Py_ssize_t pot_off[2];      /* slot offsets of Pot's fields, or -1 */
+    PyObject *s_kind, *s_amount; /* interned attribute names of Action */
+    PyObject *empty_tuple;
+};
+Py py;
+
+/* The TableConfig fields one hand reads, and the config object they came from (kept to answer ``config``). */
+struct Config {
+    int64_t small_blind, big_blind, ante, small_bet, big_bet, raise_cap, chip;
+    int structure, ante_mode;
+    bool uncapped_heads_up, reveal_all, antes_posted;
+};
+
+struct Ev {
+    int64_t amount;
+    int8_t kind, seat, street, ncards, all_in, pot;
+    int8_t cards[3];
+};
+
+struct PotRec {
+    int64_t amount;
+    uint32_t eligible; /* bit per seat */
+};
+
+/* ------------------------------------------------------------------------------------------ the hand's state */
+
+struct State {
+    Config cfg;
+    int n, button, sb_seat, bb_seat;
+    int64_t starting[MAX_N], stacks[MAX_N], bets[MAX_N], committed[MAX_N], dead[MAX_N], acted_at[MAX_N];
+    bool folded[MAX_N];
+    int8_t hole[MAX_N][2];
+    int8_t deck[52];
+    int deck_len;
+    int8_t board[5];
+    int board_len;
+    int street, to_act; /* to_act -1: nobody */
+    bool over;
+    int64_t current_bet, min_inc, bet_count;
+    int last_aggressor, next_card;
+    bool fixed, pot_limit, capped;
+    int shown_order[MAX_N], shown_count;       /* seats whose cards were shown, in order */
+    int value_order[MAX_N], value_count;       /* seats evaluated at the showdown, in order */
+    int64_t values[MAX_N];
+    std::vector<Ev> events;
+};
+
+struct HandObject {
+    PyObject_HEAD
+    State s;
+    PyObject *config;      /* the TableConfig */
+    PyObject *events_list; /* Event objects built so far (the list ``events`` returns), or NULL */
+    Py_ssize_t events_built;
+    PyObject *hole_list;   /* the list ``hole`` returns, built once */
+};
+
+/* ------------------------------------------------------------------------------------------ small helpers */
+
+PyObject *new_int(int64_t v) { return PyLong_FromLongLong(v); }
+
+/* Raise ``cls(*args)`` (the engine's typed errors take their fields as arguments). */
+void raise_error(PyObject *cls, PyObject *args)
+{
+    if (args == NULL)
+        return;
+    PyObject *exc = PyObject_Call(cls, args, NULL);
+    Py_DECREF(args);
+    if (exc == NULL)
+        return;
+    PyErr_SetObject(cls, exc);
+    Py_DECREF(exc);
+}
+
+/* IllegalActionError(seat, action, rule, message): ``action`` and ``message`` are consumed (either may be NULL
+ * after a failure, whose error then stands). */
+void illegal(PyObject *seat, PyObject *action, const char *rule, PyObject *message)
+{
+    if (message == NULL || action == NULL) {
+        Py_XDECREF(action);
+        Py_XDECREF(message);
+        return;
+    }
+    raise_error(py.illegal_error, Py_BuildValue("ONsN", seat, action, rule, message));
+}
+
+/* How an attempted action reads in an error message (hand.py _name). New reference. */
+PyObject *action_name(PyObject *kind, PyObject *amount)
+{
+    if (kind == py.action_kind[RAISE])
+        return PyUnicode_FromFormat("raise to %S", amount);
+    if (kind == py.action_kind[FOLD])
+        return PyUnicode_FromString("fold");
+    if (kind == py.action_kind[CHECK])
+        return PyUnicode_FromString("check");
+    if (kind == py.action_kind[CALL])
+        return PyUnicode_FromString("call");
+    if (kind == py.action_kind[ALL_IN])
+        return PyUnicode_FromString("all-in");
+    return PyObject_Repr(kind);
+}
+
+/* An attribute of ``obj`` as a 64-bit int within [lo, hi]; -1 with ``*bad`` set when it is not one. */
+int64_t int_attr(PyObject *obj, const char *name, bool *bad)
+{
+    PyObject *v = PyObject_GetAttrString(obj, name);
+    if (v == NULL) {
+        *bad = true;
+        return -1;
+    }
+    int overflow = 0;
+    long long x = PyLong_Check(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : -1;
+    if (!PyLong_Check(v) || overflow || x > MAX_CHIPS || x < -MAX_CHIPS) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "the compiled engine needs TableConfig.%s to be an int within 2**53, got %R",
+                         name, v);
+        *bad = true;
+    }
+    Py_DECREF(v);
+    return x;
+}
+
+bool bool_attr(PyObject *obj, const char *name, bool *bad)
+{
+    PyObject *v = PyObject_GetAttrString(obj, name);
+    if (v == NULL) {
+        *bad = true;
+        return false;
+    }
+    int t = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    if (t < 0)
+        *bad = true;
+    return t > 0;
+}
+
+int member_index(PyObject *obj, const char *name, PyObject *const *members, int count, bool *bad)
+{
+    PyObject *v = PyObject_GetAttrString(obj, name);
+    if (v == NULL) {
+        *bad = true;
+        return 0;
+    }
+    for (int i = 0; i < count; i++)
+        if (v == members[i]) {
+            Py_DECREF(v);
+            return i;
+        }
+    PyErr_Format(PyExc_TypeError, "TableConfig.%s: %R is not one of its enum's members", name, v);
+    Py_DECREF(v);
+    *bad = true;
+    return 0;
+}
+
+/* The fields of a TableConfig; the last one read is remembered (a table plays hand after hand with one config). */
+PyObject *cached_config = NULL;
+Config cached_fields;
+
+bool read_config(PyObject *obj, Config *out)
+{
+    if (obj == cached_config && obj != NULL) {
+        *out = cached_fields;
+        return true;
+    }
+    bool bad = false;
+    Config c;
+    c.small_blind = int_attr(obj, "small_blind", &bad);
+    if (!bad) c.big_blind = int_attr(obj, "big_blind", &bad);
+    if (!bad) c.ante = int_attr(obj, "ante", &bad);
+    if (!bad) c.small_bet = int_attr(obj, "small_bet", &bad);
+    if (!bad) c.big_bet = int_attr(obj, "big_bet", &bad);
+    if (!bad) c.raise_cap = int_attr(obj, "raise_cap", &bad);
+    if (!bad) c.chip = int_attr(obj, "chip", &bad);
+    if (!bad) c.structure = member_index(obj, "structure", py.structure, 3, &bad);
+    if (!bad) c.ante_mode = member_index(obj, "ante_mode", py.ante_mode, 3, &bad);
+    if (!bad) c.uncapped_heads_up = bool_attr(obj, "uncapped_heads_up", &bad);
+    if (!bad) c.reveal_all = bool_attr(obj, "reveal_all", &bad);
+    if (bad)
+        return false;
+    if (c.chip < 1 || c.big_blind <= 0) {
+        PyErr_SetString(PyExc_ValueError, "not a valid TableConfig (chip and big blind must be positive)");
+        return false;
+    }
+    c.antes_posted = c.ante > 0 && c.ante_mode != ANTE_NONE;
+    Py_INCREF(obj);
+    Py_XSETREF(cached_config, obj);
+    cached_fields = c;
+    *out = c;
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------ pots (pots.py) */
+
+/* Main and side pots, main first (R10.1): build_pots of pots.py. Returns how many. */
+int build_pots(const int64_t *contrib, const bool *folded, int n, int64_t dead, PotRec *out)
+{
+    uint32_t in_hand = 0;
+    for (int s = 0; s < n; s++)
+        if (!folded[s])
+            in_hand |= 1u << s;
+    int k = 0;
+    if (dead && in_hand)
+        out[k++] = {dead, in_hand};
+    int64_t levels[MAX_N];
+    int m = 0;
+    for (int s = 0; s < n; s++)
+        if (contrib[s] > 0)
+            levels[m++] = contrib[s];
+    std::sort(levels, levels + m);
+    m = int(std::unique(levels, levels + m) - levels);
+    int64_t previous = 0, carry = 0;
+    for (int i = 0; i < m; i++) {
+        int64_t level = levels[i];
+        uint32_t contributors = 0;
+        int count = 0;
+        for (int s = 0; s < n; s++)
+            if (contrib[s] >= level) {
+                contributors |= 1u << s;
+                count++;
+            }
+        int64_t amount = (level - previous) * count + carry;
+        carry = 0;
+        uint32_t eligible = contributors & in_hand;
+        if (k && (!eligible || eligible == out[k - 1].eligible))
+            out[k - 1].amount += amount;
+        else if (eligible)
+            out[k++] = {amount, eligible};
+        else
+            carry = amount;
+        previous = level;
+    }
+    return k;
+}
+
+int hand_pots(const State &s, PotRec *out)
+{
+    int64_t live[MAX_N];
+    int64_t dead = 0;
+    for (int i = 0; i < s.n; i++) {
+        live[i] = s.committed[i] - s.dead[i];
+        dead += s.dead[i];
+    }
+    return build_pots(live, s.folded, s.n, dead, out);
+}
+
+inline int clockwise(int seat, int button, int n) { return ((seat - button - 1) % n + n) % n; }
+
+/* ------------------------------------------------------------------------------------------ the machine */
+
+void add_event(State &s, int kind, int seat, int street, int64_t amount = 0, const int8_t *cards = nullptr,
+               int ncards = 0, bool all_in = false, int pot = -1)
+{
+    Ev e;
+    e.amount = amount;
+    e.kind = int8_t(kind);
+    e.seat = int8_t(seat);
+    e.street = int8_t(street);
+    e.ncards = int8_t(ncards);
+    e.all_in = all_in;
+    e.pot = int8_t(pot);
+    for (int i = 0; i < ncards; i++)
+        e.cards[i] = cards[i];
+    s.events.push_back(e);
+}
+
+inline int64_t unit(const State &s) { return s.street <= FLOP ? s.cfg.small_bet : s.cfg.big_bet; }
+
+int count_unfolded(const State &s)
+{
+    int c = 0;
+    for (int i = 0; i < s.n; i++)
+        c += !s.folded[i];
+    return c;
+}
+
+bool anyone_else_can_bet(const State &s, int seat)
+{
+    for (int o = 0; o < s.n; o++)
+        if (o != seat && s.stacks[o] > 0 && !s.folded[o] && s.bets[o] + s.stacks[o] > s.current_bet)
+            return true;
+    return false;
+}
+
+/* (min, max) raise-to for ``seat``, or (0, 0) when it may not raise (R7.1-R7.6). */
+void raise_bounds(const State &s, int seat, int64_t owed, int64_t stack, int64_t *low, int64_t *high)
+{
+    *low = *high = 0;
+    if (stack <= owed)
+        return;
+    int64_t acted = s.acted_at[seat];
+    if (acted != NOT_ACTED && s.current_bet - acted < s.min_inc)
+        return;
+    if (!anyone_else_can_bet(s, seat))
+        return;
+    int64_t all_in = s.bets[seat] + stack;
+    if (s.fixed) {
+        if (s.capped && s.bet_count >= s.cfg.raise_cap)
+            return;
+        int64_t full = s.current_bet + unit(s);
+        *low = *high = full <= all_in ? full : all_in;
+        return;
+    }
+    int64_t lo = s.current_bet + s.min_inc;
+    if (lo > all_in) {
+        *low = *high = all_in;
+        return;
+    }
+    *low = lo;
+    if (s.pot_limit) {
+        int64_t pot = 0;
+        for (int i = 0; i < s.n; i++)
+            pot += s.committed[i];
+        int64_t hi = s.current_bet + pot + owed;
+        *high = std::max(lo, std::min(hi, all_in));
+        return;
+    }
+    *high = all_in;
+}
+
+void put(State &s, int seat, int64_t chips)
+{
+    s.stacks[seat] -= chips;
+    s.bets[seat] += chips;
+    s.committed[seat] += chips;
+}
+
+void post(State &s, int seat, int64_t amount, int kind, bool live)
+{
+    int64_t chips = std::min(amount, s.stacks[seat]);
+    if (chips <= 0)
+        return;
+    s.stacks[seat] -= chips;
+    s.committed[seat] += chips;
+    if (live)
+        s.bets[seat] += chips;
+    else
+        s.dead[seat] += chips;
+    add_event(s, kind, seat, 0, chips, nullptr, 0, s.stacks[seat] == 0);
+}
+
+bool needs_action(const State &s, int seat)
+{
+    return !s.folded[seat] && s.stacks[seat] > 0 && (s.acted_at[seat] == NOT_ACTED || s.bets[seat] < s.current_bet);
+}
+
+int next_to_act(const State &s, int start)
+{
+    int n = s.n, active = 0;
+    for (int i = 0; i < n; i++)
+        if (s.stacks[i] > 0 && !s.folded[i])
+            active++;
+    for (int k = 0; k < n; k++) {
+        int seat = (start + k) % n;
+        if (needs_action(s, seat)) {
+            if (active == 1 && s.bets[seat] >= s.current_bet)
+                return -1; /* R5.6: nobody left to bet against */
+            return seat;
+        }
+    }
+    return -1;
+}
+
+void start_betting(State &s, bool preflop)
+{
+    int n = s.n, start;
+    if (preflop) {
+        int64_t top = s.bets[0];
+        for (int i = 1; i < n; i++)
+            top = std::max(top, s.bets[i]);
+        s.current_bet = top;
+        s.bet_count = 1; /* R7.6: pre-flop the big blind counts as the bet */
+        start = n == 2 ? s.sb_seat : (s.bb_seat + 1) % n;
+    } else {
+        start = (s.button + 1) % n;
+    }
+    if (s.fixed) {
+        s.min_inc = unit(s);
+        s.capped = !(s.cfg.uncapped_heads_up && count_unfolded(s) == 2);
+    }
+    s.to_act = next_to_act(s, start);
+}
+
+void return_uncalled(State &s)
+{
+    int n = s.n;
+    int64_t live[MAX_N];
+    int64_t top = INT64_MIN;
+    for (int i = 0; i < n; i++) {
+        live[i] = s.committed[i] - s.dead[i];
+        top = std::max(top, live[i]);
+    }
+    int holder = -1, holders = 0;
+    for (int i = 0; i < n; i++)
+        if (live[i] == top) {
+            holder = i;
+            holders++;
+        }
+    if (holders != 1)
+        return;
+    int64_t second = INT64_MIN;
+    for (int i = 0; i < n; i++)
+        if (i != holder)
+            second = std::max(second, live[i]);
+    int64_t excess = top - second;
+    if (excess > 0) {
+        s.committed[holder] -= excess;
+        s.bets[holder] = std::max<int64_t>(0, s.bets[holder] - excess);
+        s.stacks[holder] += excess;
+        add_event(s, UNCALLED_RETURN, holder, s.street, excess);
+    }
+}
+
+void deal_board(State &s, int count)
+{
+    int start = s.next_card + 1;
+    int8_t cards[3];
+    int got = 0;
+    for (int i = start; i < start + count && i < s.deck_len; i++)
+        cards[got++] = s.deck[i];
+    s.next_card = start + count;
+    for (int i = 0; i < got; i++)
+        s.board[s.board_len++] = cards[i];
+    add_event(s, DEAL_BOARD, -1, s.street, 0, cards, got);
+}
+
+bool settle(State &s)
+{
+    s.street = SHOWDOWN;
+    s.over = true;
+    int64_t total = 0;
+    for (int i = 0; i < s.n; i++)
+        total += s.stacks[i] - s.starting[i];
+    if (total != 0) {
+        PyErr_Format(PyExc_AssertionError, "R10.5 violated: payoffs do not add up to zero (%lld)", (long long)total);
+        return false;
+    }
+    return true;
+}
+
+bool finish_uncontested(State &s)
+{
+    s.to_act = -1;
+    return_uncalled(s);
+    int winner = 0;
+    while (s.folded[winner])
+        winner++;
+    PotRec pots[MAX_N + 1];
+    int k = hand_pots(s, pots);
+    for (int i = 0; i < k; i++) {
+        add_event(s, WIN_POT, winner, s.street, pots[i].amount, nullptr, 0, false, i);
+        s.stacks[winner] += pots[i].amount;
+    }
+    return settle(s);
+}
+
+bool showdown(State &s)
+{
+    int n = s.n;
+    s.to_act = -1;
+    s.street = SHOWDOWN;
+    int start = s.last_aggressor >= 0 ? s.last_aggressor : (s.button + 1) % n; /* R8.3 */
+    s.value_count = 0;
+    for (int k = 0; k < n; k++) {
+        int seat = (start + k) % n;
+        if (s.folded[seat])
+            continue;
+        PyObject *cards = PyList_New(2 + s.board_len);
+        if (cards == NULL)
+            return false;
+        PyList_SET_ITEM(cards, 0, PyLong_FromLong(s.hole[seat][0]));
+        PyList_SET_ITEM(cards, 1, PyLong_FromLong(s.hole[seat][1]));
+        for (int i = 0; i < s.board_len; i++)
+            PyList_SET_ITEM(cards, 2 + i, PyLong_FromLong(s.board[i]));
+        PyObject *value = PyObject_CallOneArg(py.evaluate, cards);
+        Py_DECREF(cards);
+        if (value == NULL)
+            return false;
+        long long v = PyLong_AsLongLong(value);
+        Py_DECREF(value);
+        if (v == -1 && PyErr_Occurred())
+            return false;
+        s.values[seat] = v;
+        s.value_order[s.value_count++] = seat;
+    }
+    PotRec pots[MAX_N + 1];
+    int np = hand_pots(s, pots);
+    int64_t best_shown[MAX_N + 1];
+    for (int i = 0; i < np; i++)
+        best_shown[i] = -1;
+    s.shown_count = 0;
+    for (int j = 0; j < s.value_count; j++) {
+        int seat = s.value_order[j];
+        int64_t value = s.values[seat];
+        bool could_win = false;
+        for (int i = 0; i < np; i++)
+            if ((pots[i].eligible >> seat & 1) && value >= best_shown[i]) {
+                could_win = true;
+                best_shown[i] = value;
+            }
+        if (s.cfg.reveal_all || could_win) {
+            s.shown_order[s.shown_count++] = seat;
+            add_event(s, SHOW, seat, SHOWDOWN, 0, s.hole[seat], 2);
+        } else {
+            add_event(s, MUCK, seat, SHOWDOWN);
+        }
+    }
+    for (int i = 0; i < np; i++) {
+        int64_t best = INT64_MIN;
+        for (int seat = 0; seat < n; seat++)
+            if (pots[i].eligible >> seat & 1)
+                best = std::max(best, s.values[seat]);
+        int winners[MAX_N], w = 0; /* ordered clockwise from the button's left (R10.4) */
+        for (int k = 0; k < n; k++) {
+            int seat = (s.button + 1 + k) % n;
+            if ((pots[i].eligible >> seat & 1) && s.values[seat] == best)
+                winners[w++] = seat;
+        }
+        int64_t chip = s.cfg.chip;
+        int64_t units = pots[i].amount / chip, remainder = pots[i].amount % chip;
+        int64_t base = units / w, extra = units % w;
+        for (int k = 0; k < w; k++) {
+            int64_t share = base * chip + (k < extra ? chip : 0) + (k == 0 ? remainder : 0);
+            s.stacks[winners[k]] += share;
+            add_event(s, WIN_POT, winners[k], SHOWDOWN, share, nullptr, 0, false, i);
+        }
+    }
+    return settle(s);
+}
+
+bool end_round(State &s)
+{
+    return_uncalled(s);
+    while (true) {
+        if (s.street >= RIVER)
+            return showdown(s);
+        s.street += 1;
+        deal_board(s, s.street == FLOP ? 3 : 1);
+        for (int i = 0; i < s.n; i++) {
+            s.bets[i] = 0;
+            s.acted_at[i] = NOT_ACTED;
+        }
+        s.current_bet = 0;
+        s.min_inc = s.cfg.big_blind;
+        s.bet_count = 0;
+        s.last_aggressor = -1;
+        start_betting(s, false);
+        if (s.to_act >= 0)
+            return true;
+    }
+}
+
+bool advance(State &s, int seat)
+{
+    s.to_act = next_to_act(s, (seat + 1) % s.n);
+    if (s.to_act < 0)
+        return end_round(s);
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------ acting */
+
+/* Why ``seat`` may not raise now (hand.py _why_no_raise): sets the error. */
+void why_no_raise(const State &s, int seat, int64_t owed, int64_t stack, PyObject *seat_obj, PyObject *what)
+{
+    if (stack <= owed) {
+        illegal(seat_obj, Py_NewRef(what), "R7.3",
+                PyUnicode_FromFormat("only %lld chips behind, not more than the %lld owed: call (all-in) or fold",
+                                     (long long)stack, (long long)owed));
+    } else if (!anyone_else_can_bet(s, seat)) {
+        illegal(seat_obj, Py_NewRef(what), "R5.6",
+                PyUnicode_FromString(
+                    "no other player could put in more than the current bet, so nobody could answer a raise"));
+    } else if (s.fixed && s.bet_count >= s.cfg.raise_cap) {
+        illegal(seat_obj, Py_NewRef(what), "R7.6",
+                PyUnicode_FromFormat("the street is capped at %lld bets: call or fold", (long long)s.cfg.raise_cap));
+    } else {
+        illegal(seat_obj, Py_NewRef(what), "R7.4",
+                PyUnicode_FromFormat("the betting was not reopened: the raise since this seat acted (%lld) is less "
+                                     "than a full raise (%lld); call or fold",
+                                     (long long)(s.current_bet - s.acted_at[seat]), (long long)s.min_inc));
+    }
+}
+
+/* Validate and apply a bet or raise to ``amount_obj`` (R6.2, R7); hand.py _raise. */
+bool do_raise(State &s, int seat, PyObject *seat_obj, PyObject *amount_obj, int64_t owed, int64_t stack,
+              int street, bool all_in_kind)
+{
+    PyObject *what = all_in_kind ? PyUnicode_FromString("all-in") : PyUnicode_FromFormat("raise to %S", amount_obj);
+    if (what == NULL)
+        return false;
+    if (!PyLong_CheckExact(amount_obj)) {
+        illegal(seat_obj, Py_NewRef(what), "R6.3",
+                PyUnicode_FromFormat("amount must be a whole number of chips, got %R", amount_obj));
+        Py_DECREF(what);
+        return false;
+    }
+    int overflow = 0;
+    long long amount = PyLong_AsLongLongAndOverflow(amount_obj, &overflow);
+    if (overflow > 0)
+        amount = INT64_MAX;
+    else if (overflow < 0)
+        amount = INT64_MIN;
+    if (amount < 0) {
+        illegal(seat_obj, Py_NewRef(what), "R6.3", PyUnicode_FromFormat("amount must not be negative, got %S", amount_obj));
+        Py_DECREF(what);
+        return false;
+    }
+    int64_t low, high;
+    raise_bounds(s, seat, owed, stack, &low, &high);
+    if (high == 0) {
+        why_no_raise(s, seat, owed, stack, seat_obj, what);
+        Py_DECREF(what);
+        return false;
+    }
+    if (amount < low) {
+        const char *rule = s.fixed ? "R7.6" : (s.current_bet == 0 ? "R7.1" : "R7.2");
+        illegal(seat_obj, Py_NewRef(what), rule,
+                PyUnicode_FromFormat("the minimum %s is to %lld", s.current_bet == 0 ? "bet" : "raise",
+                                     (long long)low));
+        Py_DECREF(what);
+        return false;
+    }
+    if (amount > high) {
+        int64_t all_in = s.bets[seat] + stack;
+        if (amount > all_in) {
+            illegal(seat_obj, Py_NewRef(what), "R7.1",
+                    PyUnicode_FromFormat("only %lld chips behind: the most is %lld (all-in)", (long long)stack,
+                                         (long long)all_in));
+        } else {
+            illegal(seat_obj, Py_NewRef(what), s.fixed ? "R7.6" : "R7.5",
+                    PyUnicode_FromFormat("%s allows at most a raise to %lld",
+                                         s.fixed ? "the fixed bet unit" : "the pot limit", (long long)high));
+        }
+        Py_DECREF(what);
+        return false;
+    }
+    Py_DECREF(what);
+    int64_t increment = amount - s.current_bet;
+    int64_t chips = amount - s.bets[seat];
+    bool opened = s.current_bet == 0;
+    if (increment >= s.min_inc) { /* a full bet or raise (R7.2); a short all-in is not (R7.4) */
+        s.min_inc = increment;
+        s.bet_count += 1;
+    }
+    put(s, seat, chips);
+    s.current_bet = amount;
+    s.acted_at[seat] = amount;
+    s.last_aggressor = seat;
+    add_event(s, opened ? BET : E_RAISE, seat, street, amount, nullptr, 0, s.stacks[seat] == 0);
+    return true;
+}
+
+/* Apply ``kind`` (and the raise-to ``amount``) for ``seat``: hand.py Hand.apply. */
+bool apply(State &s, PyObject *seat_obj, PyObject *kind, PyObject *amount)
+{
+    if (s.to_act < 0) {
+        illegal(seat_obj, action_name(kind, amount), "R6.3", PyUnicode_FromString("the hand is over"));
+        return false;
+    }
+    int seat = -1;
+    bool in_range = false;
+    if (PyLong_Check(seat_obj)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(seat_obj, &overflow);
+        if (v == -1 && PyErr_Occurred())
+            return false;
+        if (!overflow && v >= 0 && v < s.n) {
+            seat = int(v);
+            in_range = true;
+        }
+    } else {
+        PyErr_Format(PyExc_TypeError, "seat must be an int, got %R", seat_obj);
+        return false;
+    }
+    if (seat != s.to_act) {
+        const char *state = in_range && s.folded[seat] ? "has folded" : "is not to act";
+        illegal(seat_obj, action_name(kind, amount), "R6.3",
+                PyUnicode_FromFormat("out of turn: seat %d is to act; seat %S %s", s.to_act, seat_obj, state));
+        return false;
+    }
+    int64_t owed = s.current_bet - s.bets[seat];
+    int64_t stack = s.stacks[seat];
+    int street = s.street;
+    if (kind == py.action_kind[FOLD]) {
+        if (owed <= 0) {
+            illegal(seat_obj, PyUnicode_FromString("fold"), "R6.1",
+                    PyUnicode_FromString("there is nothing to call: check instead of folding"));
+            return false;
+        }
+        s.folded[seat] = true;
+        s.acted_at[seat] = s.current_bet;
+        add_event(s, E_FOLD, seat, street);
+        if (count_unfolded(s) == 1)
+            return finish_uncontested(s);
+    } else if (kind == py.action_kind[CHECK]) {
+        if (owed > 0) {
+            illegal(seat_obj, PyUnicode_FromString("check"), "R6.1",
+                    PyUnicode_FromFormat("cannot check facing a bet of %lld: call %lld, raise or fold",
+                                         (long long)s.current_bet, (long long)std::min(owed, stack)));
+            return false;
+        }
+        s.acted_at[seat] = s.current_bet;
+        add_event(s, E_CHECK, seat, street);
+    } else if (kind == py.action_kind[CALL]) {
+        if (owed <= 0) {
+            illegal(seat_obj, PyUnicode_FromString("call"), "R6.1",
+                    PyUnicode_FromString("there is no bet to call: check instead"));
+            return false;
+        }
+        int64_t chips = owed < stack ? owed : stack;
+        put(s, seat, chips);
+        s.acted_at[seat] = s.current_bet;
+        add_event(s, E_CALL, seat, street, chips, nullptr, 0, s.stacks[seat] == 0);
+    } else if (kind == py.action_kind[ALL_IN]) {
+        /* The largest commitment the rules allow (R6.1): the top raise, else a call, else a check. */
+        int64_t low, high;
+        raise_bounds(s, seat, owed, stack, &low, &high);
+        if (high) {
+            PyObject *top = new_int(high);
+            if (top == NULL)
+                return false;
+            bool ok = do_raise(s, seat, seat_obj, top, owed, stack, street, true);
+            Py_DECREF(top);
+            if (!ok)
+                return false;
+        } else {
+            return apply(s, seat_obj, py.action_kind[owed > 0 ? CALL : CHECK], amount);
+        }
+    } else if (kind == py.action_kind[RAISE]) {
+        if (!do_raise(s, seat, seat_obj, amount, owed, stack, street, false))
+            return false;
+    } else {
+        illegal(seat_obj, PyObject_Repr(kind), "R6.1", PyUnicode_FromString("unknown action kind"));
+        return false;
+    }
+    return advance(s, seat);
+}
+
+/* ------------------------------------------------------------------------------------------ building objects */
+
+/* An instance of a slotted class with its slots filled directly (``values`` are stolen). NULL on failure. */
+PyObject *slotted(PyTypeObject *type, const Py_ssize_t *offsets, int count, PyObject **values)
+{
+    for (int i = 0; i < count; i++)
+        if (values[i] == NULL) {
+            for (int j = 0; j < count; j++)
+                Py_XDECREF(values[j]);
+            return NULL;
+        }
+    if (offsets[0] < 0) {
+        PyObject *args = PyTuple_New(count);
+        if (args == NULL)
+            return NULL;
+        for (int i = 0; i < count; i++)
+            PyTuple_SET_ITEM(args, i, values[i]);
+        PyObject *obj = PyObject_Call((PyObject *)type, args, NULL);
+        Py_DECREF(args);
+        return obj;
+    }
+    PyObject *obj = type->tp_alloc(type, 0);
+    if (obj == NULL) {
+        for (int j = 0; j < count; j++)
+            Py_DECREF(values[j]);
+        return NULL;
+    }
+    for (int i = 0; i < count; i++)
+        *(PyObject **)((char *)obj + offsets[i]) = values[i];
+    return obj;
+}
+
+PyObject *make_pot(const PotRec &p, int n)
+{
+    int count = 0;
+    for (int s = 0; s < n; s++)
+        count += p.eligible >> s & 1;
+    PyObject *eligible = PyTuple_New(count);
+    if (eligible == NULL)
+        return NULL;
+    for (int s = 0, k = 0; s < n; s++)
+        if (p.eligible >> s & 1)
+            PyTuple_SET_ITEM(eligible, k++, PyLong_FromLong(s));
+    PyObject *values[2] = {new_int(p.amount), eligible};
+    return slotted(py.pot_type, py.pot_off, 2, values);
+}
+
+PyObject *cards_tuple(const int8_t *cards, int count)
+{
+    if (count == 0) {
+        Py_INCREF(py.empty_tuple);
+        return py.empty_tuple;
+    }
+    PyObject *t = PyTuple_New(count);
+    if (t == NULL)
+        return NULL;
+    for (int i = 0; i < count; i++)
+        PyTuple_SET_ITEM(t, i, PyLong_FromLong(cards[i]));
+    return t;
+}
+
+PyObject *make_event(const Ev &e)
+{
+    PyObject *cards = cards_tuple(e.cards, e.ncards);
+    PyObject *amount = new_int(e.amount);
+    if (cards == NULL || amount == NULL) {
+        Py_XDECREF(cards);
+        Py_XDECREF(amount);
+        return NULL;
+    }
+    PyObject *ev = py.event_type->tp_alloc(py.event_type, 7);
+    if (ev == NULL) {
+        Py_DECREF(cards);
+        Py_DECREF(amount);
+        return NULL;
+    }
+    PyObject *kind = py.event_kind[int(e.kind)];
+    Py_INCREF(kind);
+    PyObject *all_in = e.all_in ? Py_True : Py_False;
+    Py_INCREF(all_in);
+    PyTuple_SET_ITEM(ev, 0, kind);
+    PyTuple_SET_ITEM(ev, 1, PyLong_FromLong(e.seat));
+    PyTuple_SET_ITEM(ev, 2, PyLong_FromLong(e.street));
+    PyTuple_SET_ITEM(ev, 3, amount);
+    PyTuple_SET_ITEM(ev, 4, cards);
+    PyTuple_SET_ITEM(ev, 5, all_in);
+    PyTuple_SET_ITEM(ev, 6, PyLong_FromLong(e.pot));
+    return ev;
+}
+
+template <typename T> PyObject *int_list(const T *values, int count)
+{
+    PyObject *list = PyList_New(count);
+    if (list == NULL)
+        return NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *v = new_int(int64_t(values[i]));
+        if (v == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
+/* ------------------------------------------------------------------------------------------ the type */
+
+HandObject *alloc_hand(PyTypeObject *type)
+{
+    HandObject *self = (HandObject *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    new (&self->s) State();
+    self->config = NULL;
+    self->events_list = NULL;
+    self->events_built = 0;
+    self->hole_list = NULL;
+    return self;
+}
+
+void hand_dealloc(HandObject *self)
+{
+    self->s.~State();
+    Py_XDECREF(self->config);
+    Py_XDECREF(self->events_list);
+    Py_XDECREF(self->hole_list);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Odd input (a stack or card that is not an int, a bad seat count...): the reference raises the exact error. */
+PyObject *refused_by_reference(PyObject *config, PyObject *stacks, PyObject *deck, PyObject *button,
+                               PyObject *entry)
+{
+    PyObject *twin = PyObject_CallFunctionObjArgs(py.py_hand, config, stacks, deck, button, entry, NULL);
+    if (twin == NULL)
+        return NULL;
+    Py_DECREF(twin);
+    PyErr_SetString(PyExc_TypeError,
+                    "the compiled engine takes int stacks (up to 2**53), cards, button and entry seats; "
+                    "ARENA_ENGINE=python takes any");
+    return NULL;
+}
+
+PyObject *hand_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static const char *names[] = {"config", "stacks", "deck", "button", "entry_blinds", NULL};
+    PyObject *config, *stacks_obj, *deck_obj, *button_obj = NULL, *entry_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OO:Hand", (char **)names, &config, &stacks_obj, &deck_obj,
+                                     &button_obj, &entry_obj))
+        return NULL;
+    PyObject *zero = NULL;
+    if (button_obj == NULL) {
+        zero = PyLong_FromLong(0);
+        button_obj = zero;
+    }
+    if (entry_obj == NULL)
+        entry_obj = py.empty_tuple;
+    PyObject *result = NULL;
+    PyObject *stacks = NULL, *deck = NULL, *entry = NULL;
+    HandObject *self = NULL;
+    Config cfg;
+    int n = 0, button = 0;
+    int64_t stack_values[MAX_N];
+    int8_t cards[52];
+    int deck_len = 0;
+    std::vector<int> entries;
+    bool odd = false;
+
+    stacks = PySequence_Fast(stacks_obj, "stacks must be a sequence");
+    deck = PySequence_Fast(deck_obj, "deck must be a sequence");
+    entry = PySequence_Fast(entry_obj, "entry_blinds must be a collection");
+    if (stacks == NULL || deck == NULL || entry == NULL)
+        goto done;
+    if (!read_config(config, &cfg))
+        goto done;
+    n = int(std::min<Py_ssize_t>(PySequence_Fast_GET_SIZE(stacks), 1000));
+    if (n < 2 || n > MAX_N || !PyLong_Check(button_obj)) {
+        odd = true;
+        goto done;
+    }
+    {
+        int overflow = 0;
+        long long b = PyLong_AsLongLongAndOverflow(button_obj, &overflow);
+        if (overflow || b < 0 || b >= n) {
+            odd = true;
+            goto done;
+        }
+        button = int(b);
+    }
+    for (int i = 0; i < n; i++) {
+        PyObject *v = PySequence_Fast_GET_ITEM(stacks, i);
+        int overflow = 0;
+        long long x = PyLong_CheckExact(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : 0;
+        if (!PyLong_CheckExact(v) || overflow || x <= 0) {
+            odd = true;
+            goto done;
+        }
+        if (x > MAX_CHIPS) {
+            raise_error(py.config_error,
+                        Py_BuildValue("sN", "R11.1",
+                                      PyUnicode_FromFormat("seat %d: the compiled engine takes stacks up to 2**53 "
+                                                           "chips, got %S (ARENA_ENGINE=python takes any)", i, v)));
+            goto done;
+        }
+        stack_values[i] = x;
+    }
+    {
+        Py_ssize_t len = PySequence_Fast_GET_SIZE(deck);
+        if (len < 2 * n + 8 || len > 52) {
+            odd = true;
+            goto done;
+        }
+        uint64_t seen = 0;
+        for (Py_ssize_t i = 0; i < len; i++) {
+            PyObject *v = PySequence_Fast_GET_ITEM(deck, i);
+            long c = PyLong_CheckExact(v) ? PyLong_AsLong(v) : -1;
+            if (c < 0 || c >= 52 || (seen >> c & 1)) {
+                PyErr_Clear();
+                odd = true;
+                goto done;
+            }
+            seen |= uint64_t(1) << c;
+            cards[i] = int8_t(c);
+        }
+        deck_len = int(len);
+    }
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(entry); i++) {
+        PyObject *v = PySequence_Fast_GET_ITEM(entry, i);
+        int overflow = 0;
+        long long e = PyLong_Check(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : -1;
+        if (!PyLong_Check(v) || overflow || e < 0 || e >= n) {
+            PyErr_Clear();
+            odd = true;
+            goto done;
+        }
+        entries.push_back(int(e));
+    }
+
+    self = alloc_hand(type);
+    if (self == NULL)
+        goto done;
+    {
+        State &s = self->s;
+        Py_INCREF(config);
+        self->config = config;
+        s.cfg = cfg;
+        s.n = n;
+        s.button = button;
+        for (int i = 0; i < n; i++) {
+            s.starting[i] = s.stacks[i] = stack_values[i];
+            s.bets[i] = s.committed[i] = s.dead[i] = 0;
+            s.folded[i] = false;
+            s.acted_at[i] = NOT_ACTED;
+        }
+        std::memcpy(s.deck, cards, deck_len);
+        s.deck_len = deck_len;
+        s.board_len = 0;
+        s.street = PREFLOP;
+        s.to_act = -1;
+        s.over = false;
+        s.shown_count = s.value_count = 0;
+        s.current_bet = 0;
+        s.min_inc = cfg.big_blind;
+        s.bet_count = 0;
+        s.last_aggressor = -1;
+        s.fixed = cfg.structure == FIXED_LIMIT;
+        s.pot_limit = cfg.structure == POT_LIMIT;
+        s.capped = s.fixed;
+        if (n == 2) {
+            s.sb_seat = button;
+            s.bb_seat = (button + 1) % n; /* R2.3 heads-up */
+        } else {
+            s.sb_seat = (button + 1) % n;
+            s.bb_seat = (button + 2) % n;
+        }
+        int first = (button + 1) % n;
+        for (int k = 0; k < n; k++) {
+            int seat = (first + k) % n;
+            s.hole[seat][0] = cards[k];
+            s.hole[seat][1] = cards[n + k];
+        }
+        s.next_card = 2 * n;
+        s.events.reserve(3 * n + 24);
+        /* The forced bets (R3), then the hole cards (R4.1): hand.py _post_forced_bets */
+        if (cfg.antes_posted) {
+            if (cfg.ante_mode == ANTE_EACH) {
+                for (int k = 0; k < n; k++)
+                    post(s, (button + 1 + k) % n, cfg.ante, POST_ANTE, false);
+            } else {
+                post(s, s.bb_seat, cfg.ante, POST_ANTE, false);
+            }
+        }
+        post(s, s.sb_seat, cfg.small_blind, POST_SMALL_BLIND, true);
+        post(s, s.bb_seat, cfg.big_blind, POST_BIG_BLIND, true);
+        std::stable_sort(entries.begin(), entries.end(), [&](int a, int b) {
+            return clockwise(a, button, n) < clockwise(b, button, n);
+        });
+        for (int seat : entries)
+            if (seat != s.sb_seat && seat != s.bb_seat)
+                post(s, seat, cfg.big_blind, POST_ENTRY_BLIND, true);
+        for (int k = 0; k < n; k++) {
+            int seat = (first + k) % n;
+            add_event(s, DEAL_HOLE, seat, 0, 0, s.hole[seat], 2);
+        }
+        start_betting(s, true);
+        if (s.to_act < 0 && !end_round(s))
+            goto done;
+    }
+    result = (PyObject *)self;
+    self = NULL;
+done:
+    if (odd && !PyErr_Occurred())
+        result = refused_by_reference(config, stacks_obj, deck_obj, button_obj, entry_obj);
+    Py_XDECREF(self);
+    Py_XDECREF(stacks);
+    Py_XDECREF(deck);
+    Py_XDECREF(entry);
+    Py_XDECREF(zero);
+    return result;
+}
+
+/* ---- methods */
+
+PyObject *hand_apply(HandObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *seat = NULL, *kind = NULL, *amount = NULL;
+    if (nargs > 3) {
+        PyErr_SetString(PyExc_TypeError, "apply() takes seat, kind and amount");
+        return NULL;
+    }
+    if (nargs > 0) seat = args[0];
+    if (nargs > 1) kind = args[1];
+    if (nargs > 2) amount = args[2];
+    if (kwnames) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++) {
+            PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+            PyObject *v = args[nargs + i];
+            PyObject **slot = NULL;
+            if (PyUnicode_CompareWithASCIIString(name, "seat") == 0) slot = &seat;
+            else if (PyUnicode_CompareWithASCIIString(name, "kind") == 0) slot = &kind;
+            else if (PyUnicode_CompareWithASCIIString(name, "amount") == 0) slot = &amount;
+            if (slot == NULL || *slot != NULL) {
+                PyErr_Format(PyExc_TypeError, "apply() got an unexpected or repeated argument %R", name);
+                return NULL;
+            }
+            *slot = v;
+        }
+    }
+    if (seat == NULL || kind == NULL) {
+        PyErr_SetString(PyExc_TypeError, "apply() needs seat and kind");
+        return NULL;
+    }
+    PyObject *zero = NULL;
+    if (amount == NULL)
+        amount = zero = PyLong_FromLong(0);
+    bool ok = apply(self->s, seat, kind, amount);
+    Py_XDECREF(zero);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+PyObject *hand_act(HandObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "act() takes seat and action");
+        return NULL;
+    }
+    PyObject *kind = PyObject_GetAttr(args[1], py.s_kind);
+    if (kind == NULL)
+        return NULL;
+    PyObject *amount = PyObject_GetAttr(args[1], py.s_amount);
+    if (amount == NULL) {
+        Py_DECREF(kind);
+        return NULL;
+    }
+    bool ok = apply(self->s, args[0], kind, amount);
+    Py_DECREF(kind);
+    Py_DECREF(amount);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+PyObject *hand_legal_actions(HandObject *self, PyObject *)
+{
+    State &s = self->s;
+    int seat = s.to_act;
+    if (seat < 0) {
+        raise_error(py.rule_error, Py_BuildValue("ss", "R6.3", "the hand is over: nobody is to act"));
+        return NULL;
+    }
+    int64_t owed = s.current_bet - s.bets[seat];
+    int64_t stack = s.stacks[seat];
+    int64_t low, high;
+    raise_bounds(s, seat, owed, stack, &low, &high);
+    PyObject *can_fold = owed > 0 ? Py_True : Py_False;
+    PyObject *can_check = owed == 0 ? Py_True : Py_False;
+    Py_INCREF(can_fold);
+    Py_INCREF(can_check);
+    PyObject *values[6] = {PyLong_FromLong(seat), can_fold, can_check, new_int(owed < stack ? owed : stack),
+                           new_int(low), new_int(high)};
+    return slotted(py.legal_type, py.legal_off, 6, values);
+}
+
+PyObject *hand_pots_method(HandObject *self, PyObject *)
+{
+    PotRec pots[MAX_N + 1];
+    int k = hand_pots(self->s, pots);
+    PyObject *list = PyList_New(k);
+    if (list == NULL)
+        return NULL;
+    for (int i = 0; i < k; i++) {
+        PyObject *p = make_pot(pots[i], self->s.n);
+        if (p == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, p);
+    }
+    return list;
+}
+
+PyObject *hand_is_active(HandObject *self, PyObject *arg)
+{
+    Py_ssize_t seat = PyNumber_AsSsize_t(arg, PyExc_IndexError);
+    if (seat == -1 && PyErr_Occurred())
+        return NULL;
+    if (seat < 0)
+        seat += self->s.n;
+    if (seat < 0 || seat >= self->s.n) {
+        PyErr_SetString(PyExc_IndexError, "list index out of range");
+        return NULL;
+    }
+    return PyBool_FromLong(!self->s.folded[seat] && self->s.stacks[seat] > 0);
+}
+
+PyObject *hand_copy(HandObject *self, PyObject *)
+{
+    HandObject *twin = alloc_hand(Py_TYPE(self));
+    if (twin == NULL)
+        return NULL;
+    twin->s = self->s;
+    Py_INCREF(self->config);
+    twin->config = self->config;
+    if (self->events_list != NULL) {
+        twin->events_list = PyList_GetSlice(self->events_list, 0, PyList_GET_SIZE(self->events_list));
+        if (twin->events_list == NULL) {
+            Py_DECREF(twin);
+            return NULL;
+        }
+        twin->events_built = self->events_built;
+    }
+    return (PyObject *)twin;
+}
+
+PyObject *hand_deepcopy(HandObject *self, PyObject *) { return hand_copy(self, NULL); }
+
+PyObject *hand_repr(HandObject *self)
+{
+    static const char *street_names[] = {"PREFLOP", "FLOP", "TURN", "RIVER", "SHOWDOWN"};
+    const State &s = self->s;
+    PyObject *board = int_list(s.board, s.board_len);
+    PyObject *stacks = int_list(s.stacks, s.n);
+    PyObject *bets = int_list(s.bets, s.n);
+    PyObject *text = board ? PyObject_CallOneArg(py.format_cards, board) : NULL;
+    PyObject *r = NULL;
+    if (text && stacks && bets) {
+        if (s.to_act >= 0)
+            r = PyUnicode_FromFormat("Hand(street=%s, board=%R, stacks=%R, bets=%R, to_act=%d)",
+                                     street_names[s.street], text, stacks, bets, s.to_act);
+        else
+            r = PyUnicode_FromFormat("Hand(street=%s, board=%R, stacks=%R, bets=%R, to_act=None)",
+                                     street_names[s.street], text, stacks, bets);
+    }
+    Py_XDECREF(board);
+    Py_XDECREF(stacks);
+    Py_XDECREF(bets);
+    Py_XDECREF(text);
+    return r;
+}
+
+
+/* ------------------------------------------------------------------------------------------ request bytes */
+
+/* How an ActionRequest is encoded: field keys, enum values and card texts, handed over by arena.transport.wire
+ * (set_wire_format) from the protocol's descriptors, so this file names no field number of its own. */
+struct WireFormat {
+    bool ready = false;
+    uint8_t req[9];    /* ActionRequest: hole_cards, board, button, street, seats, pots, legal, clock, history */
+    uint8_t seat[6];   /* SeatState: seat, name, stack, bet, committed, status */
+    uint8_t pot[2];    /* Pot: amount, eligible_seats (packed) */
+    uint8_t legal[7];  /* LegalActions: can_fold, can_check, can_call, call_amount, can_raise, min_raise_to, max_raise_to */
+    uint8_t clock[2];  /* Clock: action_ms_left, bank_ms_left */
+    uint8_t event[7];  /* PublicEvent: kind, seat, street, amount, cards, by_timeout, pot_index */
+    int64_t status[3]; /* SeatStatus: active, folded, all-in */
+    int64_t event_kind[16];
+    int64_t all_in_kind;
+    int64_t street[5];
+    std::string card[52]; /* each card's text with its length before it */
+};
+WireFormat wire_format;
+constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7;
+
+/* A protobuf encoding under construction. */
+struct Buf {
+    std::string b;
+    void varint(uint64_t v)
+    {
+        while (v > 0x7F) {
+            b.push_back(char((v & 0x7F) | 0x80));
+            v >>= 7;
+        }
+        b.push_back(char(v));
+    }
+    /* An integer, enum or bool field as proto3 writes it: nothing when 0 (negative ints take ten bytes). */
+    void num(uint8_t key, int64_t v)
+    {
+        if (v == 0)
+            return;
+        b.push_back(char(key));
+        varint(uint64_t(v));
+    }
+    void bytes(uint8_t key, const char *data, size_t size)
+    {
+        b.push_back(char(key));
+        varint(size);
+        b.append(data, size);
+    }
+    void message(uint8_t key, const Buf &inner) { bytes(key, inner.b.data(), inner.b.size()); }
+    void card(uint8_t key, int c)
+    {
+        b.push_back(char(key));
+        b.append(wire_format.card[c]);
+    }
+};
+
+/* The part of ``seat``'s ActionRequest that the hand decides (hole_cards .. history): see Hand.view_wire. */
+bool encode_view(const State &s, int viewer, PyObject *names, const std::vector<bool> &timeouts,
+                 int64_t action_ms_left, int64_t bank_ms_left, Buf &out)
+{
+    const WireFormat &w = wire_format;
+    out.b.reserve(256 + 24 * s.events.size() + 48 * s.n);
+    out.card(w.req[0], s.hole[viewer][0]);
+    out.card(w.req[0], s.hole[viewer][1]);
+    for (int i = 0; i < s.board_len; i++)
+        out.card(w.req[1], s.board[i]);
+    out.num(w.req[2], s.button);
+    out.num(w.req[3], w.street[s.street]);
+    Buf inner;
+    for (int i = 0; i < s.n; i++) {
+        Py_ssize_t size;
+        const char *name = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(names, i), &size);
+        if (name == NULL)
+            return false;
+        inner.b.clear();
+        inner.num(w.seat[0], i);
+        if (size)
+            inner.bytes(w.seat[1], name, size_t(size));
+        inner.num(w.seat[2], s.stacks[i]);
+        inner.num(w.seat[3], s.bets[i]);
+        inner.num(w.seat[4], s.committed[i]);
+        inner.num(w.seat[5], w.status[s.folded[i] ? 1 : s.stacks[i] == 0 ? 2 : 0]);
+        out.message(w.req[4], inner);
+    }
+    PotRec pots[MAX_N + 1];
+    int np = hand_pots(s, pots);
+    for (int k = 0; k < np; k++) {
+        inner.b.clear();
+        inner.num(w.pot[0], pots[k].amount);
+        Buf seats;
+        for (int i = 0; i < s.n; i++)
+            if (pots[k].eligible >> i & 1)
+                seats.varint(uint64_t(i));
+        if (!seats.b.empty())
+            inner.message(w.pot[1], seats);
+        out.message(w.req[5], inner);
+    }
+    int64_t owed = s.current_bet - s.bets[viewer], stack = s.stacks[viewer], low, high;
+    raise_bounds(s, viewer, owed, stack, &low, &high);
+    int64_t call = owed < stack ? owed : stack;
+    inner.b.clear();
+    inner.num(w.legal[0], owed > 0);
+    inner.num(w.legal[1], owed == 0);
+    inner.num(w.legal[2], call > 0);
+    inner.num(w.legal[3], call);
+    inner.num(w.legal[4], high > 0);
+    inner.num(w.legal[5], low);
+    inner.num(w.legal[6], high);
+    out.message(w.req[6], inner);
+    inner.b.clear();
+    inner.num(w.clock[0], action_ms_left);
+    inner.num(w.clock[1], bank_ms_left);
+    out.message(w.req[7], inner);
+    int64_t bets[MAX_N] = {0}; /* each seat's bet on the street as the events so far left it (convert.wire_amount) */
+    for (size_t i = 0; i < s.events.size(); i++) {
+        const Ev &e = s.events[i];
+        int64_t amount = e.amount;
+        bool wager = e.kind == BET || e.kind == E_RAISE || e.kind == E_CALL;
+        if (e.kind == DEAL_BOARD)
+            std::fill(bets, bets + MAX_N, 0);
+        else if (e.kind == POST_SMALL_BLIND || e.kind == POST_BIG_BLIND || e.kind == POST_ENTRY_BLIND ||
+                 e.kind == E_CALL)
+            bets[e.seat] += e.amount;
+        else if (e.kind == BET || e.kind == E_RAISE)
+            bets[e.seat] = e.amount;
+        if (e.all_in && wager)
+            amount = bets[e.seat];
+        inner.b.clear();
+        inner.num(w.event[0], e.all_in && wager ? w.all_in_kind : w.event_kind[int(e.kind)]);
+        inner.num(w.event[1], e.seat);
+        inner.num(w.event[2], w.street[int(e.street)]);
+        inner.num(w.event[3], amount);
+        if (!(e.kind == DEAL_HOLE && e.seat != viewer)) /* nobody sees another seat's hole cards (R4.2) */
+            for (int c = 0; c < e.ncards; c++)
+                inner.card(w.event[4], e.cards[c]);
+        inner.num(w.event[5], i < timeouts.size() && timeouts[i]);
+        if (e.pot > 0)
+            inner.num(w.event[6], e.pot);
+        out.message(w.req[8], inner);
+    }
+    return true;
+}
+
+PyObject *hand_view_wire(HandObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "view_wire() takes seat, names, timeouts, action_ms_left, bank_ms_left");
+        return NULL;
+    }
+    const State &s = self->s;
+    if (!wire_format.ready)
+        return PyBytes_FromStringAndSize(NULL, 0);
+    long seat = PyLong_AsLong(args[0]);
+    if (seat == -1 && PyErr_Occurred())
+        return NULL;
+    if (seat != s.to_act || seat < 0) {
+        PyErr_Format(PyExc_ValueError, "a request is only built for the seat to act (%d), not seat %ld", s.to_act, seat);
+        return NULL;
+    }
+    PyObject *names = args[1];
+    if (!PyTuple_Check(names) || PyTuple_GET_SIZE(names) != s.n) {
+        PyErr_Format(PyExc_TypeError, "names must be a tuple of %d names", s.n);
+        return NULL;
+    }
+    for (int i = 0; i < s.n; i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
+            PyErr_SetString(PyExc_TypeError, "names must be strings");
+            return NULL;
+        }
+    std::vector<bool> timeouts;
+    if (PyObject_Length(args[2]) > 0) {
+        timeouts.assign(s.events.size(), false);
+        PyObject *it = PyObject_GetIter(args[2]);
+        if (it == NULL)
+            return NULL;
+        PyObject *item;
+        while ((item = PyIter_Next(it)) != NULL) {
+            long index = PyLong_AsLong(item);
+            Py_DECREF(item);
+            if (index == -1 && PyErr_Occurred())
+                break;
+            if (index >= 0 && size_t(index) < timeouts.size())
+                timeouts[size_t(index)] = true;
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred())
+            return NULL;
+    } else if (PyErr_Occurred()) {
+        return NULL;
+    }
+    long long action_ms = PyLong_AsLongLong(args[3]);
+    long long bank_ms = PyLong_AsLongLong(args[4]);
+    if ((action_ms == -1 || bank_ms == -1) && PyErr_Occurred())
+        return NULL;
+    Buf out;
+    if (!encode_view(s, int(seat), names, timeouts, action_ms, bank_ms, out))
+        return NULL;
+    return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
+}
+
+bool small_ints(PyObject *seq, int64_t *out, Py_ssize_t count, const char *what)
+{
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL)
+        return false;
+    if (PySequence_Fast_GET_SIZE(fast) != count) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd values, not %zd", what, PySequence_Fast_GET_SIZE(fast), count);
+        Py_DECREF(fast);
+        return false;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        out[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (out[i] == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return false;
+        }
+    }
+    Py_DECREF(fast);
+    return true;
+}
+
+/* set_wire_format(keys, statuses, event_kinds, all_in_kind, streets, cards): see WireFormat. */
+PyObject *set_wire_format(PyObject *, PyObject *args)
+{
+    PyObject *keys, *statuses, *kinds, *streets, *cards;
+    long long all_in;
+    if (!PyArg_ParseTuple(args, "OOOLOO:set_wire_format", &keys, &statuses, &kinds, &all_in, &streets, &cards))
+        return NULL;
+    WireFormat f;
+    int64_t k[WIRE_KEYS];
+    if (!small_ints(keys, k, WIRE_KEYS, "keys") || !small_ints(statuses, f.status, 3, "statuses") ||
+        !small_ints(kinds, f.event_kind, 16, "event kinds") || !small_ints(streets, f.street, 5, "streets"))
+        return NULL;
+    for (int i = 0; i < WIRE_KEYS; i++)
+        if (k[i] <= 0 || k[i] > 0x7F) {
+            PyErr_SetString(PyExc_ValueError, "every field key must fit one byte");
+            return NULL;
+        }
+    uint8_t *groups[] = {f.req, f.seat, f.pot, f.legal, f.clock, f.event};
+    int sizes[] = {9, 6, 2, 7, 2, 7};
+    for (int g = 0, at = 0; g < 6; g++)
+        for (int i = 0; i < sizes[g]; i++)
+            groups[g][i] = uint8_t(k[at++]);
+    f.all_in_kind = all_in;
+    PyObject *fast = PySequence_Fast(cards, "cards");
+    if (fast == NULL)
+        return NULL;
+    if (PySequence_Fast_GET_SIZE(fast) != 52) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "cards: the 52 cards' texts");
+        return NULL;
+    }
+    for (int c = 0; c < 52; c++) {
+        Py_ssize_t size;
+        const char *text = PyUnicode_AsUTF8AndSize(PySequence_Fast_GET_ITEM(fast, c), &size);
+        if (text == NULL || size == 0 || size > 0x7F) {
+            Py_DECREF(fast);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "a card's text is 1 to 127 bytes");
+            return NULL;
+        }
+        f.card[c] = std::string(1, char(size)) + std::string(text, size_t(size));
+    }
+    Py_DECREF(fast);
+    f.ready = true;
+    wire_format = f;
+    Py_RETURN_NONE;
+}
+
+PyMethodDef module_methods[] = {
+    {"set_wire_format", (PyCFunction)set_wire_format, METH_VARARGS,
+     "Set how Hand.view_wire encodes (arena.transport.wire calls it with the protocol's field keys and enums)."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ------------------------------------------------------------------------------------------ the type's tables */
+
+/* ---- attributes */
+
+PyObject *get_to_act(HandObject *self, void *)
+{
+    if (self->s.to_act < 0)
+        Py_RETURN_NONE;
+    return PyLong_FromLong(self->s.to_act);
+}
+
+PyObject *get_events(HandObject *self, void *)
+{
+    const std::vector<Ev> &events = self->s.events;
+    if (self->events_list == NULL) {
+        self->events_list = PyList_New(0);
+        if (self->events_list == NULL)
+            return NULL;
+        self->events_built = 0;
+    }
+    while (self->events_built < Py_ssize_t(events.size())) {
+        PyObject *e = make_event(events[self->events_built]);
+        if (e == NULL)
+            return NULL;
+        int rc = PyList_Append(self->events_list, e);
+        Py_DECREF(e);
+        if (rc < 0)
+            return NULL;
+        self->events_built++;
+    }
+    Py_INCREF(self->events_list);
+    return self->events_list;
+}
+
+PyObject *get_hole(HandObject *self, void *)
+{
+    if (self->hole_list == NULL) {
+        PyObject *list = PyList_New(self->s.n);
+        if (list == NULL)
+            return NULL;
+        for (int i = 0; i < self->s.n; i++) {
+            PyObject *t = cards_tuple(self->s.hole[i], 2);
+            if (t == NULL) {
+                Py_DECREF(list);
+                return NULL;
+            }
+            PyList_SET_ITEM(list, i, t);
+        }
+        self->hole_list = list;
+    }
+    Py_INCREF(self->hole_list);
+    return self->hole_list;
+}
+
+PyObject *get_stacks(HandObject *self, void *) { return int_list(self->s.stacks, self->s.n); }
+PyObject *get_bets(HandObject *self, void *) { return int_list(self->s.bets, self->s.n); }
+PyObject *get_committed(HandObject *self, void *) { return int_list(self->s.committed, self->s.n); }
+PyObject *get_dead(HandObject *self, void *) { return int_list(self->s.dead, self->s.n); }
+PyObject *get_board(HandObject *self, void *) { return int_list(self->s.board, self->s.board_len); }
+
+PyObject *get_folded(HandObject *self, void *)
+{
+    PyObject *list = PyList_New(self->s.n);
+    if (list == NULL)
+        return NULL;
+    for (int i = 0; i < self->s.n; i++) {
+        PyObject *b = self->s.folded[i] ? Py_True : Py_False;
+        Py_INCREF(b);
+        PyList_SET_ITEM(list, i, b);
+    }
+    return list;
+}
+
+PyObject *get_starting_stacks(HandObject *self, void *)
+{
+    PyObject *list = int_list(self->s.starting, self->s.n);
+    if (list == NULL)
+        return NULL;
+    PyObject *t = PyList_AsTuple(list);
+    Py_DECREF(list);
+    return t;
+}
+
+PyObject *get_payoffs(HandObject *self, void *)
+{
+    const State &s = self->s;
+    if (!s.over)
+        Py_RETURN_NONE;
+    int64_t pay[MAX_N];
+    for (int i = 0; i < s.n; i++)
+        pay[i] = s.stacks[i] - s.starting[i];
+    return int_list(pay, s.n);
+}
+
+PyObject *get_shown(HandObject *self, void *)
+{
+    const State &s = self->s;
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    for (int i = 0; i < s.shown_count; i++) {
+        int seat = s.shown_order[i];
+        PyObject *k = PyLong_FromLong(seat), *v = cards_tuple(s.hole[seat], 2);
+        int rc = (k && v) ? PyDict_SetItem(d, k, v) : -1;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        if (rc < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+PyObject *get_hand_values(HandObject *self, void *)
+{
+    const State &s = self->s;
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    for (int i = 0; i < s.value_count; i++) {
+        int seat = s.value_order[i];
+        PyObject *k = PyLong_FromLong(seat), *v = new_int(s.values[seat]);
+        int rc = (k && v) ? PyDict_SetItem(d, k, v) : -1;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        if (rc < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+PyObject *get_street(HandObject *self, void *)
+{
+    PyObject *s = py.street[self->s.street];
+    Py_INCREF(s);
+    return s;
+}
+
+PyObject *get_config(HandObject *self, void *)
+{
+    Py_INCREF(self->config);
+    return self->config;
+}
+
+PyObject *get_num_seats(HandObject *self, void *) { return PyLong_FromLong(self->s.n); }
+PyObject *get_button(HandObject *self, void *) { return PyLong_FromLong(self->s.button); }
+PyObject *get_sb_seat(HandObject *self, void *) { return PyLong_FromLong(self->s.sb_seat); }
+PyObject *get_bb_seat(HandObject *self, void *) { return PyLong_FromLong(self->s.bb_seat); }
+PyObject *get_is_over(HandObject *self, void *) { return PyBool_FromLong(self->s.over); }
+PyObject *get_current_bet(HandObject *self, void *) { return new_int(self->s.current_bet); }
+
+PyObject *get_pot_total(HandObject *self, void *)
+{
+    int64_t total = 0;
+    for (int i = 0; i < self->s.n; i++)
+        total += self->s.committed[i];
+    return new_int(total);
+}
+
+PyMethodDef hand_methods[] = {
+    {"apply", (PyCFunction)(void (*)(void))hand_apply, METH_FASTCALL | METH_KEYWORDS,
+     "Apply ``kind`` (and the raise-to ``amount`` for RAISE) for ``seat``; IllegalActionError leaves the state as "
+     "it was."},
+    {"act", (PyCFunction)(void (*)(void))hand_act, METH_FASTCALL, "Apply one Action of ``seat``."},
+    {"legal_actions", (PyCFunction)hand_legal_actions, METH_NOARGS,
+     "The exact choices of the seat to act (R6, R7). Raises RuleError when the hand is over."},
+    {"pots", (PyCFunction)hand_pots_method, METH_NOARGS, "Main and side pots as they stand (R10.1), current bets included."},
+    {"is_active", (PyCFunction)hand_is_active, METH_O, "Whether a seat is still in the hand and has chips to bet."},
+    {"copy", (PyCFunction)hand_copy, METH_NOARGS, "An independent copy of the hand as it stands."},
+    {"view_wire", (PyCFunction)(void (*)(void))hand_view_wire, METH_FASTCALL,
+     "view_wire(seat, names, timeouts, action_ms_left, bank_ms_left): the seat to act's ActionRequest fields "
+     "hole_cards to history, encoded (b'' until arena.transport.wire has set the format)."},
+    {"__copy__", (PyCFunction)hand_copy, METH_NOARGS, "An independent copy."},
+    {"__deepcopy__", (PyCFunction)hand_deepcopy, METH_O, "An independent copy (the config is shared: it is frozen)."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyGetSetDef hand_getset[] = {
+    {"to_act", (getter)get_to_act, NULL, "The seat to act, or None when nobody is.", NULL},
+    {"events", (getter)get_events, NULL, "Everything that happened, in order (a list that grows).", NULL},
+    {"stacks", (getter)get_stacks, NULL, "Chips behind, per seat.", NULL},
+    {"bets", (getter)get_bets, NULL, "Chips bet on this street, per seat.", NULL},
+    {"committed", (getter)get_committed, NULL, "Chips put in this hand, per seat.", NULL},
+    {"dead", (getter)get_dead, NULL, "Dead chips (antes), per seat.", NULL},
+    {"folded", (getter)get_folded, NULL, "Whether each seat has folded.", NULL},
+    {"board", (getter)get_board, NULL, "The board cards dealt so far.", NULL},
+    {"hole", (getter)get_hole, NULL, "Each seat's two hole cards.", NULL},
+    {"starting_stacks", (getter)get_starting_stacks, NULL, "The stacks the hand started with.", NULL},
+    {"payoffs", (getter)get_payoffs, NULL, "Chips won or lost per seat once the hand is over, else None.", NULL},
+    {"shown", (getter)get_shown, NULL, "The hole cards shown at the showdown, by seat.", NULL},
+    {"hand_values", (getter)get_hand_values, NULL, "Hand values at the showdown, by seat, in showdown order.", NULL},
+    {"street", (getter)get_street, NULL, "The betting round (SHOWDOWN once the betting is over).", NULL},
+    {"config", (getter)get_config, NULL, "The table config.", NULL},
+    {"num_seats", (getter)get_num_seats, NULL, "Seats dealt in.", NULL},
+    {"button", (getter)get_button, NULL, "The button's seat.", NULL},
+    {"small_blind_seat", (getter)get_sb_seat, NULL, "The small blind's seat.", NULL},
+    {"big_blind_seat", (getter)get_bb_seat, NULL, "The big blind's seat.", NULL},
+    {"is_over", (getter)get_is_over, NULL, "Whether the hand has been settled (payoffs known).", NULL},
+    {"pot_total", (getter)get_pot_total, NULL, "All chips put in this hand so far.", NULL},
+    {"current_bet", (getter)get_current_bet, NULL, "The highest bet on this street.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ------------------------------------------------------------------------------------------ module */
+
+PyObject *attr_of(const char *module, const char *name)
+{
+    PyObject *m = PyImport_ImportModule(module);
+    if (m == NULL)
+        return NULL;
+    PyObject *v = PyObject_GetAttrString(m, name);
+    Py_DECREF(m);
+    return v;
+}
+
+/* The slot offsets of ``type``'s ``fields`` (plain object slots), or -1 in offsets[0] to build by calling it. */
+bool slot_offsets(PyTypeObject *type, const char *const *fields, int count, Py_ssize_t *offsets)
+{
+    for (int i = 0; i < count; i++) {
+        PyObject *d = PyObject_GetAttrString((PyObject *)type, fields[i]);
+        if (d == NULL)
+            return false;
+        bool plain = Py_IS_TYPE(d, &PyMemberDescr_Type) && ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX;
+        offsets[i] = plain ? ((PyMemberDescrObject *)d)->d_member->offset : -1;
+        Py_DECREF(d);
+        if (!plain) {
+            offsets[0] = -1;
+            return true;
+        }
+    }
+    if (type->tp_dictoffset != 0 || type->tp_itemsize != 0)
+        offsets[0] = -1;
+    return true;
+}
+
+bool enum_members(const char *name, const char *const *members, int count, PyObject **out, int first)
+{
+    PyObject *cls = attr_of("arena.engine.actions", name);
+    if (cls == NULL) {
+        PyErr_Clear();
+        cls = attr_of("arena.engine.config", name);
+    }
+    if (cls == NULL)
+        return false;
+    for (int i = 0; i < count; i++) {
+        out[first + i] = PyObject_GetAttrString(cls, members[i]);
+        if (out[first + i] == NULL) {
+            Py_DECREF(cls);
+            return false;
+        }
+    }
+    Py_DECREF(cls);
+    return true;
+}
+
+PyTypeObject HandType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+};
+
+int core_exec(PyObject *module)
+{
+    static const char *kinds[] = {"FOLD", "CHECK", "CALL", "RAISE", "ALL_IN"};
+    static const char *events[] = {"POST_ANTE", "POST_SMALL_BLIND", "POST_BIG_BLIND", "POST_ENTRY_BLIND",
+                                   "DEAL_HOLE", "DEAL_BOARD", "FOLD", "CHECK", "CALL", "BET", "RAISE",
+                                   "UNCALLED_RETURN", "SHOW", "MUCK", "WIN_POT"};
+    static const char *streets[] = {"PREFLOP", "FLOP", "TURN", "RIVER", "SHOWDOWN"};
+    static const char *structures[] = {"NO_LIMIT", "POT_LIMIT", "FIXED_LIMIT"};
+    static const char *modes[] = {"NONE", "EACH", "BIG_BLIND"};
+    static const char *legal_fields[] = {"seat", "can_fold", "can_check", "call_amount", "min_raise_to",
+                                         "max_raise_to"};
+    static const char *pot_fields[] = {"amount", "eligible"};
+    if (!enum_members("ActionKind", kinds, 5, py.action_kind, 1) ||
+        !enum_members("EventKind", events, 15, py.event_kind, 1) ||
+        !enum_members("Street", streets, 5, py.street, 0) ||
+        !enum_members("Structure", structures, 3, py.structure, 0) ||
+        !enum_members("AnteMode", modes, 3, py.ante_mode, 0))
+        return -1;
+    py.event_type = (PyTypeObject *)attr_of("arena.engine.actions", "Event");
+    py.legal_type = (PyTypeObject *)attr_of("arena.engine.actions", "LegalActions");
+    py.pot_type = (PyTypeObject *)attr_of("arena.engine.pots", "Pot");
+    py.rule_error = attr_of("arena.engine.errors", "RuleError");
+    py.config_error = attr_of("arena.engine.errors", "ConfigError");
+    py.illegal_error = attr_of("arena.engine.errors", "IllegalActionError");
+    py.py_hand = attr_of("arena.engine.hand", "Hand");
+    py.evaluate = attr_of("arena.cards.evaluator", "evaluate");
+    py.format_cards = attr_of("arena.cards", "format_cards");
+    py.s_kind = PyUnicode_InternFromString("kind");
+    py.s_amount = PyUnicode_InternFromString("amount");
+    py.empty_tuple = PyTuple_New(0);
+    if (!py.event_type || !py.legal_type || !py.pot_type || !py.rule_error || !py.config_error ||
+        !py.illegal_error || !py.py_hand || !py.evaluate || !py.format_cards || !py.s_kind || !py.s_amount ||
+        !py.empty_tuple)
+        return -1;
+    if (!PyType_Check(py.event_type) || !PyType_IsSubtype(py.event_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "arena.engine.actions.Event is not a tuple type");
+        return -1;
+    }
+    if (!slot_offsets(py.legal_type, legal_fields, 6, py.legal_off) ||
+        !slot_offsets(py.pot_type, pot_fields, 2, py.pot_off))
+        return -1;
+    if (PyType_Ready(&HandType) < 0)
+        return -1;
+    Py_INCREF(&HandType);
+    if (PyModule_AddObject(module, "Hand", (PyObject *)&HandType) < 0) {
+        Py_DECREF(&HandType);
+        return -1;
+    }
+    return 0;
+}
+
+PyModuleDef_Slot core_slots[] = {{Py_mod_exec, (void *)core_exec}, {0, NULL}};
+
+PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "_core",
+    "The compiled state machine of one hand (arena.engine.hand is its readable reference).", 0, module_methods,
+    core_slots,
+    NULL, NULL, NULL,
+};
+
+} // namespace
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    HandType.tp_name = "arena.engine._core.Hand";
+    HandType.tp_basicsize = sizeof(HandObject);
+    HandType.tp_dealloc = (destructor)hand_dealloc;
+    HandType.tp_repr = (reprfunc)hand_repr;
+    HandType.tp_flags = Py_TPFLAGS_DEFAULT;
+    HandType.tp_doc = "One hand from the forced bets to the payoffs (the compiled arena.engine.hand.Hand).";
+    HandType.tp_methods = hand_methods;
+    HandType.tp_getset = hand_getset;
+    HandType.tp_new = hand_new;
+    return PyModuleDef_Init(&core_module);
+}

@@ -1,0 +1,55 @@
+"""The compiled engine's encoding of a request's view (``Hand.view_wire``, taken by ``RequestBuilder`` from
+``Decision.view_wire``) is byte for byte the encoding the transport builds from the seat's view in Python, over
+random hands of every structure, ante, seat count and stack, with random time-out marks in the history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.engine import TableConfig, hand_class, seat_view
+from arena.referee import Decision
+from arena.transport import wire
+from arena_sdk.pb import bot_pb2
+from tests.engine.test_properties import BASE, Table, offered, tables
+
+COMPILED = hand_class("compiled")
+
+
+def request(table: Table, hand: Any, seat: int, timeouts: frozenset[int], encoded: bool) -> bytes:
+    names = tuple(f"bot-{k}" if k % 3 else "" for k in range(len(table.stacks)))  # an empty name is not written
+    decision = Decision("m", "t-1", "m-7", 7, 7001, seat_view(hand, seat), names, table.stacks[seat], 1500, 90_000,
+                        timeouts)
+    if encoded:
+        decision.view_wire = hand.view_wire(seat, names, timeouts, 1500, 90_000)
+        assert decision.view_wire
+    return wire.RequestBuilder().serialized(decision, timeouts)
+
+
+@settings(BASE, max_examples=40)
+@given(table=tables(max_seats=10), data=st.data())
+def test_the_compiled_view_is_the_transport_encoding(table: Table, data: st.DataObject) -> None:
+    hand = COMPILED(table.config, table.stacks, table.deck, button=table.button, entry_blinds=table.entry_blinds)
+    while not hand.is_over:
+        legal = hand.legal_actions()
+        events = len(hand.events)
+        timeouts = frozenset(data.draw(st.lists(st.integers(0, events + 2), max_size=3), label="timeouts"))
+        built = request(table, hand, legal.seat, timeouts, encoded=True)
+        assert built == request(table, hand, legal.seat, timeouts, encoded=False)
+        message = bot_pb2.RefereeMessage.FromString(built).action_request
+        assert len(message.history) == events and message.seat == legal.seat
+        moves = offered(hand, legal, lambda low, high: data.draw(st.integers(low, high), label="amount"))
+        kind, amount = data.draw(st.sampled_from(moves), label="action")
+        hand.apply(legal.seat, kind, amount)
+
+
+def test_only_the_seat_to_act_is_encoded() -> None:
+    hand: Any = COMPILED(TableConfig(), [1000, 1000, 1000], list(range(52)))
+    seat = hand.to_act
+    with pytest.raises(ValueError, match="only built for the seat to act"):
+        hand.view_wire((seat + 1) % 3, ("a", "b", "c"), frozenset(), 0, 0)
+    with pytest.raises(TypeError, match="names must be a tuple of 3 names"):
+        hand.view_wire(seat, ("a", "b"), frozenset(), 0, 0)
