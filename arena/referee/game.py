@@ -384,6 +384,9 @@ class Game:
                 player.seated, player.left = False, True  # takes its stack (R11.3)
             elif player.stack == 0 and not self.rules.rebuy:
                 player.seated, player.left = False, True
+        if sum(p.seated or not p.joined for p in self._players) < 2:  # nobody to play: nobody sits down to wait
+            self.end = EndReason.TOO_FEW
+            return False
         for player in self._players:
             if not player.joined and 0 < joins[player.participant] <= k:
                 self._sit(player)
