@@ -87,6 +87,8 @@ async def replaced_mid_request(tmp_path: Path) -> None:
             newest = Stream(stub, keys["a"])  # the same key again, while the request is open
             tasks.append(asyncio.create_task(newest.run()))
             await until("the match to end", lambda: not host.live)
+            await until("the newest stream to hear the MatchEnd", lambda: newest.of("match_end"), 10)  # sent as the
+            # match ends: read by the stream a moment later, which a busy machine can stretch past the line above
             await asyncio.wait_for(tasks[0], 10)
     finally:
         stop.set()
