@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from importlib import resources
@@ -28,6 +26,7 @@ from arena import __version__
 from arena.engine.units import mbb_per_hand
 from arena.publish import formatting, match_data
 from arena.publish.comparisons import comparison_page
+from arena.publish.manifest import MANIFEST, Earlier, Writer, earlier_publish, manifest_of, remove_stale, reuse
 from arena.ratings.blocks import DEFAULT_RULES, RatingRules
 from arena.ratings.estimators import Estimator, adjusted_payoffs
 from arena.ratings.leaderboard import (
@@ -48,7 +47,6 @@ from arena.records.submissions import Submission, submissions
 from arena.referee.status import MatchKind
 from arena.text import unique_slugs, visible_controls
 
-MANIFEST = ".arena-publish.json"
 HANDS_PER_PAGE = 500  # rows of a match's hand table per page: about 150 KB of HTML
 DEFAULT_TITLE = "arena leaderboard"
 LIVE_DATA = "api/hands/{slug}/{block}.js"  # where a league host's viewer reads hands: its database (arena.league.web)
@@ -287,89 +285,6 @@ def match_page(db: Database, summary: MatchSummary, slug: str, block_hands: int 
     )
 
 
-class _Writer:
-    """Writes files under the output folder and remembers them for the manifest, and each finished match's files
-    with the key they were made with."""
-
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.files: list[str] = []
-        self.matches: dict[str, tuple[str, list[str]]] = {}  # slug -> (key, its files)
-        self._folders: set[Path] = set()
-
-    def path(self, relative: str) -> Path:
-        self.files.append(relative)
-        target = self.out / relative
-        if target.parent not in self._folders:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self._folders.add(target.parent)
-        return target
-
-    def text(self, relative: str, content: str) -> None:
-        self.path(relative).write_text(content, encoding="utf-8")
-
-
-@dataclass(frozen=True, slots=True)
-class _Earlier:
-    """What an earlier publish into ``folder`` wrote, from its manifest: its files, and each finished match's
-    files with the key they were made with."""
-
-    folder: Path
-    files: list[str]
-    matches: dict[str, tuple[str, list[str]]]
-
-
-def _manifest(files: list[str], matches: Mapping[str, tuple[str, list[str]]]) -> dict[str, Any]:
-    """The files written, grouped by folder, and each finished match's key and files."""
-    grouped: dict[str, list[str]] = {}
-    for relative in sorted(files):
-        folder, _, name = relative.rpartition("/")
-        grouped.setdefault(folder, []).append(name)
-    return {"files": grouped, "matches": {slug: {"key": key, "files": names}
-                                          for slug, (key, names) in sorted(matches.items())}}
-
-
-def _ungroup(grouped: object) -> list[str]:
-    if isinstance(grouped, list):  # the first manifests: a plain list
-        return [f for f in grouped if isinstance(f, str)]
-    if not isinstance(grouped, dict):
-        return []
-    return [f"{folder}/{name}" if folder else name for folder, names in grouped.items()
-            if isinstance(folder, str) and isinstance(names, list) for name in names if isinstance(name, str)]
-
-
-def _earlier(folder: Path) -> _Earlier | None:
-    """The manifest an earlier publish left in ``folder``, None if there is none or it cannot be read. Written by
-    us, but read as untrusted: nothing it names is used before it is checked (``_remove_stale``, ``_reuse``)."""
-    try:
-        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if isinstance(data, dict) and isinstance(data.get("files"), dict):
-        matches: dict[str, tuple[str, list[str]]] = {}
-        for slug, entry in (data.get("matches") or {}).items():
-            if isinstance(entry, dict) and isinstance(entry.get("key"), str) and isinstance(entry.get("files"), list):
-                matches[str(slug)] = (entry["key"], [f for f in entry["files"] if isinstance(f, str)])
-        return _Earlier(folder, _ungroup(data["files"]), matches)
-    return _Earlier(folder, _ungroup(data), {})  # before matches were kept: a manifest of files only
-
-
-def _inside(root: Path, relative: str) -> Path | None:
-    """``root / relative`` if it is a file inside ``root`` (whatever a manifest says), else None."""
-    target = (root / relative).resolve()
-    return target if root.resolve() in target.parents and target.is_file() else None
-
-
-def _remove_stale(earlier: _Earlier | None, written: list[str]) -> None:
-    """Delete files an earlier run wrote (per its manifest) that this run did not write again."""
-    if earlier is None:
-        return
-    keep = set(written)
-    for relative in earlier.files:
-        if relative not in keep and (target := _inside(earlier.folder, relative)) is not None:
-            target.unlink()
-
-
 def chip_series(db: Database, page: MatchPage) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Each bot's payoff per shown hand of a match, as dealt and AIVAT adjusted (arena.ratings.estimators)."""
     adjusted = adjusted_payoffs(db, page.summary.match_id, Estimator.AIVAT)
@@ -409,46 +324,15 @@ def _match_key(page: MatchPage, common: Mapping[str, Any], colors: list[Any]) ->
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _owned(slug: str, relative: str) -> bool:
-    """Whether ``relative`` is one of the files a match's own: its pages, its data, its chip graph."""
-    return (relative in (f"matches/{slug}.html", f"plots/matches/{slug}.svg")
-            or relative.startswith(f"matches/{slug}/"))
-
-
-def _reuse(page: MatchPage, writer: _Writer, earlier: _Earlier, key: str) -> bool:
-    """Keep a finished match's files from an earlier publish (hard links, or copies, when it was in another
-    folder) when they were made with the same key; False if they must be made."""
-    kept = earlier.matches.get(page.slug)
-    if kept is None or kept[0] != key or not all(_owned(page.slug, f) for f in kept[1]):
-        return False
-    sources = [_inside(earlier.folder, f) for f in kept[1]]
-    if any(source is None for source in sources):
-        return False
-    same = earlier.folder.resolve() == writer.out.resolve()
-    for relative, source in zip(kept[1], sources, strict=True):
-        assert source is not None
-        if same:
-            writer.files.append(relative)
-            continue
-        target = writer.path(relative)
-        target.unlink(missing_ok=True)
-        try:
-            os.link(source, target)
-        except OSError:
-            shutil.copyfile(source, target)
-    writer.matches[page.slug] = (key, list(kept[1]))
-    return True
-
-
-def write_match(db: Database, page: MatchPage, writer: _Writer, env: jinja2.Environment, common: dict[str, Any],
-                palette: Mapping[str, Any], data_files: bool = True, earlier: _Earlier | None = None) -> bool:
+def write_match(db: Database, page: MatchPage, writer: Writer, env: jinja2.Environment, common: dict[str, Any],
+                palette: Mapping[str, Any], data_files: bool = True, earlier: Earlier | None = None) -> bool:
     """A match's pages (the table of its hands in pages of ``HANDS_PER_PAGE``), its chip graph and, with
     ``data_files``, its hands for the viewer (``matches/<slug>/data-<block>.js``). A finished match's files are
     kept from ``earlier`` when nothing they show has changed; True if they were."""
     from arena.publish import plots  # matplotlib is heavy: loaded only when a site is built
 
     key = _match_key(page, common, [palette[b.name] for b in page.bots]) if page.finished else None
-    if key is not None and earlier is not None and _reuse(page, writer, earlier, key):
+    if key is not None and earlier is not None and reuse(page.slug, writer, earlier, key):
         return True
     start = len(writer.files)
     if page.hands:
@@ -489,10 +373,10 @@ def publish(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     board = board if board is not None else build_leaderboard(db, match_ids, rules=rules)
-    writer = _Writer(out)
+    writer = Writer(out)
     env = environment()
-    previous = _earlier(out)
-    earlier = previous if reuse is None or Path(reuse).resolve() == out.resolve() else _earlier(Path(reuse))
+    previous = earlier_publish(out)
+    earlier = previous if reuse is None or Path(reuse).resolve() == out.resolve() else earlier_publish(Path(reuse))
 
     ranked = [row.bot for row in board.rows]
     unrated = sorted({bot for m in board.matches for bot in m.bots} - set(ranked))
@@ -613,8 +497,8 @@ def publish(
     reused = [page.slug for page in matches
               if write_match(db, page, writer, env, common, palette, not live_site, earlier)]
 
-    _remove_stale(previous, writer.files)
-    manifest = _manifest(writer.files, writer.matches)
+    remove_stale(previous, writer.files)
+    manifest = manifest_of(writer.files, writer.matches)
     (out / MANIFEST).write_text(json.dumps(manifest, separators=(",", ":")) + "\n", encoding="utf-8")
     return PublishResult(out / "index.html", tuple(writer.files), board,
                          {slug: match_id for match_id, slug in match_slugs.items()}, tuple(reused))
