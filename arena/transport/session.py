@@ -204,16 +204,16 @@ class BotSession:
     def answers(self, message: poker_pb2.Action) -> bool:
         """Whether ``message`` names a request the referee is waiting for an answer to (table, hand and request
         ids all equal to the request's)."""
-        pending = self.pending.get((message.table_id, message.request_id))
-        return pending is not None and not pending[1].done() and not mismatches(message, pending[0])
+        pending = self.pending.get((message.table_id, message.request_id))  # table and request ids: the key
+        return pending is not None and not pending[1].done() and pending[0].hand_id == message.hand_id
 
     def deliver(self, message: poker_pb2.Action) -> None:
         """An Action arrived on the stream: resolve the open request it names, or tell the bot why it was ignored.
         An Action must echo an open request's table_id, hand_id and request_id: one that differs in any of them
         (an empty one included) is ignored, so that no action is ever applied to a table or hand it was not meant
         for."""
-        pending = self.pending.get((message.table_id, message.request_id))
-        if pending is not None and not pending[1].done() and not mismatches(message, pending[0]):
+        pending = self.pending.get((message.table_id, message.request_id))  # table and request ids: the key
+        if pending is not None and not pending[1].done() and pending[0].hand_id == message.hand_id:
             try:
                 pending[1].set_result(convert.action_from_pb(message))
             except convert.MalformedAction as exc:
