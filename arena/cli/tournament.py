@@ -28,6 +28,7 @@ from arena.cli.options import (
 from arena.cli.output import echo, secho
 from arena.deals import commitment
 from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
+from arena.ratings.scoring_worker import RecordedScoring
 from arena.ratings.settings import rules_from_mapping
 from arena.records import queries
 from arena.records.db import Database
@@ -53,8 +54,11 @@ def play_tournament(
     executor: MatchExecutor | None = None,
 ) -> list[MatchResult]:
     """Run a tournament with a progress bar for hands and matches (when asked for), its matches played by
-    ``executor`` (here by default)."""
+    ``executor`` (here by default). A reset game's hands are rescored by all-in EV and AIVAT in a worker process as
+    they are recorded (arena.ratings.scoring_worker), so the leaderboard that follows finds them worked out."""
     scheduled = schedule(config)
+    logging.getLogger("arena.ratings.scoring").setLevel(logging.WARNING)  # a scoring worker that failed: said
+    scoring = None if config.game.is_game else RecordedScoring(db)
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console(), disable=not show_progress, transient=False,
@@ -64,14 +68,23 @@ def play_tournament(
         hands = bars.add_task("hands", total=total)
         matches = bars.add_task("matches", total=len(scheduled))
 
-        def hand_done(record: HandRecord) -> None:
+        def hand_done(record: HandRecord) -> None:  # the database has the hand already
             bars.advance(hands)
+            if scoring is not None:
+                scoring.add(record)
 
         def match_done(match: ScheduledMatch, result: MatchResult | None) -> None:
             bars.advance(matches)
 
         progress = TournamentProgress(hand_done, match_done)
-        return asyncio.run(run_tournament(config, Ledger(db), resume, progress, log_dir, executor))
+        try:
+            results = asyncio.run(run_tournament(config, Ledger(db), resume, progress, log_dir, executor))
+            if scoring is not None:
+                scoring.finish()
+            return results
+        finally:
+            if scoring is not None:
+                scoring.close()
 
 
 @click.command(cls=ArenaCommand)

@@ -16,10 +16,10 @@ from typing import Any
 
 from arena.ratings.blocks import DEFAULT_RULES, RatingRules, games_played, rating_games
 from arena.ratings.consistency import Consistency, check_order, head_to_head
-from arena.ratings.estimators import Estimator
+from arena.ratings.estimators import ADJUSTED, Estimator
 from arena.ratings.games import Standing, standings
 from arena.ratings.play_stats import PlayStats, play_stats
-from arena.ratings.sessions import Session, bot_key, load_sessions
+from arena.ratings.sessions import Session, bot_key, load_sessions_by
 from arena.ratings.stats import WinRate, crosstable, win_rates
 from arena.ratings.system import Rating, RatingPoint, RatingSystem
 from arena.ratings.trueskill_ratings import TrueSkill
@@ -110,14 +110,15 @@ def build_leaderboard(
     system = system if system is not None else default_system(rules)
     system.check()
     ids = match_ids if match_ids is not None else queries.match_ids(db)
-    sessions: list[Session] = load_sessions(db, ids)
+    by = load_sessions_by(db, (Estimator.RAW, *ADJUSTED), ids)
+    sessions: list[Session] = by[Estimator.RAW]
     games = rating_games(sessions, rules)
     rates = win_rates(sessions)
     ratings = system.rate(games, sorted(rates))
     history = system.history(games, history_points) if history_points > 0 else {}
     played_games = games_played(games)
-    allin = win_rates(load_sessions(db, ids, estimator=Estimator.ALLIN))
-    aivat = win_rates(load_sessions(db, ids, estimator=Estimator.AIVAT))
+    allin = win_rates(by[Estimator.ALLIN])
+    aivat = win_rates(by[Estimator.AIVAT])
     stats = play_stats(db, ids)
     ordered = rank_bots(system, ratings, rates)
     flags = bot_flags(db, ids)

@@ -8,6 +8,11 @@ of it); without one, the hands themselves, packed into plain tuples (``pack``: c
 It computes ``arena.ratings.session_scoring.session_changes``, the same function the tally runs in-process, so the
 figures are the same to the last bit. Should the worker die or fail, the batches it did not return are scored in
 this process instead (from the database, or from the packed hands they were sent with), and said so in the log.
+
+A tournament's matches are rescored the same way as their hands are recorded (``RecordedScoring``: each hand's
+payoffs by all-in EV and AIVAT, ``arena.ratings.estimators.rescore``, the function its leaderboard runs), so the
+leaderboard after the last hand finds them worked out; a match the worker did not finish is rescored by the
+leaderboard itself, as before.
 """
 
 from __future__ import annotations
@@ -26,10 +31,11 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol, TypeVar
 
 from arena.engine import Action, ActionKind, Event, EventKind
 from arena.engine.config import TableConfig
+from arena.ratings.estimators import ADJUSTED, Estimator, Rescored, remember, rescore
 from arena.ratings.session_scoring import Changes, SessionJob, session_changes
 from arena.records import queries
 from arena.records.db import Database
@@ -43,6 +49,8 @@ BACKLOG_HANDS = 20_000  # hands sent but not scored back past which the tally wa
 CLOSE_TIMEOUT_S = 5.0
 
 Packed = tuple[Any, ...]  # a hand as plain tuples (``pack``)
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 
 
 # ---------------------------------------------------------------------------------------------- hands as tuples
@@ -97,16 +105,53 @@ class Batch:
     def hand_count(self) -> int:
         return sum(len(job.numbers) for job in self.jobs)
 
+    def run(self) -> list[Changes]:
+        """``score_batch`` of it (in the worker)."""
+        return score_batch(self)
+
+
+Rescorings = dict[Estimator, Rescored]  # each adjusted estimator's rescored hands
+
+
+@dataclass(frozen=True, slots=True)
+class HandsBatch:
+    """Hands of a recorded match (``numbers``), to be rescored by every adjusted estimator."""
+
+    db_path: str
+    match_id: str
+    numbers: tuple[int, ...]
+
+    def run(self) -> Rescorings:
+        """``estimators.rescore`` of its hands by each adjusted estimator, read back from the database (in the
+        worker)."""
+        records = list(queries.hand_records(_database(self.db_path), self.match_id, self.numbers))
+        missing = sorted(set(self.numbers) - {r.hand_number for r in records})
+        if missing:
+            raise LookupError(f"hands {missing[:5]} of match {self.match_id!r} are not in {self.db_path}")
+        return {estimator: rescore(records, estimator) for estimator in ADJUSTED}
+
+
+class Job(Protocol[R_co]):
+    """What the worker is sent: it runs it and sends back what it returns."""
+
+    def run(self) -> R_co: ...
+
 
 _DATABASES: dict[str, Database] = {}  # in the worker: the match's database, opened once
+
+
+def _database(path: str) -> Database:
+    """The database at ``path``, opened read-only once in this process."""
+    db = _DATABASES.get(path)
+    if db is None:
+        db = _DATABASES[path] = Database(path, read_only=True)
+    return db
 
 
 def score_batch(batch: Batch) -> list[Changes]:
     """Each session's changes (arena.ratings.session_scoring), in the batch's order; runs in the worker."""
     if batch.db_path:
-        db = _DATABASES.get(batch.db_path)
-        if db is None:
-            db = _DATABASES[batch.db_path] = Database(batch.db_path, read_only=True)
+        db = _database(batch.db_path)
         numbers = [n for job in batch.jobs for n in job.numbers]
         records = {r.hand_number: r for r in queries.hand_records(db, batch.match_id, numbers)}
     else:
@@ -119,16 +164,17 @@ def score_batch(batch: Batch) -> list[Changes]:
 
 
 def serve(requests: BinaryIO, replies: BinaryIO) -> None:
-    """The worker's loop: a pickled ``Batch`` in, ``("ok", changes)`` or ``("error", why)`` out, until the input
-    ends (the referee closed it, or died). Ctrl-C is left to the referee, which then closes the worker."""
+    """The worker's loop: a pickled ``Job`` in (a ``Batch`` or a ``HandsBatch``), ``("ok", what it returns)`` or
+    ``("error", why)`` out, until the input ends (the referee closed it, or died). Ctrl-C is left to the referee,
+    which then closes the worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         try:
-            batch = pickle.load(requests)
+            job = pickle.load(requests)
         except EOFError:
             return
         try:
-            reply: tuple[str, Any] = ("ok", score_batch(batch))
+            reply: tuple[str, Any] = ("ok", job.run())
         except Exception as exc:  # said to the referee, which scores the batch itself
             reply = ("error", f"{exc!r}")
         pickle.dump(reply, replies, protocol=pickle.HIGHEST_PROTOCOL)
@@ -161,8 +207,8 @@ class _Worker:
         self.process = subprocess.Popen([sys.executable, "-m", "arena.ratings.scoring_worker"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         env=dict(os.environ, PYTHONPATH=path))
-        self._outbox: queue.SimpleQueue[Batch | None] = queue.SimpleQueue()
-        self._futures: deque[Future[list[Changes]]] = deque()
+        self._outbox: queue.SimpleQueue[Job[Any] | None] = queue.SimpleQueue()
+        self._futures: deque[Future[Any]] = deque()
         self._lock = threading.Lock()  # the futures, and why the worker ended (``_ended``)
         self._ended = ""
         self._writer = threading.Thread(target=self._write, name="scoring-writer", daemon=True)
@@ -170,22 +216,22 @@ class _Worker:
         self._writer.start()
         self._reader.start()
 
-    def submit(self, batch: Batch) -> Future[list[Changes]]:
-        future: Future[list[Changes]] = Future()
+    def submit(self, job: Job[R]) -> Future[R]:
+        future: Future[R] = Future()
         with self._lock:
             if self._ended:
                 future.set_exception(WorkerFailed(self._ended))
                 return future
             self._futures.append(future)
-        self._outbox.put(batch)
+        self._outbox.put(job)
         return future
 
     def _write(self) -> None:
         stdin = self.process.stdin
         assert stdin is not None
         try:
-            while (batch := self._outbox.get()) is not None:
-                pickle.dump(batch, stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            while (job := self._outbox.get()) is not None:
+                pickle.dump(job, stdin, protocol=pickle.HIGHEST_PROTOCOL)
                 stdin.flush()
         except OSError:  # the worker is gone: the reader fails what is pending
             pass
@@ -323,6 +369,90 @@ class ScoringWorker:
 
     def close(self) -> None:
         """Stop the worker (sessions not collected are dropped)."""
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
+
+class RecordedScoring:
+    """The hands of matches recorded in ``db`` rescored by the adjusted estimators in a worker process as they are
+    recorded (a tournament's: ``add`` each hand once the database has it, as its ``on_hand`` does); ``finish`` then
+    keeps the figures of every match rescored whole where its leaderboard looks first (``estimators.remember``).
+    A worker that fails or dies is said in the log, and the matches it did not rescore are left to the leaderboard,
+    which rescores them itself as it always did."""
+
+    def __init__(self, db: Database, batch_hands: int = BATCH_HANDS) -> None:
+        self.db = db
+        self.batch_hands = batch_hands
+        self._db_path = str(Path(db.path).resolve())
+        self._waiting: dict[str, list[int]] = {}  # match -> its hands not sent yet
+        self._waiting_hands = 0
+        self._sent: deque[tuple[HandsBatch, Future[Rescorings]]] = deque()
+        self._numbers: dict[str, set[int]] = {}  # match -> the hands rescored so far
+        self._figures: dict[str, Rescorings] = {}
+        self._failed: set[str] = set()  # matches with hands the worker did not rescore
+        self._worker: _Worker | None = None
+        self._broken = False
+
+    def add(self, record: HandRecord) -> None:
+        """A hand recorded in the database: rescored with the next batch."""
+        self._waiting.setdefault(record.match_id, []).append(record.hand_number)
+        self._waiting_hands += 1
+        if self._waiting_hands >= self.batch_hands:
+            self._send()
+        self._collect(wait=False)
+
+    def _send(self) -> None:
+        for match_id, numbers in self._waiting.items():
+            batch = HandsBatch(self._db_path, match_id, tuple(numbers))
+            try:
+                if self._broken:
+                    raise WorkerFailed("the scoring worker failed before")
+                if self._worker is None:
+                    self._worker = _Worker()
+                self._sent.append((batch, self._worker.submit(batch)))
+            except (OSError, WorkerFailed) as exc:
+                self._give_up(exc)
+                self._failed.add(match_id)
+        self._waiting, self._waiting_hands = {}, 0
+
+    def _collect(self, wait: bool) -> None:
+        """Take in the batches rescored so far (every one sent, with ``wait``)."""
+        while self._sent and (wait or self._sent[0][1].done()):
+            batch, future = self._sent.popleft()
+            try:
+                rescored = future.result()
+            except WorkerFailed as exc:
+                self._give_up(exc)
+                self._failed.add(batch.match_id)
+                continue
+            figures = self._figures.setdefault(batch.match_id, {estimator: {} for estimator in ADJUSTED})
+            for estimator, hands in rescored.items():
+                figures[estimator].update(hands)
+            self._numbers.setdefault(batch.match_id, set()).update(batch.numbers)
+
+    def _give_up(self, exc: BaseException) -> None:
+        if not self._broken:
+            log.warning("%s: the matches it did not rescore are rescored by the leaderboard", exc)
+        self._broken = True
+
+    def finish(self) -> list[str]:
+        """Send the hands left, wait for the worker, and keep each match's figures if it rescored every hand recorded
+        of it (a resumed tournament's earlier hands were not: the leaderboard rescores those matches itself); the
+        matches kept."""
+        self._send()
+        self._collect(wait=True)
+        kept = []
+        for match_id, figures in self._figures.items():
+            hands = len(self._numbers[match_id])
+            in_order = {estimator: dict(sorted(figures[estimator].items())) for estimator in ADJUSTED}  # as read
+            if match_id not in self._failed and all(
+                    remember(self.db, match_id, estimator, in_order[estimator], hands) for estimator in ADJUSTED):
+                kept.append(match_id)
+        return kept
+
+    def close(self) -> None:
+        """Stop the worker (batches not collected are dropped)."""
         if self._worker is not None:
             self._worker.close()
             self._worker = None

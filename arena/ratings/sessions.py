@@ -63,36 +63,46 @@ def load_sessions(db: Database, match_ids: list[str] | None = None, complete_onl
     match's last deals may not be, and by default they are left out so that no bot is credited with half a
     duplicate set. Across tables a bot's chips are its cross-table score (arena.deals.fold).
     """
-    sessions: list[Session] = []
+    return load_sessions_by(db, (estimator,), match_ids, complete_only)[estimator]
+
+
+def load_sessions_by(db: Database, estimators: Sequence[Estimator], match_ids: list[str] | None = None,
+                     complete_only: bool = True) -> dict[Estimator, list[Session]]:
+    """``load_sessions`` by each of ``estimators``, each match's hands read once for all of them (a leaderboard
+    shows the raw figures, all-in EV and AIVAT)."""
+    out: dict[Estimator, list[Session]] = {estimator: [] for estimator in estimators}
     for match_id in match_ids if match_ids is not None else queries.match_ids(db):
         spec = queries.match_spec(db, match_id)
         names = [bot_key(n, v) for n, v in queries.participants(db, match_id)]
         if spec.game.is_game:
-            for session in game_sessions(db, match_id, names, spec.config.big_blind):
-                session.order = len(sessions)
-                sessions.append(session)
+            for sessions in out.values():
+                for session in game_sessions(db, match_id, names, spec.config.big_blind):
+                    session.order = len(sessions)
+                    sessions.append(session)
             continue
         per_deal = spec.hands_per_deal(len(names))
         cross = spec.cross_table(len(names))
         by_deal: dict[int, list[HandResult]] = defaultdict(list)
-        adjusted = adjusted_payoffs(db, match_id, estimator)
         for hand in queries.hand_results(db, match_id):
             by_deal[hand.deal].append(hand)
+        deals = sorted(by_deal.items())
+        for estimator, sessions in out.items():
+            adjusted = adjusted_payoffs(db, match_id, estimator)
 
-        def payoffs(hand: HandResult, adjusted: dict[int, tuple[float, ...]] = adjusted) -> Sequence[float]:
-            return adjusted.get(hand.hand_number, hand.payoffs)
+            def payoffs(hand: HandResult, adjusted: dict[int, tuple[float, ...]] = adjusted) -> Sequence[float]:
+                return adjusted.get(hand.hand_number, hand.payoffs)
 
-        for deal, hands in sorted(by_deal.items()):
-            session = Session(match_id, deal, 0, spec.config.big_blind)
-            session.complete = len({h.rotation for h in hands}) == per_deal
-            if not session.complete and complete_only:
-                continue
-            chips, count = fold_session(((h.seating, payoffs(h)) for h in hands), cross)
-            session.chips = {names[p]: value for p, value in chips.items()}
-            session.hands = {names[p]: n for p, n in count.items()}
-            session.order = len(sessions)
-            sessions.append(session)
-    return sessions
+            for deal, hands in deals:
+                session = Session(match_id, deal, 0, spec.config.big_blind)
+                session.complete = len({h.rotation for h in hands}) == per_deal
+                if not session.complete and complete_only:
+                    continue
+                chips, count = fold_session(((h.seating, payoffs(h)) for h in hands), cross)
+                session.chips = {names[p]: value for p, value in chips.items()}
+                session.hands = {names[p]: n for p, n in count.items()}
+                session.order = len(sessions)
+                sessions.append(session)
+    return out
 
 
 def game_sessions(db: Database, match_id: str, names: list[str], big_blind: int) -> list[Session]:

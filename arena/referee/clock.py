@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +61,7 @@ class TurnTimer:
     referee was late (from the moment it noticed; a few milliseconds at least), and that lateness is not charged
     (``charged``)."""
 
-    __slots__ = ("_deadline", "_extended", "_future", "_handle", "_limit", "allowance_s", "given_back", "is_sent",
-                 "started")
+    __slots__ = ("_deadline", "_extended", "_limit", "allowance_s", "given_back", "is_sent", "started")
 
     def __init__(self, allowance_s: float) -> None:
         self.allowance_s = allowance_s
@@ -73,43 +71,11 @@ class TurnTimer:
         self.given_back = 0.0
         self._extended = False
         self._deadline: asyncio.Timeout | None = None
-        self._future: asyncio.Future[Any] | None = None
-        self._handle: asyncio.TimerHandle | None = None
 
     def watch(self, timeout: asyncio.Timeout) -> None:
         """Let ``sent`` move the deadline of ``timeout`` (an ``asyncio.timeout`` block around the wait)."""
         self._deadline = timeout
         self._reschedule()
-
-    def arm(self, answer: asyncio.Future[Any]) -> None:
-        """Fail ``answer`` with TimeoutError when the time is up: a seat that waits on a future of its own is timed
-        by one timer handle, with none of a timeout block's task cancellation. ``sent`` moves the deadline on
-        without touching the handle: when it fires early, it sets itself again for the time left (one handle per
-        request, where cancelling and setting one for every request sent cost as much again)."""
-        self._future = answer
-        if self._handle is not None:
-            self._handle.cancel()
-        loop = asyncio.get_running_loop()
-        self._handle = loop.call_at(loop.time() + self.remaining(), self._expire)
-
-    def _expire(self) -> None:
-        self._handle = None
-        future = self._future
-        if future is None or future.done():
-            return
-        left = self.remaining()
-        if left > 0:  # ``sent`` moved the deadline on since the handle was set
-            loop = asyncio.get_running_loop()
-            self._handle = loop.call_at(loop.time() + left, self._expire)
-            return
-        future.set_exception(TimeoutError())
-
-    def disarm(self) -> None:
-        """The answer came (or the wait ended otherwise): no time-out for it."""
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
-        self._future = None
 
     def sent(self) -> None:
         """The request has just been handed to the network: the bot's time starts now (once per request)."""
@@ -120,7 +86,8 @@ class TurnTimer:
         self._reschedule()
 
     def _reschedule(self) -> None:
-        """Move a ``watch``ed timeout block's deadline to the time left (an ``arm``ed handle follows by itself)."""
+        """Move a ``watch``ed timeout block's deadline to the time left (a remote seat's session, which watches its
+        requests' clocks itself, reads ``remaining`` when its alarm fires: arena.transport.session)."""
         if self._deadline is not None and not self._deadline.expired():
             loop = asyncio.get_running_loop()
             self._deadline.reschedule(loop.time() + self.remaining())

@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from arena.referee import HandSink, Match, MatchResult, MatchStatus, Seat
+from arena.runner.collector import collect_in_batches
 from arena.runner.executor import MatchControl, MatchJob
 from arena.runner.local_bots import LocalBots
 from arena.runner.remote_match import MatchSetup, play, prepare_match, stop_when
@@ -72,7 +73,9 @@ class SeatedExecutor:
 
     async def play(self, job: MatchJob, sink: HandSink, control: MatchControl | None = None) -> MatchResult:
         """Make the match on the seats and play it to its end (or, once ``control.stop`` is set, to the end of the
-        hands in play: it ends as ``stop_reason``)."""
+        hands in play: it ends as ``stop_reason``); the process's garbage collector is set for refereeing first
+        (arena.runner.collector)."""
+        collect_in_batches()
         names = [bot.name for bot in job.bots]
         match = Match(job.spec, list(zip(names, self.seats, strict=True)), [sink, *self.sinks],
                       [bot.version for bot in job.bots], recorded=job.recorded, history=job.history)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from arena.referee import HandRecord, HandSink, Match, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotProcess, BotSpec
+from arena.runner.collector import collect_in_batches
 from arena.runner.local_bots import LocalBots
 from arena.runner.sandbox import SandboxPolicy, check_sandbox
 from arena.transport import convert
@@ -114,7 +115,9 @@ async def prepare_match(
 
 async def play(setup: MatchSetup) -> MatchResult:
     """Run the match (its local bots, if ``launch`` gave it some, started and stopped rotation by rotation),
-    keeping the spectator service's status current."""
+    keeping the spectator service's status current; the process's garbage collector is set for refereeing first
+    (arena.runner.collector)."""
+    collect_in_batches()
     directory = setup.server.directory
     match_id = setup.match.spec.match_id
     directory.set_status(match_id, arena_pb2.MATCH_STATUS_RUNNING)

@@ -222,38 +222,19 @@ def join_text_refusal(join: bot_pb2.Join) -> str | None:
 
 async def _outgoing(conn: Connection) -> AsyncIterator[bytes]:
     """The messages queued for a stream, serialized, in order, until it closes. For a bot that asked for batches,
-    everything queued by the time the writer runs goes out as one RefereeBatch (the Welcome always alone, first).
-    Each message's callback runs as it is handed to gRPC: an ActionRequest's clock starts then, not when it was
-    queued."""
-    queue = conn.queue
+    everything queued by the time the writer runs goes out as one RefereeBatch, one write (the Welcome always alone,
+    first). Each message's callback runs as it is handed to gRPC: an ActionRequest's clock starts then, not when it
+    was queued."""
     first = True
-    while True:
-        item = await queue.get()
-        if item is None:
-            return
+    while await conn.wait():
         if conn.batches and not first:
             await asyncio.sleep(0)  # one turn of the loop: the tables that are ready add their messages first
-        if first or not conn.batches or queue.empty():
-            first = False
-            message, on_sent = item
-            data = wire.serialized(message)
-            if on_sent is not None:
-                on_sent()
-            yield data
-            continue
-        items = [item]
-        ended = False
-        while not queue.empty():
-            more = queue.get_nowait()
-            if more is None:
-                ended = True
-                break
-            items.append(more)
-        for chunk in wire.chunks([(wire.serialized(m), on_sent) for m, on_sent in items]):
-            batch = wire.batch_bytes([data for data, _ in chunk]) if len(chunk) > 1 else chunk[0][0]
-            for _, on_sent in chunk:
+        messages, callbacks = conn.take(None if conn.batches and not first else 1)
+        first = False
+        done = 0
+        for data, count in wire.batches(messages):
+            for on_sent in callbacks[done:done + count]:
                 if on_sent is not None:
                     on_sent()
-            yield batch
-        if ended:
-            return
+            done += count
+            yield data

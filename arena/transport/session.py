@@ -10,6 +10,7 @@ referee never waits on the network.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -32,25 +33,63 @@ Outgoing = bot_pb2.RefereeMessage | bytes  # a message, or one already serialize
 
 
 class Connection:
-    """One live stream to a bot: a queue of outgoing messages that the stream's writer drains. A message may carry
-    a callback that the writer calls as it hands the message to gRPC (an ActionRequest starts the bot's clock)."""
+    """One live stream to a bot: the messages queued for it, which the stream's writer takes (``wait``, ``take``). A
+    message may carry a callback that the writer calls as it hands the message to gRPC (an ActionRequest starts the
+    bot's clock). The queue is two plain lists and the writer is woken by one future per wait: queueing a message
+    makes no object of its own."""
 
     def __init__(self, peer: str) -> None:
         self.peer = peer
         self.batches = False  # pack what is ready at once into one RefereeBatch (Join.batches)
-        self.queue: asyncio.Queue[tuple[Outgoing, Callable[[], None] | None] | None] = asyncio.Queue()
+        self._messages: list[Outgoing] = []
+        self._callbacks: list[Callable[[], None] | None] = []  # each message's, in step with ``_messages``
+        self._woken: asyncio.Future[None] | None = None  # the writer's, while it waits for a message
         self.closed = False
         self.closing: Closing | None = None
         self.on_close: Callable[[], None] | None = None  # told once, as it closes (its endpoint: the bot is gone)
+
+    @property
+    def queued(self) -> int:
+        """Messages waiting for the writer."""
+        return len(self._messages)
 
     def send(self, message: Outgoing, on_sent: Callable[[], None] | None = None) -> None:
         """Queue a message; a bot that lets too many pile up is cut off (it is not reading)."""
         if self.closed:
             return
-        if self.queue.qsize() >= MAX_QUEUED:
+        if len(self._messages) >= MAX_QUEUED:
             self.close("RESOURCE_EXHAUSTED", "the bot is not reading its stream")
             return
-        self.queue.put_nowait((message, on_sent))
+        self._messages.append(message)
+        self._callbacks.append(on_sent)
+        self._wake()
+
+    def _wake(self) -> None:
+        woken = self._woken
+        if woken is not None and not woken.done():
+            woken.set_result(None)
+
+    async def wait(self) -> bool:
+        """Wait until a message is queued (True) or the stream is closed with none left to send (False)."""
+        while not self._messages:
+            if self.closed:
+                return False
+            self._woken = asyncio.get_running_loop().create_future()
+            try:
+                await self._woken
+            finally:
+                self._woken = None
+        return True
+
+    def take(self, most: int | None = None) -> tuple[list[Outgoing], list[Callable[[], None] | None]]:
+        """The messages queued (the first ``most`` of them), in order, with their callbacks; the writer sends them."""
+        if most is None or most >= len(self._messages):
+            messages, callbacks = self._messages, self._callbacks
+            self._messages, self._callbacks = [], []
+            return messages, callbacks
+        messages, callbacks = self._messages[:most], self._callbacks[:most]
+        del self._messages[:most], self._callbacks[:most]
+        return messages, callbacks
 
     def close(self, code: str = "OK", details: str = "") -> None:
         """End the stream after the messages already queued."""
@@ -59,7 +98,7 @@ class Connection:
         self.closed = True
         if code != "OK":
             self.closing = Closing(code, details)
-        self.queue.put_nowait(None)
+        self._wake()
         if self.on_close is not None:
             self.on_close()
 
@@ -91,7 +130,12 @@ class BotSession:
     """One joined stream: its connection, what its Join said (``max_tables``, batches), and its open requests by
     table and request id (request ids are unique within a match; a league's stream plays several matches, each
     with tables of its own). A request is open from ``ask`` until its answer, its time-out or the session's end
-    (``fail``)."""
+    (``fail``).
+
+    The open requests' clocks are watched by one timer handle per session, set for the soonest deadline among them
+    (``_alarm``): a request asked after it, whose deadline is later (its clock starts later), costs no timer of its
+    own, where one handle per request, set and cancelled, was most of what asking cost beyond the request's bytes.
+    """
 
     def __init__(self, conn: Connection, join: bot_pb2.Join) -> None:
         self.conn = conn
@@ -99,6 +143,7 @@ class BotSession:
         self.max_tables = max(1, join.max_tables)
         conn.batches = join.batches
         self.pending: dict[tuple[str, int], tuple[Decision, asyncio.Future[Answer]]] = {}
+        self._alarm: asyncio.TimerHandle | None = None  # fires at the soonest deadline of an open request, or before
 
     @property
     def live(self) -> bool:
@@ -111,38 +156,64 @@ class BotSession:
 
     async def ask(self, decision: Decision, request: bytes | None) -> Answer:
         """Open ``decision``'s request (send ``request``, unless this is a retry of one sent already) and wait for
-        its answer, under the decision's clock (a TimeoutError when it runs out)."""
-        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        its answer, under the decision's clock (a TimeoutError when it runs out: ``_expire``)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Answer] = loop.create_future()
         key = (decision.table_id, decision.request_id)
         self.pending[key] = (decision, future)
-        decision.timer.arm(future)
+        due = loop.time() + decision.timer.remaining()
+        alarm = self._alarm
+        if alarm is None or due < alarm.when():
+            if alarm is not None:
+                alarm.cancel()
+            self._alarm = loop.call_at(due, self._expire)
         if request is not None:
             self.send(request, decision.timer.sent)
         try:
             return await future
         finally:
-            decision.timer.disarm()
             del self.pending[key]
+
+    def _expire(self) -> None:
+        """The alarm: every open request whose clock has run out ends with a TimeoutError; the alarm is set again for
+        the soonest deadline left (a request's clock that started after it was asked, ``TurnTimer.sent``, or was
+        given time back, ends later than it was set for)."""
+        self._alarm = None
+        soonest = math.inf
+        for decision, future in list(self.pending.values()):
+            if future.done():
+                continue
+            left = decision.timer.remaining()
+            if left <= 0:
+                future.set_exception(TimeoutError())
+            else:
+                soonest = min(soonest, left)
+        if soonest < math.inf:
+            loop = asyncio.get_running_loop()
+            self._alarm = loop.call_at(loop.time() + soonest, self._expire)
 
     def fail(self, error: Exception) -> None:
         """Every open request ends with ``error`` (the stream ended, or a newer one took the seat)."""
         for _, future in self.pending.values():
             if not future.done():
                 future.set_exception(error)
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm = None
 
     def answers(self, message: poker_pb2.Action) -> bool:
         """Whether ``message`` names a request the referee is waiting for an answer to (table, hand and request
         ids all equal to the request's)."""
-        pending = self.pending.get((message.table_id, message.request_id))
-        return pending is not None and not pending[1].done() and not mismatches(message, pending[0])
+        pending = self.pending.get((message.table_id, message.request_id))  # table and request ids: the key
+        return pending is not None and not pending[1].done() and pending[0].hand_id == message.hand_id
 
     def deliver(self, message: poker_pb2.Action) -> None:
         """An Action arrived on the stream: resolve the open request it names, or tell the bot why it was ignored.
         An Action must echo an open request's table_id, hand_id and request_id: one that differs in any of them
         (an empty one included) is ignored, so that no action is ever applied to a table or hand it was not meant
         for."""
-        pending = self.pending.get((message.table_id, message.request_id))
-        if pending is not None and not pending[1].done() and not mismatches(message, pending[0]):
+        pending = self.pending.get((message.table_id, message.request_id))  # table and request ids: the key
+        if pending is not None and not pending[1].done() and pending[0].hand_id == message.hand_id:
             try:
                 pending[1].set_result(convert.action_from_pb(message))
             except convert.MalformedAction as exc:

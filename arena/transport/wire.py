@@ -9,9 +9,8 @@ pure functions; ``tests/transport/test_golden.py`` and ``tests/referee/test_perf
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache, lru_cache
-from typing import TypeVar
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
@@ -181,28 +180,38 @@ _BATCH = key(bot_pb2.RefereeMessage, "batch")
 _BATCH_MESSAGES = key(bot_pb2.RefereeBatch, "messages")
 
 
-def batch_bytes(messages: Iterable[bytes]) -> bytes:
-    """Serialized RefereeMessages packed as one serialized RefereeMessage holding a RefereeBatch (nothing is parsed
-    or copied field by field)."""
-    inner = b"".join([field_bytes(_BATCH_MESSAGES, m) for m in messages])
-    return field_bytes(_BATCH, inner)
-
-
-T = TypeVar("T")
-
-
-def chunks(items: list[tuple[bytes, T]]) -> list[list[tuple[bytes, T]]]:
-    """Serialized messages (each with whatever goes with it) in order, cut into batches of at most ``BATCH_BYTES``
-    (a lone bigger message is a batch of its own): every gRPC library reads 4 MiB messages by default."""
-    out: list[list[tuple[bytes, T]]] = [[]]
+def batches(messages: Sequence[Message | bytes]) -> Iterator[tuple[bytes, int]]:
+    """The messages in order, serialized and packed into RefereeBatches of at most ``BATCH_BYTES`` of messages
+    (every gRPC library reads 4 MiB messages by default): each batch as one serialized RefereeMessage, with how many
+    of the messages it holds. A batch of one message is that message as it is (a lone bigger one included)."""
+    pending: list[bytes] = []
     size = 0
-    for item in items:
-        if out[-1] and size + len(item[0]) > BATCH_BYTES:
-            out.append([])
-            size = 0
-        out[-1].append(item)
-        size += len(item[0])
-    return out
+    for message in messages:
+        data = serialized(message)
+        if pending and size + len(data) > BATCH_BYTES:
+            yield packed(pending), len(pending)
+            pending, size = [], 0
+        pending.append(data)
+        size += len(data)
+    if pending:
+        yield packed(pending), len(pending)
+
+
+def packed(messages: Sequence[bytes]) -> bytes:
+    """Serialized RefereeMessages as one serialized RefereeMessage holding a RefereeBatch of them (one message: as
+    it is), written into one buffer: nothing is parsed, and each message is copied once."""
+    if len(messages) == 1:
+        return messages[0]
+    body = bytearray()
+    for data in messages:
+        size = len(data)
+        body.append(_BATCH_MESSAGES)
+        if size < 0x80:
+            body.append(size)
+        else:
+            body += varint(size)
+        body += data
+    return bytes((_BATCH,)) + varint(len(body)) + body
 
 
 # ------------------------------------------------------------------------------------ requests

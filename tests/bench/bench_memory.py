@@ -179,17 +179,19 @@ def play(label: str, source: Path, hands: int, folder: Path) -> Run:
     return run
 
 
-def peer_source(folder: Path) -> Path | None:
-    """A detached worktree of ``PEER_COMMIT`` with this checkout's built evaluator, or None without git."""
+def peer_source(folder: Path, commit: str = PEER_COMMIT) -> Path | None:
+    """A detached worktree of ``commit`` with this checkout's built evaluator, or None without git."""
     if shutil.which("git") is None:
         return None
     target = folder / "peer"
-    done = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(target), PEER_COMMIT],
+    done = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(target), commit],
                           capture_output=True, text=True)
     if done.returncode != 0:
-        print(f"(no peer: git worktree of {PEER_COMMIT} failed: {done.stderr.strip()[:200]})")
+        print(f"(no peer: git worktree of {commit} failed: {done.stderr.strip()[:200]})")
         return None
-    for built in (ROOT / "arena" / "cards").glob("_eval*.so"):
+    # the peer's evaluator was arena.cards._eval; the same C code is built now as the SDK's arena_sdk._eval
+    for built in [*(ROOT / "arena" / "cards").glob("_eval*.so"), *(ROOT / "proto" / "python" / "arena_sdk").glob(
+            "_eval*.so")]:
         shutil.copy2(built, target / "arena" / "cards" / built.name)
     return target
 

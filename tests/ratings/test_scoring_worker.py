@@ -1,6 +1,7 @@
 """Sessions scored as they finish, in a worker process (arena.ratings.scoring_worker): the same figures, to the last
 bit, as the tally's in-process scoring, whether the worker reads the hands back from the match's database or is sent
-them; and a worker that dies leaves its sessions to be scored in the referee's process."""
+them; and a worker that dies leaves its sessions to be scored in the referee's process. A tournament's hands rescored
+as they are recorded are the leaderboard's figures, bit for bit, and a worker that dies leaves them to it."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from arena.engine import Action, ActionKind
+from arena.ratings import estimators
 from arena.ratings.estimators import ADJUSTED, Estimator
-from arena.ratings.scoring_worker import ScoringWorker, pack, unpack
+from arena.ratings.scoring_worker import RecordedScoring, ScoringWorker, pack, unpack
 from arena.ratings.session_scoring import session_changes
 from arena.ratings.tally import SessionTally
 from arena.records.db import Database
@@ -131,3 +133,83 @@ def test_sessions_of_a_dead_worker_are_scored_in_the_referee(tmp_path: Path,
         assert "exit status -9" in caplog.text  # it did die, and the fallback scored its sessions
     finally:
         killed.close()
+
+
+class Rescoring(Tallies):
+    """A sink handing every recorded hand to a RecordedScoring, as a tournament's hands callback does."""
+
+    def __init__(self, scoring: RecordedScoring) -> None:
+        super().__init__()
+        self.scoring = scoring
+
+    def hand_finished(self, record: HandRecord) -> None:
+        super().hand_finished(record)
+        self.scoring.add(record)
+
+
+@pytest.fixture(scope="module")
+def rescored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Database, list[str], list[HandRecord]]:
+    """A match recorded with its hands rescored by the worker as they were recorded: its database, the matches
+    kept, its hands."""
+    folder = tmp_path_factory.mktemp("rescored")
+    scoring = RecordedScoring(Database(folder / "w.db"), batch_hands=BATCH)
+    sink = Rescoring(scoring)
+    try:
+        db, _ = recorded_match(folder, sink)
+        kept = scoring.finish()
+    finally:
+        scoring.close()
+    return db, kept, sink.records
+
+
+def test_a_tournaments_hands_rescored_as_recorded_are_the_leaderboards(
+        rescored: tuple[Database, list[str], list[HandRecord]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recorded match's hands rescored by the worker as they are recorded are kept for its leaderboard, which
+    then rescores nothing itself; and they are, bit for bit, what the leaderboard works out from the database."""
+    db, kept_matches, _ = rescored
+    assert kept_matches == ["w"]
+    kept = {estimator: estimators.adjusted_payoffs(db, "w", estimator) for estimator in ADJUSTED}
+    with monkeypatch.context() as patched:  # kept: nothing is rescored in this process
+        patched.setattr(estimators, "rescore", lambda *_: pytest.fail("the leaderboard rescored a kept match"))
+        assert {e: estimators.adjusted_payoffs(db, "w", e) for e in ADJUSTED} == kept
+    estimators._CACHE.clear()
+    for estimator in ADJUSTED:
+        recomputed = estimators.adjusted_payoffs(db, "w", estimator)
+        assert recomputed == kept[estimator] and list(recomputed) == list(kept[estimator])
+        assert recomputed  # there was something to rescore (all-ins; every hand by AIVAT)
+    assert len(kept[Estimator.AIVAT]) == HANDS
+
+
+def test_a_match_rescored_in_part_is_left_to_the_leaderboard(
+        rescored: tuple[Database, list[str], list[HandRecord]]) -> None:
+    """Hands recorded that the worker was not given (a resumed tournament's earlier ones) leave the match to the
+    leaderboard: nothing of it is kept (all of them: the test above)."""
+    db, _, records = rescored
+    scoring = RecordedScoring(db, batch_hands=BATCH)
+    try:
+        for record in records[HANDS // 2:]:
+            scoring.add(record)
+        assert scoring.finish() == []
+    finally:
+        scoring.close()
+
+
+def test_a_dead_rescoring_worker_is_said_and_leaves_its_matches_to_the_leaderboard(
+        rescored: tuple[Database, list[str], list[HandRecord]], caplog: pytest.LogCaptureFixture) -> None:
+    """The worker is killed halfway through: a warning says so and nothing is kept (with the worker alive, the
+    first test of these, the same match is kept)."""
+    db, _, records = rescored
+    scoring = RecordedScoring(db, batch_hands=BATCH)
+    try:
+        with caplog.at_level(logging.WARNING, logger="arena.ratings.scoring"):
+            for record in records:
+                scoring.add(record)
+                if record.hand_number == HANDS // 2:
+                    worker = scoring._worker
+                    assert worker is not None
+                    os.kill(worker.process.pid, signal.SIGKILL)  # as an OOM killer would
+                    worker.process.wait()
+            assert scoring.finish() == []
+        assert "exit status -9" in caplog.text and "rescored by the leaderboard" in caplog.text
+    finally:
+        scoring.close()

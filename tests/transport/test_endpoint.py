@@ -25,14 +25,9 @@ class Seat:
 
 
 def sent(conn: Connection) -> list[bot_pb2.RefereeMessage]:
-    out = []
-    while not conn.queue.empty():
-        item = conn.queue.get_nowait()
-        if item is not None:
-            message = item[0]
-            out.append(message if isinstance(message, bot_pb2.RefereeMessage) else
-                       bot_pb2.RefereeMessage.FromString(message))
-    return out
+    messages, _ = conn.take()
+    return [message if isinstance(message, bot_pb2.RefereeMessage) else bot_pb2.RefereeMessage.FromString(message)
+            for message in messages]
 
 
 JOIN = bot_pb2.Join(bot_name="me", bot_version="1.0", language="rust", protocol_version=1)

@@ -123,15 +123,18 @@ def test_no_message_of_any_batch_shows_another_seats_hole_cards() -> None:
 
 
 def test_batches_are_cut_at_a_mebibyte_and_parse_as_the_messages_in_order() -> None:
-    from arena.transport.wire import BATCH_BYTES, batch_bytes, chunks
+    from arena.transport.wire import BATCH_BYTES, batches
 
     def message(n: int, size: int) -> bytes:
         return bot_pb2.RefereeMessage(error=bot_pb2.Error(message="x" * size, request_id=n)).SerializeToString()
 
-    items = [(message(n, size), None) for n, size in enumerate([10, 600_000, 600_000, 20, 30, 2_000_000, 5])]
-    cut = chunks(items)
-    assert [[m for m, _ in chunk] for chunk in cut] == [[items[0][0], items[1][0]], [items[2][0], items[3][0],
-                                                          items[4][0]], [items[5][0]], [items[6][0]]]
-    assert all(sum(len(m) for m, _ in c) <= BATCH_BYTES or len(c) == 1 for c in cut)
-    parsed = bot_pb2.RefereeMessage.FromString(batch_bytes([m for m, _ in cut[1]]))
-    assert [m.error.request_id for m in parsed.batch.messages] == [2, 3, 4]
+    sizes = [10, 600_000, 600_000, 20, 30, 2_000_000, 5]
+    messages = [message(n, size) for n, size in enumerate(sizes)]
+    cut = list(batches(messages))
+    assert [count for _, count in cut] == [2, 3, 1, 1]
+    assert cut[2][0] == messages[5] and cut[3][0] == messages[6]  # a batch of one is the message as it is
+    for (data, count), first in zip(cut[:2], (0, 2), strict=True):
+        parsed = bot_pb2.RefereeMessage.FromString(data)
+        assert [m.error.request_id for m in parsed.batch.messages] == list(range(first, first + count))
+        assert [m.SerializeToString() for m in parsed.batch.messages] == messages[first:first + count]
+        assert sum(len(m) for m in messages[first:first + count]) <= BATCH_BYTES
