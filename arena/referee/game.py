@@ -391,11 +391,8 @@ class Game:
             if not player.joined and 0 < joins[player.participant] <= k:
                 self._sit(player)
                 player.entry_due = True  # R2.4: play is under way
-        while sum(p.seated for p in self._players) < 2:
+        while sum(p.seated for p in self._players) < 2:  # two can play (above): the table waits for those due
             due = [joins[p.participant] for p in self._players if not p.joined]
-            if sum(p.seated for p in self._players) + len(due) < 2:  # nobody to play: nobody sits down to wait
-                self.end = EndReason.TOO_FEW
-                return False
             first = min(due)
             for player in self._players:  # the table waited for them: play was not under way, no entry blind
                 if not player.joined and joins[player.participant] == first:
