@@ -8,7 +8,7 @@ JS_STAMP := $(JS)/node_modules/.installed
 CPP := sample_bots/cpp
 CPP_STAMP := $(CPP)/build/.installed
 
-.PHONY: install test lint demo bench sdk-check proto clean system-run system-test
+.PHONY: install test lint demo bench soak sdk-check proto clean system-run system-test
 
 # $(call need,COMMAND,DEBIAN-PACKAGE): install the package with apt-get when COMMAND is missing and we are root;
 # otherwise say exactly what to install and stop.
@@ -65,6 +65,10 @@ demo: install
 
 bench: install
 	$(BIN)/python -m tests.bench
+
+# The randomized tests with ten times the hands and examples `make test` plays (tests/soak.py).
+soak: install
+	ARENA_SOAK=10 $(BIN)/pytest tests/engine tests/adapters/test_openspiel_oracle.py
 
 # The bots' SDK installed into a fresh venv as a bot author would: none of the referee's dependencies come with it.
 sdk-check: $(STAMP)

@@ -45,6 +45,9 @@ from arena.referee.status import DecisionHow
 log = logging.getLogger("arena.ratings.scoring")
 
 BATCH_HANDS = 256  # hands sent to the worker at once: a fraction of a second of its work, little overhead per hand
+# A worker is started for the first batch of BATCH_HANDS hands: a match (or a tournament) that ends with fewer in all
+# is scored in this process, since starting the worker (about 0.35 s of CPU: an interpreter and its imports) costs
+# as much as scoring 100 to 300 hands does
 BACKLOG_HANDS = 20_000  # hands sent but not scored back past which the tally waits for the worker (memory bound)
 CLOSE_TIMEOUT_S = 5.0
 
@@ -321,14 +324,14 @@ class ScoringWorker:
         if sum(len(j.numbers) for j in self._jobs) >= self.batch_hands:
             self._send()
 
-    def _send(self) -> None:
+    def _send(self, last: bool = False) -> None:
         if not self._jobs:
             return
         batch = Batch(tuple(self._jobs), self.big_blind, self.cross_table, self.db_path, self.match_id,
                       tuple(self._hands), tuple(self._configs))
         self._jobs, self._hands, self._configs = [], [], {}
         future = None
-        if not self._broken:
+        if not self._broken and not (last and self._worker is None and batch.hand_count < self.batch_hands):
             try:
                 if self._worker is None:
                     self._worker = _Worker()
@@ -343,7 +346,7 @@ class ScoringWorker:
         with ``wait``, every session submitted (the last batch is sent now, and waited for). Past
         ``backlog_hands`` hands sent and not back, the oldest batches are waited for: the worker is far behind."""
         if wait:
-            self._send()
+            self._send(last=True)  # a short match's only batch is scored here, with no worker started for it
         out: list[Changes] = []
         while self._sent:
             batch, future = self._sent[0]
@@ -439,7 +442,10 @@ class RecordedScoring:
     def finish(self) -> list[str]:
         """Send the hands left, wait for the worker, and keep each match's figures if it rescored every hand recorded
         of it (a resumed tournament's earlier hands were not: the leaderboard rescores those matches itself); the
-        matches kept."""
+        matches kept (none when fewer than a batch of hands were recorded in all: the leaderboard rescores them as
+        fast as a worker started for them would)."""
+        if self._worker is None and not self._sent:
+            return []
         self._send()
         self._collect(wait=True)
         kept = []

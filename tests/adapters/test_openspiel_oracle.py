@@ -7,18 +7,17 @@ pot, finds the last state of every hand terminal, and calls every action the cli
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from tests.adapters.harness import FL2, FL3, NL2, NL3, bridged, client, play, spec_for
 from tests.adapters.oracle import check_transcript, load, replay
+from tests.soak import scaled
 
-SCALE = int(os.environ.get("ARENA_ORACLE_SCALE", "1"))
-"""The suite plays 260 hands (whole duplicate sets, each game with folds, raises, all-ins and showdowns) to stay
-within its five minutes; ``ARENA_ORACLE_SCALE=8`` plays 2,080, as the issue's soak did."""
-CASES = [(NL2, 80 * SCALE), (FL2, 60 * SCALE), (NL3, 60 * SCALE), (FL3, 60 * SCALE)]
+CASES = [(NL2, scaled(40)), (FL2, scaled(30)), (NL3, scaled(30)), (FL3, scaled(30))]
+"""The suite plays 130 hands (whole duplicate sets, each game with folds, raises, all-ins and showdowns) to stay
+within its five minutes; ``make soak`` (``ARENA_SOAK=10``) plays 1,300, ``ARENA_SOAK=16`` the issue's 2,080."""
 
 
 @pytest.mark.parametrize(("game", "hands"), CASES, ids=[g.stem for g, _ in CASES])

@@ -55,8 +55,9 @@ from pokerkit import Street as PkStreet
 
 from arena.cards import format_card
 from arena.engine import ActionKind, AnteMode, Event, EventKind, Hand, LegalActions, Structure, TableConfig
+from tests.soak import scaled
 
-HANDS_PER_STRUCTURE = 1000
+HANDS_PER_STRUCTURE = scaled(400)  # ``make soak``: 4,000
 SEEDS = {Structure.NO_LIMIT: 20_240_601, Structure.FIXED_LIMIT: 20_240_602, Structure.POT_LIMIT: 20_240_603}
 
 PK_CARDS: tuple[Card, ...] = tuple(Card.parse("".join(format_card(c) for c in range(52))))

@@ -29,9 +29,10 @@ from arena.engine import (
     TableConfig,
     seat_view,
 )
+from tests.soak import scaled
 
-# examples per property below: 100 to 300 (hypothesis's default is 100; they were twice that until the whole suite
-# had to fit in five minutes)
+# examples per property below: 50 to 150 (hypothesis's default is 100; they were four times that until the whole
+# suite had to fit in five minutes); ``make soak`` runs ten times as many
 BASE = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -265,14 +266,14 @@ def play(
 # ----------------------------------------------------------------- properties
 
 
-@settings(BASE, max_examples=300)
+@settings(BASE, max_examples=scaled(150))
 @given(table=tables(), data=st.data())
 def test_random_play_conserves_chips_and_ends(table: Table, data: st.DataObject) -> None:
     """Chips are conserved after every action and at the end; hands end within a bounded number of actions."""
     play(table, data)
 
 
-@settings(BASE, max_examples=100)
+@settings(BASE, max_examples=scaled(50))
 @given(table=tables(), data=st.data())
 def test_every_offered_action_is_accepted(table: Table, data: st.DataObject) -> None:
     """Each choice in ``legal_actions()`` (fold, check, call, raise to min, max and between) and ALL_IN are
@@ -327,7 +328,7 @@ def illegal_moves(hand: Hand, legal: LegalActions, data: st.DataObject) -> list[
     return moves
 
 
-@settings(BASE, max_examples=150)
+@settings(BASE, max_examples=scaled(75))
 @given(table=tables(), data=st.data())
 def test_actions_not_offered_are_refused_and_change_nothing(table: Table, data: st.DataObject) -> None:
     """Every action not offered raises ``IllegalActionError`` naming a rule, and the state is left as it was."""
@@ -349,7 +350,7 @@ def test_actions_not_offered_are_refused_and_change_nothing(table: Table, data: 
     assert snapshot(hand) == before
 
 
-@settings(BASE, max_examples=125)
+@settings(BASE, max_examples=scaled(60))
 @given(table=tables(max_seats=10), data=st.data())
 def test_seat_view_never_shows_another_seats_hole_cards(table: Table, data: st.DataObject) -> None:
     """Before the showdown no seat's view holds another seat's hole cards; after it only the shown ones."""
