@@ -10,6 +10,11 @@ CPP_STAMP := $(CPP)/build/.installed
 
 .PHONY: install test lint demo bench soak sdk-check proto clean system-run system-test
 
+# Python caches what it compiles (__pycache__, ignored by git) even where the environment says not to: without the
+# cache every interpreter compiles arena's modules again (0.1 s more for every `arena` command and bot start) and
+# pytest rewrites every test module's asserts in every worker (6 s of CPU each)
+unexport PYTHONDONTWRITEBYTECODE
+
 # $(call need,COMMAND,DEBIAN-PACKAGE): install the package with apt-get when COMMAND is missing and we are root;
 # otherwise say exactly what to install and stop.
 define need

@@ -4,13 +4,20 @@ heat map. Every axis is fitted to what it shows.
 
 Only the object-oriented API is used (a ``Figure`` per plot, never ``pyplot``): no global state, no GUI backend,
 safe on a headless machine and in threads. Text is drawn as paths, so the SVGs need no fonts, and the output is
-deterministic (no dates, a fixed hash salt), so republishing an unchanged database changes no file.
+deterministic (no dates, a fixed hash salt), so republishing an unchanged database changes no file; a plot is drawn
+once for the same input in a process (``_svg``: a league host rebuilds its site after every match, and the plots of
+the bots that did not play are those of the last time).
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import math
-from collections.abc import Mapping, Sequence
+import pickle
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape as xml_escape
@@ -57,9 +64,37 @@ def colors(bots: Sequence[str]) -> dict[str, tuple[float, float, float, float]]:
     return {bot: cmap(i % cmap.N) for i, bot in enumerate(bots)}
 
 
-def _save(fig: Figure, path: Path) -> None:
+_DRAWN: OrderedDict[bytes, bytes | None] = OrderedDict()  # an input's digest -> its SVG (None: nothing to draw)
+_DRAWN_MOST = 64  # plots kept (tens of kB each)
+_DRAWN_LOCK = threading.Lock()  # sites are built in worker threads
+
+
+def _svg(path: Path, key: tuple[Any, ...], figure: Callable[[], Figure | None],
+         style: Mapping[RcKeyType, Any] = _STYLE) -> bool:
+    """Write the SVG of ``figure()`` into ``path`` (False, and nothing written, if it has nothing to draw), drawn
+    once per distinct ``key``: everything the figure is drawn from (the output is deterministic)."""
+    digest = hashlib.sha256(pickle.dumps(key, protocol=pickle.HIGHEST_PROTOCOL)).digest()
+    with _DRAWN_LOCK:
+        known = digest in _DRAWN
+        svg = _DRAWN.get(digest)
+        if known:
+            _DRAWN.move_to_end(digest)
+    if not known:
+        with matplotlib.rc_context(dict(style)):
+            fig = figure()
+            if fig is not None:
+                out = io.BytesIO()
+                fig.savefig(out, format="svg", metadata={"Date": None}, bbox_inches="tight")
+                svg = out.getvalue()
+        with _DRAWN_LOCK:
+            _DRAWN[digest] = svg
+            while len(_DRAWN) > _DRAWN_MOST:
+                _DRAWN.popitem(last=False)
+    if svg is None:
+        return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    path.write_bytes(svg)
+    return True
 
 
 def rating_plot(
@@ -70,12 +105,9 @@ def rating_plot(
     ylabel: str = RATING_LABEL,
 ) -> bool:
     """Each bot's rating estimate after the first n rating games, with its band; False if nothing to draw."""
-    with matplotlib.rc_context(_STYLE):
-        fig = rating_figure(history, bots, palette, ylabel)
-        if fig is None:
-            return False
-        _save(fig, path)
-    return True
+    key = ("rating", tuple((bot, tuple(history.get(bot, ()))) for bot in bots),
+           tuple(palette.get(bot) for bot in bots) if palette is not None else None, ylabel)
+    return _svg(path, key, lambda: rating_figure(history, bots, palette, ylabel))
 
 
 def rating_limits(history: Mapping[str, Sequence[RatingPoint]], bots: Sequence[str]) -> tuple[float, float]:
@@ -135,12 +167,7 @@ def winrate_plot(rates: Sequence[tuple[str, WinRate]], path: Path) -> bool:
     """mbb/hand per bot (in the given order, top to bottom) with 95% CI bars; a bot with one session has an
     infinite interval, so it gets a hollow marker and no bar. False if there is nothing to draw.
     """
-    with matplotlib.rc_context(_STYLE):
-        fig = winrate_figure(rates)
-        if fig is None:
-            return False
-        _save(fig, path)
-    return True
+    return _svg(path, ("winrate", tuple(rates)), lambda: winrate_figure(rates))
 
 
 def winrate_figure(rates: Sequence[tuple[str, WinRate]]) -> Figure | None:
@@ -178,12 +205,8 @@ def crosstable_plot(table: Mapping[str, Mapping[str, WinRate]], bots: Sequence[s
     """A heat map of ``table[row][column]`` (the row bot's mbb/hand against the column bot), annotated; a star
     marks a 95% CI that excludes zero. False when fewer than two bots met.
     """
-    with matplotlib.rc_context({**_STYLE, "axes.grid": False}):
-        fig = crosstable_figure(table, bots)
-        if fig is None:
-            return False
-        _save(fig, path)
-    return True
+    key = ("crosstable", tuple((row, tuple(table[row].items())) for row in bots if row in table), tuple(bots))
+    return _svg(path, key, lambda: crosstable_figure(table, bots), {**_STYLE, "axes.grid": False})
 
 
 def crosstable_figure(table: Mapping[str, Mapping[str, WinRate]], bots: Sequence[str]) -> Figure | None:
@@ -362,9 +385,5 @@ def llr_figure(series: Sequence[tuple[int, float]], lower: float, upper: float, 
 
 def llr_plot(series: Sequence[tuple[int, float]], lower: float, upper: float, min_sessions: int, path: Path) -> bool:
     """Draw ``llr_figure`` into ``path``; False if there is nothing to draw."""
-    with matplotlib.rc_context(_STYLE):
-        fig = llr_figure(series, lower, upper, min_sessions)
-        if fig is None:
-            return False
-        _save(fig, path)
-    return True
+    return _svg(path, ("llr", tuple(series), lower, upper, min_sessions),
+                lambda: llr_figure(series, lower, upper, min_sessions))
