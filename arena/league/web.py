@@ -1,7 +1,7 @@
 """The league's live site and JSON API, served by the host over aiohttp.
 
 ``/`` and every page of ``arena publish`` (rebuilt in a worker thread after matches end, at most every
-``REFRESH_S``, so the tables are never slowed by it), and:
+``REFRESH_S``, so the tables are never slowed by it; the charts at most every ``CHARTS_S``), and:
 
 - ``/api/leaderboard``: the rows of ``arena leaderboard --json`` (each with its ``sessions``), from the
   order-independent fit; ``/api/bots``: the registered bots, whether connected (a hosted bot always is, until its
@@ -43,6 +43,7 @@ from arena.referee import MatchKind, MatchResult
 log = logging.getLogger("arena.league")
 
 REFRESH_S = 2.0  # the most often the published pages and the leaderboard are rebuilt
+CHARTS_S = 30.0  # the most often their charts are redrawn (drawing them took a quarter of a busy host's CPU)
 BLOCKS_KEPT = 256  # finished matches' blocks of hands remembered (about 100 KB each at most)
 _BLOCK_FILE = re.compile(r"(\d{1,9})\.(js|json)")
 
@@ -60,6 +61,8 @@ class LeagueSite:
         self._blocks: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()  # finished matches' blocks
         self._blocks_lock = threading.Lock()  # read by worker threads
         self.built_at = 0.0
+        self._charts_at = -CHARTS_S  # when the charts were last drawn (time.monotonic)
+        self._charts_due = False  # a rebuild is set for when kept charts may be drawn anew
         self._dirty = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self._task: asyncio.Task[None] | None = None
@@ -81,7 +84,12 @@ class LeagueSite:
             board = build_leaderboard(db, ids, rules=self.host.config.rating_rules)
             data = leaderboard_json(board)
             staging = Path(tempfile.mkdtemp(prefix="arena-league-build-"))
-            result = publish(db, staging, self.title, board, live_site=True, reuse=self.folder)  # finished kept
+            drawn_at = time.monotonic()
+            keep = self.folder if drawn_at - self._charts_at < CHARTS_S else None  # the charts drawn last time
+            result = publish(db, staging, self.title, board, live_site=True, reuse=self.folder,  # finished kept
+                             charts_from=keep)
+            if keep is None:
+                self._charts_at = drawn_at
             if self.host.frozen and not frozen:
                 shutil.rmtree(staging, ignore_errors=True)
                 return None
@@ -119,7 +127,14 @@ class LeagueSite:
                 await self.refresh()
             except Exception:
                 log.exception("rebuilding the league's site failed; trying again after the next match")
+            if time.monotonic() - self._charts_at < CHARTS_S and not self._charts_due:  # its charts were kept:
+                self._charts_due = True  # they are drawn anew once they may be, whether or not a match ends by then
+                asyncio.get_running_loop().call_later(CHARTS_S, self._redraw_charts)
             await asyncio.sleep(REFRESH_S)
+
+    def _redraw_charts(self) -> None:
+        self._charts_due = False
+        self._dirty.set()
 
     # ------------------------------------------------------------------ serving
 

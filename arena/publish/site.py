@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from importlib import resources
@@ -363,13 +364,15 @@ def publish(
     db: Database, out: str | Path, title: str = DEFAULT_TITLE, board: Leaderboard | None = None,
     live_site: bool = False, match_ids: list[str] | None = None, reuse: str | Path | None = None,
     rules: RatingRules = DEFAULT_RULES, block_hands: int = match_data.BLOCK_HANDS,
+    charts_from: str | Path | None = None,
 ) -> PublishResult:
     """Write the site for every match of ``db`` (or of ``match_ids``: one event) into ``out`` (created if needed)
     and return what was written; ``live_site``: the pages are served by a league host, next to its live page
     (``league.html``), and its viewer reads hands from the host's database (no data files are written). A finished
     match's files are kept from ``reuse``, an earlier site of the same database (by default ``out`` itself), when
     nothing they show has changed: publishing again writes only what changed. ``block_hands``: hand numbers a data
-    file holds."""
+    file holds. ``charts_from``: an earlier site whose charts are kept as they are, where it has them (a league's
+    live site redraws its charts less often than its pages: ``arena.league.web``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     board = board if board is not None else build_leaderboard(db, match_ids, rules=rules)
@@ -401,16 +404,29 @@ def publish(
         "winrate": "plots/winrate.svg",
         "crosstable": "plots/crosstable.svg",
     }
+
+    def chart(target: str, draw: Callable[[Path], bool]) -> bool:
+        """Draw the chart ``target`` (or keep the one ``charts_from`` has); whether there is one."""
+        kept = Path(charts_from) / target if charts_from is not None else None
+        if kept is not None and kept.is_file():
+            (out / target).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(kept, out / target)
+        elif not draw(out / target):
+            return False
+        writer.files.append(target)
+        return True
+
+    label = board.system.estimate_label
     drawn = {
-        "rating": plots.rating_plot(board.history, ranked, out / "plots/rating.svg", palette,
-                                    board.system.estimate_label),
-        "winrate": plots.winrate_plot([(row.bot, row.win_rate) for row in board.rows], out / "plots/winrate.svg"),
-        "crosstable": plots.crosstable_plot(board.crosstable, ranked, out / "plots/crosstable.svg"),
+        "rating": chart("plots/rating.svg", lambda path: plots.rating_plot(board.history, ranked, path, palette,
+                                                                           label)),
+        "winrate": chart("plots/winrate.svg", lambda path: plots.winrate_plot(
+            [(row.bot, row.win_rate) for row in board.rows], path)),
+        "crosstable": chart("plots/crosstable.svg", lambda path: plots.crosstable_plot(board.crosstable, ranked,
+                                                                                       path)),
     }
     for name, ok in drawn.items():
-        if ok:
-            writer.files.append(f"plots/{name}.svg")
-        else:
+        if not ok:
             figures[name] = None
 
     comparison_ids = sorted({p.event for p in matches if p.kind == MatchKind.COMPARE and p.event})
@@ -453,10 +469,11 @@ def publish(
     for bot in bots:
         slug = bot_slugs[bot]
         plot: str | None = f"plots/bots/{slug}.svg"
-        if plots.rating_plot(board.history, [bot], out / f"plots/bots/{slug}.svg", palette,
-                             board.system.estimate_label):
-            writer.files.append(f"plots/bots/{slug}.svg")
-        else:
+
+        def bot_chart(path: Path, bot: str = bot) -> bool:
+            return plots.rating_plot(board.history, [bot], path, palette, label)
+
+        if not chart(f"plots/bots/{slug}.svg", bot_chart):
             plot = None
         against = board.crosstable.get(bot, {})
         h2h = [HeadToHead(other, against[other]) for other in bots if other in against]

@@ -53,7 +53,7 @@ from arena.runner import sandbox_cgroup
 from arena.runner.sandbox_cgroup import BotCgroup, CgroupError, enter_argv
 from arena.runner.sandbox_seccomp import SeccompError, filter_program, program_fd
 from arena.runner.sandbox_uids import UidLease, per_process_uid, take_uid
-from arena.runner.sandbox_views import write_views
+from arena.runner.sandbox_views import shared_views, write_views
 
 log = logging.getLogger("arena.runner.sandbox")
 
@@ -430,7 +430,7 @@ class BotSandbox:
         args = [bwrap, *_namespaces(), *_system_binds()]
         if self.policy.proc_views:
             check_views()
-            args += write_views(self.folder / "proc", limits.memory_mb)
+            args += shared_views(limits.memory_mb)
         # /tmp first, so that folders under /tmp on the host are bound over it, not hidden by it
         if limits.memory_mb:
             args += ["--size", str(limits.memory_mb * MB)]

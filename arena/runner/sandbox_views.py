@@ -13,8 +13,12 @@ kernel/pid_max...), copied from the host when arena starts. Node.js (``os.totalm
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
+import shutil
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -133,6 +137,38 @@ def view_contents(memory_mb: int) -> dict[str, str]:
 
 
 COVERED_FOLDERS = ("sys", "pressure", "fs")  # replaced whole: /proc/fs holds the file systems' free blocks
+
+
+_SHARED: dict[int, tuple[Path, list[str]]] = {}  # memory_mb -> this process's views for it, and their binds
+_SHARED_LOCK = threading.Lock()
+_SHARED_PID = os.getpid()  # the process that wrote them (a forked child must not remove them as it exits)
+
+
+def shared_views(memory_mb: int) -> list[str]:
+    """The bubblewrap arguments of ``write_views``, the files written once per process for each memory cap (every
+    bot's views are the same, bound read-only; 40 files a bot start were a tenth of what starting a bot cost the
+    referee) into a folder of the referee's own, removed when it exits."""
+    with _SHARED_LOCK:
+        known = _SHARED.get(memory_mb)
+        if known is not None and known[0].is_dir():
+            return known[1]
+        global _SHARED_PID
+        if os.getpid() != _SHARED_PID:  # a forked child writes its own
+            _SHARED.clear()
+            _SHARED_PID = os.getpid()
+        folder = Path(tempfile.mkdtemp(prefix="arena-proc-views-"))
+        if not _SHARED:
+            atexit.register(_remove_shared)
+        _SHARED[memory_mb] = (folder, write_views(folder, memory_mb))
+        return _SHARED[memory_mb][1]
+
+
+def _remove_shared() -> None:
+    if os.getpid() != _SHARED_PID:
+        return
+    for folder, _ in _SHARED.values():
+        shutil.rmtree(folder, ignore_errors=True)
+    _SHARED.clear()
 
 
 def write_views(folder: Path, memory_mb: int) -> list[str]:

@@ -488,3 +488,25 @@ def test_a_record_that_does_not_add_up_is_not_published(tmp_path: Path) -> None:
     broken = dataclasses.replace(record, final_stacks=(record.final_stacks[0] + 1, record.final_stacks[1] - 1))
     with pytest.raises(HandStateError, match=r"R10\.5"):
         pack_events(broken)
+
+
+def test_charts_are_kept_from_an_earlier_site_where_it_has_them(site: Site, tmp_path: Path) -> None:
+    """A league's live site redraws its charts less often than its pages (``charts_from``): a chart the earlier
+    site has is kept as it is, one it lacks is drawn; without ``charts_from`` every chart is drawn."""
+    earlier = tmp_path / "earlier"
+    shutil.copytree(site.out, earlier)
+    bot_charts = sorted((earlier / "plots" / "bots").glob("*.svg"))
+    assert len(bot_charts) >= 2
+    (earlier / "plots" / "rating.svg").write_text("<svg>kept</svg>", encoding="utf-8")
+    missing = bot_charts[0].relative_to(earlier)
+    bot_charts[0].unlink()
+    same = functools.partial(publish, site.db, rules=SAMPLE_RULES, block_hands=BLOCK)
+    kept = tmp_path / "kept"
+    result = same(kept, TITLE, reuse=earlier, charts_from=earlier)
+    assert (kept / "plots" / "rating.svg").read_text(encoding="utf-8") == "<svg>kept</svg>"
+    assert (kept / missing).read_bytes() == (site.out / missing).read_bytes()  # drawn, as the fixture drew it
+    assert "plots/rating.svg" in result.files and str(missing) in result.files
+    check_links(kept)
+    drawn = tmp_path / "drawn"
+    same(drawn, TITLE, reuse=earlier)
+    assert (drawn / "plots" / "rating.svg").read_bytes() == (site.out / "plots" / "rating.svg").read_bytes()
