@@ -37,7 +37,7 @@ system-test: system-run
 	$(call need,chromium,chromium)
 
 # The bots' SDK first (proto/python, with the hand evaluator's C core): arena depends on it.
-$(STAMP): pyproject.toml proto/python/pyproject.toml proto/python/arena_sdk/_eval.c arena/engine/_core.cpp
+$(STAMP): pyproject.toml proto/python/pyproject.toml proto/python/arena_sdk/_eval.c arena/engine/_core.cpp arena/deals/_deck.c
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e proto/python
@@ -83,4 +83,4 @@ proto: $(STAMP)
 	$(BIN)/python -m arena.transport.build_proto
 
 clean:
-	rm -rf $(VENV) build *.egg-info proto/python/build proto/python/*.egg-info proto/python/arena_sdk/*.so arena/engine/*.so $(JS)/node_modules $(CPP)/build
+	rm -rf $(VENV) build *.egg-info proto/python/build proto/python/*.egg-info proto/python/arena_sdk/*.so arena/engine/*.so arena/deals/*.so $(JS)/node_modules $(CPP)/build
