@@ -54,6 +54,24 @@ Answer = Action | MixedAction | Commented
 """What a seat answers a decision with: an action, a mixed action, or either with a comment."""
 
 
+class Waiter(Protocol):
+    """What waits for a request's answer where a seat opened it (``Seat.open_request``): an ``asyncio.Future``, or
+    the table's own waiter (arena.referee.fast), which acts on the answer as soon as it is given."""
+
+    def done(self) -> bool:
+        """Whether the answer (or the error instead) was given already."""
+        ...
+
+    def set_result(self, answer: Answer, /) -> None:
+        """The answer."""
+        ...
+
+    def set_exception(self, error: BaseException, /) -> None:
+        """No answer: the clock ran out (TimeoutError), the bot is gone (SeatUnavailable), or what it sent was not
+        an action (InvalidAction)."""
+        ...
+
+
 @dataclass(slots=True)  # not frozen: built for every decision, and a frozen __init__ costs ten times more
 class DecisionRecord:
     """How one action came about (``how``: arena.referee.status.DecisionHow); ``rejected`` lists the refused

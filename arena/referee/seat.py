@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.engine import Action, IllegalActionError
-from arena.referee.records import Answer, Decision, HandRecord
+from arena.referee.records import Answer, Decision, HandRecord, Waiter
 
 UNLIMITED_TABLES = 1 << 20
 
@@ -59,6 +59,7 @@ class Seat(abc.ABC):
     times_itself: bool = False  # True: ``decide`` arms ``decision.timer`` on what it waits for (no timeout block)
     notifications_queue: bool = False  # True: the notifications below only queue a message, never wait
     wire_requests: bool = False  # True: ``decide`` sends the request as bytes; the table fills Decision.view_wire
+    opens_requests: bool = False  # True: ``open_request`` asks without waiting (arena.referee.fast)
 
     @property
     def connected(self) -> bool:
@@ -92,6 +93,12 @@ class Seat(abc.ABC):
     async def decide(self, decision: Decision, retry: bool) -> Answer:
         """Answer ``decision`` (on a retry after a rejection, the same request), with a comment or not; may raise
         ``SeatUnavailable``."""
+
+    def open_request(self, decision: Decision, waiter: Waiter) -> bool:
+        """Send ``decision``'s request and leave its answer (or the error instead) to ``waiter``, without waiting
+        (a seat that says ``opens_requests``, under the decision's clock as ``decide``); False, with nothing sent,
+        when the seat cannot be asked now: the table then asks through ``decide``."""
+        return False
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
         """Tell the seat its last action was refused and how many more tries it has."""

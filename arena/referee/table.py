@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from arena.deals import DealPlan
 from arena.engine import Action, ActionKind, EventKind, Hand, IllegalActionError, LegalActions, TableConfig
 from arena.engine.view import PublicHistories, seat_view
+from arena.referee import fast
 from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.gate import TableGate, enter_all
-from arena.referee.records import Commented, Decision, DecisionRecord, HandRecord, HandSink, MixedAction
+from arena.referee.records import Answer, Commented, Decision, DecisionRecord, HandRecord, HandSink, MixedAction
 from arena.referee.seat import HandStart, InvalidAction, Seat, SeatUnavailable
 from arena.referee.status import DecisionHow
 
@@ -123,6 +124,26 @@ class _Answer:
     comment: str = ""
 
 
+@dataclass(slots=True)
+class HandPlay:
+    """One hand in play at a table: the hand, who sits where, and its decisions so far."""
+
+    hand: Hand
+    hand_id: str
+    plan: DealPlan
+    seating: tuple[int, ...]
+    names: tuple[str, ...]
+    stacks: Sequence[int]
+    decisions: list[DecisionRecord] = field(default_factory=list)
+    timeouts: frozenset[int] = frozenset()  # event indexes of the actions the referee made for a seat
+    histories: PublicHistories = field(default_factory=PublicHistories)
+
+    def add(self, record: DecisionRecord) -> None:
+        self.decisions.append(record)
+        if record.how != "ok":
+            self.timeouts = self.timeouts | {record.event_index}
+
+
 class TableRunner:
     """Plays hands at one table for a fixed list of players (one per participant, in participant order), whose
     seats rotate from hand to hand."""
@@ -145,6 +166,7 @@ class TableRunner:
         self.players = list(players)
         self.sinks = list(sinks)
         self._request_ids = itertools.count(1)  # replaced per hand; see play_hand
+        self.fast = fast.fast_loop()  # common decisions played as the Actions are read (arena.referee.fast)
 
     async def play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int],
                         config: TableConfig | None = None, entry_blinds: Collection[int] = ()) -> HandRecord:
@@ -177,17 +199,16 @@ class TableRunner:
                 after_posts, names, bets, committed,
             )
             await notify(player.seat.hand_started(start), f"hand start to {player.name}", player.seat)
-        decisions: list[DecisionRecord] = []
-        timeouts: frozenset[int] = frozenset()
-        histories = PublicHistories()
+        play = HandPlay(hand, hand_id, plan, seating, names, stacks)
         # Request ids depend only on the hand, so a resumed match asks exactly what an uninterrupted one did
         self._request_ids = itertools.count(plan.hand_number * REQUESTS_PER_HAND + 1)
         while hand.to_act is not None:
-            seat = hand.to_act
-            record = await self._decide(hand, seat, seating[seat], hand_id, plan, names, stacks, timeouts, histories)
-            decisions.append(record)
-            if record.how != "ok":
-                timeouts = timeouts | {record.event_index}
+            if self.fast and fast.can_open(self, play):
+                handover = await fast.FastRun(self, play).run()
+                if handover is not None:
+                    play.add(await self._finish(play, handover))
+                continue
+            play.add(await self._decide(play, hand.to_act))
         assert hand.payoffs is not None
         result = HandRecord(
             match_id=self.match_id,
@@ -206,7 +227,7 @@ class TableRunner:
             events=tuple(hand.events),
             payoffs=tuple(hand.payoffs),
             final_stacks=tuple(hand.stacks),
-            decisions=decisions,
+            decisions=play.decisions,
             names=names,
             started_at=started,
             finished_at=time.time(),
@@ -244,66 +265,83 @@ class TableRunner:
             player.link.awaiting_reconnect = True
             await self._violation(player.participant, what)
 
-    async def _decide(
-        self,
-        hand: Hand,
-        seat: int,
-        index: int,
-        hand_id: str,
-        plan: DealPlan,
-        names: tuple[str, ...],
-        stacks: Sequence[int],
-        timeouts: frozenset[int],
-        histories: PublicHistories,
-    ) -> DecisionRecord:
+    def next_request_id(self) -> int:
+        """The id of the hand's next request (``plan.hand_number * REQUESTS_PER_HAND`` + 1, 2, ...)."""
+        return next(self._request_ids)
+
+    async def _decide(self, play: HandPlay, seat: int) -> DecisionRecord:
         """Get one action from the seat to act, or make the time-out policy's action for it: the request, the wait
         under the bot's clock, then the outcome (clock charged, violations counted, the bot told)."""
+        hand = play.hand
+        index = play.seating[seat]
         player = self.players[index]
         participant = player.participant
         legal = hand.legal_actions()
         fallback = Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.FOLD)
-        request_id = next(self._request_ids)
+        request_id = self.next_request_id()
         if participant.forfeited:
             return self._fallback(hand, seat, index, request_id, fallback, 0.0, DecisionHow.FORFEITED, ())
         if not player.seat.connected:
             await self._lost(player, "disconnected")
             participant.absent += 1
             return self._fallback(hand, seat, index, request_id, fallback, 0.0, DecisionHow.ABSENT, ())
+        decision = self.decision(play, seat, player, request_id, legal)
+        answer = await self._wait(player, decision, hand, seat)
+        return await self._outcome(player, decision, answer, hand, seat, index, fallback)
+
+    async def _finish(self, play: HandPlay, handover: fast.Handover) -> DecisionRecord:
+        """A decision the fast path opened and handed back (``arena.referee.fast``): waited for and concluded as
+        ``_decide`` does, from what the seat answered first."""
+        answer = await self._wait(handover.player, handover.decision, play.hand, handover.seat, handover.first)
+        return await self._outcome(handover.player, handover.decision, answer, play.hand, handover.seat,
+                                   handover.index, handover.fallback)
+
+    def decision(self, play: HandPlay, seat: int, player: Player, request_id: int, legal: LegalActions) -> Decision:
+        """The request to ``seat`` (its view, its clock), timed from now."""
+        hand = play.hand
         timer = TurnTimer(player.clock.allowance_s())
         decision = Decision(
             match_id=self.match_id,
             table_id=self.table_id,
-            hand_id=hand_id,
-            hand_number=plan.hand_number,
+            hand_id=play.hand_id,
+            hand_number=play.plan.hand_number,
             request_id=request_id,
-            view=seat_view(hand, seat, histories.of(hand.events, seat), legal),
-            names=names,
-            starting_stack=stacks[seat],
+            view=seat_view(hand, seat, play.histories.of(hand.events, seat), legal),
+            names=play.names,
+            starting_stack=play.stacks[seat],
             action_ms_left=int(min(timer.allowance_s * 1000, self.policy.per_action_ms)),
             bank_ms_left=int(player.clock.bank_ms),
-            timeouts=timeouts,
+            timeouts=play.timeouts,
             timer=timer,
         )
         if _VIEW_WIRE is not None and player.seat.wire_requests:
-            decision.view_wire = _VIEW_WIRE(hand, seat, names, timeouts, decision.action_ms_left,
+            decision.view_wire = _VIEW_WIRE(hand, seat, play.names, play.timeouts, decision.action_ms_left,
                                             decision.bank_ms_left)
-        answer = await self._wait(player, decision, hand, seat)
-        return await self._outcome(player, decision, answer, hand, seat, index, fallback)
+        return decision
 
-    async def _wait(self, player: Player, decision: Decision, hand: Hand, seat: int) -> _Answer:
-        """Ask the seat until it gives a legal action, its retries are used up, its clock runs out or it is gone."""
+    async def _wait(self, player: Player, decision: Decision, hand: Hand, seat: int,
+                    first: Answer | BaseException | None = None) -> _Answer:
+        """Ask the seat until it gives a legal action, its retries are used up, its clock runs out or it is gone.
+        ``first``: what the seat answered a request the fast path sent (or the error instead), taken as the first
+        answer (no request is sent for it)."""
         timer = decision.timer
         answer = _Answer()
         retries_left = self.policy.max_retries
         retry = False
         while True:
             try:
-                if timer.remaining() <= 0:
+                action: Answer
+                if first is not None:
+                    given, first = first, None
+                    if isinstance(given, BaseException):
+                        raise given
+                    action = given
+                elif timer.remaining() <= 0:
                     raise TimeoutError
                 # A TimeoutError here is the bot's clock running out. The deadline follows the timer, which starts
                 # when the request leaves the referee; the seat's call runs in this task (wait_for would give it a
                 # task of its own, and a loop turn more for every answer)
-                if player.seat.times_itself:
+                elif player.seat.times_itself:
                     action = await player.seat.decide(decision, retry)
                 else:
                     async with asyncio.timeout(None) as deadline:

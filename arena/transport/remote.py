@@ -23,6 +23,7 @@ from arena.referee import (
     InvalidAction,
     Seat,
     SeatUnavailable,
+    Waiter,
 )
 from arena.referee.match import MatchResult
 from arena.transport import convert, wire
@@ -40,6 +41,7 @@ class RemoteSeat(Seat):
     times_itself = True
     notifications_queue = True
     wire_requests = True
+    opens_requests = True
 
     def __init__(
         self,
@@ -82,7 +84,7 @@ class RemoteSeat(Seat):
         session = self.endpoint.session
         if session is None or not self.endpoint.live:
             return False
-        return not self._hands or any(asked is session for asked in self._hands.values())
+        return not self._hands or session in self._hands.values()  # by identity (a session has no __eq__)
 
     @property
     def has_joined(self) -> bool:
@@ -132,19 +134,34 @@ class RemoteSeat(Seat):
 
     # ------------------------------------------------------------------ the Seat interface
 
-    async def decide(self, decision: Decision, retry: bool) -> Answer:
+    def _asked(self, decision: Decision) -> BotSession | None:
+        """The session to ask ``decision`` through: None if there is none now, or if the one that was dealt this
+        table's hand is gone (a bot that rejoined is dealt in from the next hand)."""
         session = self.endpoint.session
         hands = self._hands
         if session is None or not self.endpoint.live or (decision.table_id in hands and
                                                          hands[decision.table_id] is not session):
+            return None
+        return session
+
+    def _request(self, decision: Decision) -> bytes:
+        builder = self._requests.get(decision.table_id)
+        if builder is None:
+            builder = self._requests[decision.table_id] = wire.RequestBuilder()
+        return builder.serialized(decision, decision.timeouts)
+
+    async def decide(self, decision: Decision, retry: bool) -> Answer:
+        session = self._asked(decision)
+        if session is None:
             raise SeatUnavailable(f"{self.name} is not connected")
-        request = None
-        if not retry:
-            builder = self._requests.get(decision.table_id)
-            if builder is None:
-                builder = self._requests[decision.table_id] = wire.RequestBuilder()
-            request = builder.serialized(decision, decision.timeouts)
-        return await session.ask(decision, request)
+        return await session.ask(decision, None if retry else self._request(decision))
+
+    def open_request(self, decision: Decision, waiter: Waiter) -> bool:
+        session = self._asked(decision)
+        if session is None:
+            return False
+        session.open(decision, self._request(decision), waiter)
+        return True
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
         self._send(bot_pb2.RefereeMessage(action_rejected=bot_pb2.ActionRejected(

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.referee import Answer, Decision, InvalidAction
+from arena.referee.records import Waiter
 from arena.transport import convert
 from arena_sdk.pb import bot_pb2, poker_pb2
 
@@ -135,6 +136,10 @@ class BotSession:
     The open requests' clocks are watched by one timer handle per session, set for the soonest deadline among them
     (``_alarm``): a request asked after it, whose deadline is later (its clock starts later), costs no timer of its
     own, where one handle per request, set and cancelled, was most of what asking cost beyond the request's bytes.
+
+    A request is opened either by ``ask``, which waits for its answer on a future, or by ``open``, which leaves the
+    answer to a waiter of the table's (``arena.referee.fast``): that one acts on it at once, as the Action is read,
+    and leaves the open requests at the loop's next turn, as an asked one does once its task has run.
     """
 
     def __init__(self, conn: Connection, join: bot_pb2.Join) -> None:
@@ -142,8 +147,9 @@ class BotSession:
         self.join = join
         self.max_tables = max(1, join.max_tables)
         conn.batches = join.batches
-        self.pending: dict[tuple[str, int], tuple[Decision, asyncio.Future[Answer]]] = {}
+        self.pending: dict[tuple[str, int], tuple[Decision, Waiter]] = {}
         self._alarm: asyncio.TimerHandle | None = None  # fires at the soonest deadline of an open request, or before
+        self._answered: list[tuple[tuple[str, int], Waiter]] = []  # opened requests answered: to leave ``pending``
 
     @property
     def live(self) -> bool:
@@ -157,16 +163,10 @@ class BotSession:
     async def ask(self, decision: Decision, request: bytes | None) -> Answer:
         """Open ``decision``'s request (send ``request``, unless this is a retry of one sent already) and wait for
         its answer, under the decision's clock (a TimeoutError when it runs out: ``_expire``)."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Answer] = loop.create_future()
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         key = (decision.table_id, decision.request_id)
         self.pending[key] = (decision, future)
-        due = loop.time() + decision.timer.remaining()
-        alarm = self._alarm
-        if alarm is None or due < alarm.when():
-            if alarm is not None:
-                alarm.cancel()
-            self._alarm = loop.call_at(due, self._expire)
+        self._watch(decision)
         if request is not None:
             self.send(request, decision.timer.sent)
         try:
@@ -174,18 +174,53 @@ class BotSession:
         finally:
             del self.pending[key]
 
+    def open(self, decision: Decision, request: bytes, waiter: Waiter) -> None:
+        """Open ``decision``'s request, send ``request`` and leave its answer to ``waiter`` (not an asyncio
+        future: one that acts on it as it is given), under the decision's clock, without waiting."""
+        self.pending[(decision.table_id, decision.request_id)] = (decision, waiter)
+        self._watch(decision)
+        self.send(request, decision.timer.sent)
+
+    def _watch(self, decision: Decision) -> None:
+        """Let the alarm ring by ``decision``'s deadline: set it sooner if it would ring later."""
+        loop = asyncio.get_running_loop()
+        due = loop.time() + decision.timer.remaining()
+        alarm = self._alarm
+        if alarm is None or due < alarm.when():
+            if alarm is not None:
+                alarm.cancel()
+            self._alarm = loop.call_at(due, self._expire)
+
+    def _settled(self, key: tuple[str, int], waiter: Waiter) -> None:
+        """An opened request (``open``) was answered, or failed: it leaves ``pending`` at the loop's next turn
+        (until then an Action for it again is "answered already", as for an asked one)."""
+        if isinstance(waiter, asyncio.Future):
+            return  # ``ask`` removes its own
+        if not self._answered:
+            asyncio.get_running_loop().call_soon(self._sweep)
+        self._answered.append((key, waiter))
+
+    def _sweep(self) -> None:
+        answered, self._answered = self._answered, []
+        pending = self.pending
+        for key, waiter in answered:
+            entry = pending.get(key)
+            if entry is not None and entry[1] is waiter:  # not a retry asked since under the same key
+                del pending[key]
+
     def _expire(self) -> None:
         """The alarm: every open request whose clock has run out ends with a TimeoutError; the alarm is set again for
         the soonest deadline left (a request's clock that started after it was asked, ``TurnTimer.sent``, or was
         given time back, ends later than it was set for)."""
         self._alarm = None
         soonest = math.inf
-        for decision, future in list(self.pending.values()):
+        for key, (decision, future) in list(self.pending.items()):
             if future.done():
                 continue
             left = decision.timer.remaining()
             if left <= 0:
                 future.set_exception(TimeoutError())
+                self._settled(key, future)
             else:
                 soonest = min(soonest, left)
         if soonest < math.inf:
@@ -194,9 +229,10 @@ class BotSession:
 
     def fail(self, error: Exception) -> None:
         """Every open request ends with ``error`` (the stream ended, or a newer one took the seat)."""
-        for _, future in self.pending.values():
+        for key, (_, future) in list(self.pending.items()):
             if not future.done():
                 future.set_exception(error)
+                self._settled(key, future)
         if self._alarm is not None:
             self._alarm.cancel()
             self._alarm = None
@@ -212,12 +248,16 @@ class BotSession:
         An Action must echo an open request's table_id, hand_id and request_id: one that differs in any of them
         (an empty one included) is ignored, so that no action is ever applied to a table or hand it was not meant
         for."""
-        pending = self.pending.get((message.table_id, message.request_id))  # table and request ids: the key
+        key = (message.table_id, message.request_id)  # table and request ids: the key
+        pending = self.pending.get(key)
         if pending is not None and not pending[1].done() and pending[0].hand_id == message.hand_id:
             try:
-                pending[1].set_result(convert.action_from_pb(message))
+                answer = convert.action_from_pb(message)
             except convert.MalformedAction as exc:
                 pending[1].set_exception(InvalidAction(str(exc)))
+            else:
+                pending[1].set_result(answer)
+            self._settled(key, pending[1])
             return
         open_ = [p for p in self.pending.values() if not p[1].done()]  # what was wrong, for the bot
         if pending is None:  # the nearest open request: the one of that id (on another table), if there is one

@@ -17,7 +17,7 @@ import pytest
 from arena.cards import format_card
 from arena.cards.evaluator import describe
 from arena.engine import AnteMode, Event, EventKind, Structure, TableConfig, public_history
-from arena.referee import ClockPolicy, Decision, HandRecord, HandStart, Match, MatchSpec
+from arena.referee import ClockPolicy, Decision, HandRecord, HandStart, Match, MatchSpec, Waiter
 from arena.transport import convert, wire
 from arena.transport.endpoint import Endpoint
 from arena.transport.remote import RemoteSeat
@@ -226,6 +226,12 @@ class CapturingSeat(RemoteSeat):
         if not retry:
             self.decisions.append(decision)
         return await super().decide(decision, retry)
+
+    def open_request(self, decision: Decision, waiter: Waiter) -> bool:  # the table's fast path (arena.referee.fast)
+        opened = super().open_request(decision, waiter)
+        if opened:
+            self.decisions.append(decision)
+        return opened
 
 
 CONFIGS = [  # seats, hands, table

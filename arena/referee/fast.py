@@ -1,0 +1,158 @@
+"""The table's fast path: a hand's decisions played as the bots' Actions are read, without waking the table's
+coroutine for each. The common case is a remote seat that answers a legal action in time: its Action, read off the
+stream, is applied to the hand at once, the decision recorded and the next seat's request sent, all in the call that
+delivered the Action (``BotSession.deliver``), with no future, task switch or coroutine frame per decision.
+Anything else (a retry, an illegal or mixed action, a time-out, a seat that is gone or has forfeited, a seat that
+cannot open requests) hands the decision back to the table's general path (``TableRunner._decide`` and ``_wait``),
+which plays it exactly as it plays every decision with ``ARENA_TABLE_LOOP=reference``: the same request ids, actions,
+records and messages (tests/referee/test_fast_path.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from arena.engine import Action, ActionKind, IllegalActionError
+from arena.referee.records import Answer, Commented, Decision, DecisionRecord
+from arena.referee.status import DecisionHow
+
+if TYPE_CHECKING:
+    from arena.referee.table import HandPlay, Player, TableRunner
+
+LOOP_VARIABLE = "ARENA_TABLE_LOOP"
+LOOPS = ("fast", "reference")
+
+
+def fast_loop() -> bool:
+    """Whether ``ARENA_TABLE_LOOP`` selects the fast path (``fast``, the default) or the general path for every
+    decision (``reference``, the readable one, for debugging and the differential tests)."""
+    name = os.environ.get(LOOP_VARIABLE, "").strip().lower() or "fast"
+    if name not in LOOPS:
+        raise ValueError(f"{LOOP_VARIABLE} must be one of {', '.join(LOOPS)}; got {name!r}")
+    return name == "fast"
+
+
+@dataclass(slots=True)
+class Handover:
+    """A decision the fast path opened and gives back to the general path: what the seat answered first (an answer,
+    or the error instead), or None if it was not asked yet."""
+
+    decision: Decision
+    player: Player
+    seat: int
+    index: int
+    fallback: Action
+    first: Answer | BaseException | None = None
+
+
+def can_open(runner: TableRunner, play: HandPlay) -> bool:
+    """Whether the seat to act can be asked by the fast path: a seat that opens requests, whose bot has not
+    forfeited and is connected (else the general path plays the policy's action and counts the violation)."""
+    seat = play.hand.to_act
+    if seat is None:
+        return False
+    player = runner.players[play.seating[seat]]
+    return player.seat.opens_requests and not player.participant.forfeited and player.seat.connected
+
+
+class FastRun:
+    """The decisions of one hand, from the seat to act now, as long as they are common ones. ``run`` returns when
+    the hand has no seat to act or the next decision is not for the fast path (None: the table asks as usual), or
+    with the ``Handover`` of a decision that the general path must finish."""
+
+    __slots__ = ("play", "runner", "stop")
+
+    def __init__(self, runner: TableRunner, play: HandPlay) -> None:
+        self.runner = runner
+        self.play = play
+        self.stop: asyncio.Future[Handover | None] = asyncio.get_running_loop().create_future()
+
+    async def run(self) -> Handover | None:
+        self.next()
+        return await self.stop
+
+    def _end(self, handover: Handover | None) -> None:
+        if not self.stop.done():
+            self.stop.set_result(handover)
+
+    def next(self) -> None:
+        """Open the next decision's request, or end the run."""
+        runner, play = self.runner, self.play
+        if not can_open(runner, play):
+            self._end(None)
+            return
+        hand = play.hand
+        seat = hand.to_act
+        assert seat is not None
+        index = play.seating[seat]
+        player = runner.players[index]
+        legal = hand.legal_actions()
+        fallback = Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.FOLD)
+        decision = runner.decision(play, seat, player, runner.next_request_id(), legal)
+        waiter = _Waiter(self, decision, player, seat, index, fallback)
+        if decision.timer.remaining() <= 0 or not player.seat.open_request(decision, waiter):
+            self._end(Handover(decision, player, seat, index, fallback))  # the general path's own checks decide
+
+    def answered(self, waiter: _Waiter, answer: Answer) -> None:
+        """The seat's answer, as it was read: applied and recorded if it is a legal action, and the next request
+        sent; anything else goes to the general path."""
+        comment = ""
+        action = answer
+        if type(action) is Commented:
+            comment = action.comment
+            action = action.answer
+        if type(action) is not Action:  # a mixed action: drawn and checked by the general path
+            self._end(Handover(waiter.decision, waiter.player, waiter.seat, waiter.index, waiter.fallback, answer))
+            return
+        hand = self.play.hand
+        event_index = len(hand.events)
+        try:
+            hand.act(waiter.seat, action)  # the state is unchanged when it raises
+        except IllegalActionError:  # rejected, and asked again, by the general path (which gets the same error)
+            self._end(Handover(waiter.decision, waiter.player, waiter.seat, waiter.index, waiter.fallback, answer))
+            return
+        # TableRunner._outcome, for an action that counts
+        timer = waiter.decision.timer
+        elapsed = max(0.0, timer.elapsed() - timer.given_back)
+        player = waiter.player
+        player.clock.charge(elapsed)
+        participant = player.participant
+        participant.decisions += 1
+        participant.think_s += elapsed
+        self.play.decisions.append(DecisionRecord(waiter.seat, waiter.index, waiter.decision.request_id, action,
+                                                  elapsed * 1000, DecisionHow.OK, event_index, (), (), comment))
+        self.next()
+
+
+class _Waiter:
+    """The answer to one request the fast path opened (``Waiter``: what the bot's session resolves)."""
+
+    __slots__ = ("_done", "decision", "fallback", "index", "player", "run", "seat")
+
+    def __init__(self, run: FastRun, decision: Decision, player: Player, seat: int, index: int,
+                 fallback: Action) -> None:
+        self.run = run
+        self.decision = decision
+        self.player = player
+        self.seat = seat
+        self.index = index
+        self.fallback = fallback
+        self._done = False
+
+    def done(self) -> bool:
+        return self._done
+
+    def set_result(self, answer: Answer, /) -> None:
+        self._done = True
+        try:
+            self.run.answered(self, answer)
+        except Exception as exc:  # the referee's own fault: raised in the table's task, never in the reader's
+            if not self.run.stop.done():
+                self.run.stop.set_exception(exc)
+
+    def set_exception(self, error: BaseException, /) -> None:
+        self._done = True
+        self.run._end(Handover(self.decision, self.player, self.seat, self.index, self.fallback, error))
