@@ -1288,6 +1288,7 @@ struct WireFormat {
     uint8_t legal[7];  /* LegalActions: can_fold, can_check, can_call, call_amount, can_raise, min_raise_to, max_raise_to */
     uint8_t clock[2];  /* Clock: action_ms_left, bank_ms_left */
     uint8_t event[7];  /* PublicEvent: kind, seat, street, amount, cards, by_timeout, pot_index */
+    uint8_t end[1];    /* HandEnd: history */
     int64_t status[3]; /* SeatStatus: active, folded, all-in */
     int64_t event_kind[16];
     int64_t all_in_kind;
@@ -1295,7 +1296,7 @@ struct WireFormat {
     std::string card[52]; /* each card's text with its length before it */
 };
 WireFormat wire_format;
-constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7;
+constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7 + 1;
 
 /* A protobuf encoding under construction. */
 struct Buf {
@@ -1329,6 +1330,42 @@ struct Buf {
         b.append(wire_format.card[c]);
     }
 };
+
+/* The hand's events as ``viewer`` sees them (every other seat's hole cards hidden, R4.2; viewer -1: everybody's),
+ * each a PublicEvent in the repeated field ``key`` (ActionRequest.history, HandEnd.history): convert.event_message
+ * with wire_amount's amounts and the referee's actions flagged ``by_timeout``. */
+void encode_history(const State &s, int viewer, const std::vector<bool> &timeouts, uint8_t key, Buf &out)
+{
+    const WireFormat &w = wire_format;
+    Buf inner;
+    int64_t bets[MAX_N] = {0}; /* each seat's bet on the street as the events so far left it (convert.wire_amount) */
+    for (size_t i = 0; i < s.events.size(); i++) {
+        const Ev &e = s.events[i];
+        int64_t amount = e.amount;
+        bool wager = e.kind == BET || e.kind == E_RAISE || e.kind == E_CALL;
+        if (e.kind == DEAL_BOARD)
+            std::fill(bets, bets + MAX_N, 0);
+        else if (e.kind == POST_SMALL_BLIND || e.kind == POST_BIG_BLIND || e.kind == POST_ENTRY_BLIND ||
+                 e.kind == E_CALL)
+            bets[e.seat] += e.amount;
+        else if (e.kind == BET || e.kind == E_RAISE)
+            bets[e.seat] = e.amount;
+        if (e.all_in && wager)
+            amount = bets[e.seat];
+        inner.b.clear();
+        inner.num(w.event[0], e.all_in && wager ? w.all_in_kind : w.event_kind[int(e.kind)]);
+        inner.num(w.event[1], e.seat);
+        inner.num(w.event[2], w.street[int(e.street)]);
+        inner.num(w.event[3], amount);
+        if (!(e.kind == DEAL_HOLE && e.seat != viewer)) /* nobody sees another seat's hole cards (R4.2) */
+            for (int c = 0; c < e.ncards; c++)
+                inner.card(w.event[4], e.cards[c]);
+        inner.num(w.event[5], i < timeouts.size() && timeouts[i]);
+        if (e.pot > 0)
+            inner.num(w.event[6], e.pot);
+        out.message(key, inner);
+    }
+}
 
 /* The part of ``seat``'s ActionRequest that the hand decides (hole_cards .. history): see Hand.view_wire. */
 bool encode_view(const State &s, int viewer, PyObject *names, const std::vector<bool> &timeouts,
@@ -1387,34 +1424,33 @@ bool encode_view(const State &s, int viewer, PyObject *names, const std::vector<
     inner.num(w.clock[0], action_ms_left);
     inner.num(w.clock[1], bank_ms_left);
     out.message(w.req[7], inner);
-    int64_t bets[MAX_N] = {0}; /* each seat's bet on the street as the events so far left it (convert.wire_amount) */
-    for (size_t i = 0; i < s.events.size(); i++) {
-        const Ev &e = s.events[i];
-        int64_t amount = e.amount;
-        bool wager = e.kind == BET || e.kind == E_RAISE || e.kind == E_CALL;
-        if (e.kind == DEAL_BOARD)
-            std::fill(bets, bets + MAX_N, 0);
-        else if (e.kind == POST_SMALL_BLIND || e.kind == POST_BIG_BLIND || e.kind == POST_ENTRY_BLIND ||
-                 e.kind == E_CALL)
-            bets[e.seat] += e.amount;
-        else if (e.kind == BET || e.kind == E_RAISE)
-            bets[e.seat] = e.amount;
-        if (e.all_in && wager)
-            amount = bets[e.seat];
-        inner.b.clear();
-        inner.num(w.event[0], e.all_in && wager ? w.all_in_kind : w.event_kind[int(e.kind)]);
-        inner.num(w.event[1], e.seat);
-        inner.num(w.event[2], w.street[int(e.street)]);
-        inner.num(w.event[3], amount);
-        if (!(e.kind == DEAL_HOLE && e.seat != viewer)) /* nobody sees another seat's hole cards (R4.2) */
-            for (int c = 0; c < e.ncards; c++)
-                inner.card(w.event[4], e.cards[c]);
-        inner.num(w.event[5], i < timeouts.size() && timeouts[i]);
-        if (e.pot > 0)
-            inner.num(w.event[6], e.pot);
-        out.message(w.req[8], inner);
-    }
+    encode_history(s, viewer, timeouts, w.req[8], out);
     return true;
+}
+
+/* The event indexes in ``indexes`` (a collection of ints) as flags over ``count`` events. */
+bool event_flags(PyObject *indexes, size_t count, std::vector<bool> &flags)
+{
+    Py_ssize_t size = PyObject_Length(indexes);
+    if (size < 0)
+        return false;
+    if (size == 0)
+        return true;
+    flags.assign(count, false);
+    PyObject *it = PyObject_GetIter(indexes);
+    if (it == NULL)
+        return false;
+    PyObject *item;
+    while ((item = PyIter_Next(it)) != NULL) {
+        long index = PyLong_AsLong(item);
+        Py_DECREF(item);
+        if (index == -1 && PyErr_Occurred())
+            break;
+        if (index >= 0 && size_t(index) < count)
+            flags[size_t(index)] = true;
+    }
+    Py_DECREF(it);
+    return !PyErr_Occurred();
 }
 
 PyObject *hand_view_wire(HandObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -1444,26 +1480,8 @@ PyObject *hand_view_wire(HandObject *self, PyObject *const *args, Py_ssize_t nar
             return NULL;
         }
     std::vector<bool> timeouts;
-    if (PyObject_Length(args[2]) > 0) {
-        timeouts.assign(s.events.size(), false);
-        PyObject *it = PyObject_GetIter(args[2]);
-        if (it == NULL)
-            return NULL;
-        PyObject *item;
-        while ((item = PyIter_Next(it)) != NULL) {
-            long index = PyLong_AsLong(item);
-            Py_DECREF(item);
-            if (index == -1 && PyErr_Occurred())
-                break;
-            if (index >= 0 && size_t(index) < timeouts.size())
-                timeouts[size_t(index)] = true;
-        }
-        Py_DECREF(it);
-        if (PyErr_Occurred())
-            return NULL;
-    } else if (PyErr_Occurred()) {
+    if (!event_flags(args[2], s.events.size(), timeouts))
         return NULL;
-    }
     long long action_ms = PyLong_AsLongLong(args[3]);
     long long bank_ms = PyLong_AsLongLong(args[4]);
     if ((action_ms == -1 || bank_ms == -1) && PyErr_Occurred())
@@ -1472,6 +1490,35 @@ PyObject *hand_view_wire(HandObject *self, PyObject *const *args, Py_ssize_t nar
     if (!encode_view(s, int(seat), names, timeouts, action_ms, bank_ms, out))
         return NULL;
     return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
+}
+
+/* Hand.end_wire(timeouts): each seat's HandEnd history, encoded. */
+PyObject *hand_end_wire(HandObject *self, PyObject *timeouts_arg)
+{
+    const State &s = self->s;
+    std::vector<bool> timeouts;
+    if (!event_flags(timeouts_arg, s.events.size(), timeouts))
+        return NULL;
+    PyObject *out = PyTuple_New(s.n);
+    if (out == NULL)
+        return NULL;
+    Buf buf;
+    for (int seat = 0; seat < s.n; seat++) {
+        PyObject *item;
+        if (wire_format.ready) {
+            buf.b.clear();
+            encode_history(s, seat, timeouts, wire_format.end[0], buf);
+            item = PyBytes_FromStringAndSize(buf.b.data(), Py_ssize_t(buf.b.size()));
+        } else {
+            item = PyBytes_FromStringAndSize(NULL, 0);
+        }
+        if (item == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, seat, item);
+    }
+    return out;
 }
 
 bool small_ints(PyObject *seq, int64_t *out, Py_ssize_t count, const char *what)
@@ -1512,9 +1559,9 @@ PyObject *set_wire_format(PyObject *, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "every field key must fit one byte");
             return NULL;
         }
-    uint8_t *groups[] = {f.req, f.seat, f.pot, f.legal, f.clock, f.event};
-    int sizes[] = {9, 6, 2, 7, 2, 7};
-    for (int g = 0, at = 0; g < 6; g++)
+    uint8_t *groups[] = {f.req, f.seat, f.pot, f.legal, f.clock, f.event, f.end};
+    int sizes[] = {9, 6, 2, 7, 2, 7, 1};
+    for (int g = 0, at = 0; g < 7; g++)
         for (int i = 0; i < sizes[g]; i++)
             groups[g][i] = uint8_t(k[at++]);
     f.all_in_kind = all_in;
@@ -1721,6 +1768,9 @@ PyMethodDef hand_methods[] = {
     {"pots", (PyCFunction)hand_pots_method, METH_NOARGS, "Main and side pots as they stand (R10.1), current bets included."},
     {"is_active", (PyCFunction)hand_is_active, METH_O, "Whether a seat is still in the hand and has chips to bet."},
     {"copy", (PyCFunction)hand_copy, METH_NOARGS, "An independent copy of the hand as it stands."},
+    {"end_wire", (PyCFunction)hand_end_wire, METH_O,
+     "Each seat's HandEnd history (its own hole cards, shown cards, the referee's actions flagged), encoded "
+     "(b'' each until arena.transport.wire has set the format)."},
     {"view_wire", (PyCFunction)(void (*)(void))hand_view_wire, METH_FASTCALL,
      "view_wire(seat, names, timeouts, action_ms_left, bank_ms_left): the seat to act's ActionRequest fields "
      "hole_cards to history, encoded (b'' until arena.transport.wire has set the format)."},

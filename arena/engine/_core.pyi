@@ -70,6 +70,7 @@ class Hand:
     def view_wire(
         self, seat: int, names: tuple[str, ...], timeouts: frozenset[int], action_ms_left: int, bank_ms_left: int
     ) -> bytes: ...
+    def end_wire(self, timeouts: frozenset[int]) -> tuple[bytes, ...]: ...
 
 def set_wire_format(
     keys: tuple[int, ...],

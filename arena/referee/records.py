@@ -113,6 +113,9 @@ class HandRecord:
     names: tuple[str, ...] = ()
     started_at: float = 0.0
     finished_at: float = 0.0
+    # For seats that are sent the hand's end as bytes: the compiled engine's encoding of each seat's HandEnd history
+    # (Hand.end_wire); empty when the engine has none. Not part of what the hand was (equality, repr)
+    end_wire: tuple[bytes, ...] = field(default=(), compare=False, repr=False)
 
 
 class HandSink(Protocol):

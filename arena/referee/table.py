@@ -231,6 +231,7 @@ class TableRunner:
             names=names,
             started_at=started,
             finished_at=time.time(),
+            end_wire=self._end_wire(play),
         )
         for seat, p in enumerate(seating):
             self.players[p].participant.net += hand.payoffs[seat]
@@ -239,7 +240,16 @@ class TableRunner:
         for seat, p in enumerate(seating):
             player = self.players[p]
             await notify(player.seat.hand_finished(result, seat), f"hand end to {player.name}", player.seat)
+        result.end_wire = ()  # told: a record kept (a test's, a caller's) keeps no more bytes than before
         return result
+
+    def _end_wire(self, play: HandPlay) -> tuple[bytes, ...]:
+        """The compiled engine's encoding of every seat's HandEnd history (``Hand.end_wire``), when a seat is sent
+        its messages as bytes; else empty (the Python engine has none: arena.transport.wire encodes it)."""
+        end_wire = getattr(play.hand, "end_wire", None)
+        if end_wire is None or not any(self.players[p].seat.wire_requests for p in play.seating):
+            return ()
+        return end_wire(play.timeouts)  # type: ignore[no-any-return]
 
     async def _check_connections(self, players: list[Player]) -> None:
         """Before a hand: a bot that lost its connection is a violation, and is given a moment to rejoin."""

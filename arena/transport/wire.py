@@ -340,8 +340,8 @@ def packed_key(message: type[Message], name: str) -> int:
 
 
 def set_view_wire_format() -> None:
-    """Tell the compiled engine how ``Hand.view_wire`` encodes: the protocol's field keys and enum values, from
-    the descriptors (as every key here comes), and the cards' texts."""
+    """Tell the compiled engine how ``Hand.view_wire`` and ``Hand.end_wire`` encode: the protocol's field keys and
+    enum values, from the descriptors (as every key here comes), and the cards' texts."""
     try:
         from arena.engine import _core
     except ImportError:  # installed without the compiled engine: every request is built here
@@ -354,7 +354,8 @@ def set_view_wire_format() -> None:
          *keys(poker_pb2.LegalActions, "can_fold", "can_check", "can_call", "call_amount", "can_raise",
                "min_raise_to", "max_raise_to"),
          *keys(poker_pb2.Clock, "action_ms_left", "bank_ms_left"),
-         *keys(poker_pb2.PublicEvent, "kind", "seat", "street", "amount", "cards", "by_timeout", "pot_index")),
+         *keys(poker_pb2.PublicEvent, "kind", "seat", "street", "amount", "cards", "by_timeout", "pot_index"),
+         key(bot_pb2.HandEnd, "history")),
         (poker_pb2.SEAT_STATUS_ACTIVE, poker_pb2.SEAT_STATUS_FOLDED, poker_pb2.SEAT_STATUS_ALL_IN),
         (0, *(convert._EVENT[EventKind(value)] for value in range(1, 16))),
         poker_pb2.EVENT_KIND_ALL_IN,
@@ -401,38 +402,68 @@ _END_TABLE_ID, _END_HAND_ID, _END_BOARD, _END_SHOWN, _END_PAYOFFS, _END_HISTORY 
 
 class HandEndParts:
     """What the HandEnd of every seat and the spectators' summary of one hand have in common, converted once:
-    all but the seat's own hole cards, which only its DEAL_HOLE events show. The bytes the bots get are made at
-    once (from ``event_field``'s shared encodings); the messages only when asked for (spectators, tests).
+    all but the seat's own hole cards, which only its DEAL_HOLE events show. The fields before the history are
+    encoded at once; the history's bytes only for a record without the compiled engine's (``HandRecord.end_wire``),
+    from ``event_field``'s shared encodings; the messages only when asked for (spectators, tests).
     """
 
-    __slots__ = ("_amounts", "_history", "_own_deals", "_record", "_timeouts", "own_wire", "shown", "wire")
+    __slots__ = ("_amounts", "_history", "_own_deals", "_own_wire", "_record", "_timeouts", "_wire", "head", "shown")
 
     def __init__(self, record: HandRecord) -> None:
         self._record = record
-        self._timeouts = timeouts = frozenset(d.event_index for d in record.decisions if d.how != "ok")
+        self._timeouts = frozenset(d.event_index for d in record.decisions if d.how != "ok")
         self.shown = convert.shown_hands(convert.shown_at_showdown(record), record.board)
-        bets: dict[int, int] = {}
-        self._amounts = amounts = [convert.wire_amount(event, bets) for event in record.events]
-        head = b"".join((  # HandEnd's fields before the history, in field order
+        self.head = b"".join((  # HandEnd's fields before the history, in field order
             text_field(_END_TABLE_ID, record.table_id),
             text_field(_END_HAND_ID, record.hand_id),
             cards_field(_END_BOARD, record.board),
             b"".join([field_bytes(_END_SHOWN, shown.SerializeToString()) for shown in self.shown]),
             payoffs_field(_END_PAYOFFS, record.payoffs, record.final_stacks),
         ))
-        wire = [head]  # a seat's HandEnd serialized: [everything but the history, each history field's bytes]
+        self._amounts: list[int] | None = None
+        self._wire: list[bytes] | None = None
+        self._own_wire: dict[int, list[tuple[int, bytes]]] = {}
+        self._history: list[poker_pb2.PublicEvent] | None = None
+        self._own_deals: dict[int, list[tuple[int, poker_pb2.PublicEvent]]] | None = None
+
+    @property
+    def amounts(self) -> list[int]:
+        """Each event's amount as the protocol states it (``convert.wire_amount``)."""
+        if self._amounts is None:
+            bets: dict[int, int] = {}
+            self._amounts = [convert.wire_amount(event, bets) for event in self._record.events]
+        return self._amounts
+
+    def seat_wire(self, seat: int) -> bytes:
+        """``seat``'s HandEnd serialized, without the field key and length around it."""
+        end_wire = self._record.end_wire
+        if end_wire:
+            return self.head + end_wire[seat]
+        if self._wire is None:
+            self._history_wire()
+        assert self._wire is not None
+        own = self._own_wire.get(seat)
+        if not own:
+            return self.head + b"".join(self._wire)
+        wire = list(self._wire)
+        for index, data in own:
+            wire[index] = data
+        return self.head + b"".join(wire)
+
+    def _history_wire(self) -> None:
+        """Every history field's bytes as a spectator sees them, and each seat's own DEAL_HOLE fields'."""
+        timeouts, amounts = self._timeouts, self.amounts
+        wire = []
         own_wire: dict[int, list[tuple[int, bytes]]] = {}  # seat: its own DEAL_HOLE fields' bytes (index in wire)
-        for index, event in enumerate(record.events):
+        for index, event in enumerate(self._record.events):
             flag = index in timeouts
             if event.kind is EventKind.DEAL_HOLE and event.cards:
                 own_wire.setdefault(event.seat, []).append(
-                    (index + 1, event_field(_END_HISTORY, event, amounts[index], flag)))
+                    (index, event_field(_END_HISTORY, event, amounts[index], flag)))
                 event = event._replace(cards=())
             wire.append(event_field(_END_HISTORY, event, amounts[index], flag))
-        self.wire = wire
-        self.own_wire = own_wire
-        self._history: list[poker_pb2.PublicEvent] | None = None
-        self._own_deals: dict[int, list[tuple[int, poker_pb2.PublicEvent]]] | None = None
+        self._wire = wire
+        self._own_wire = own_wire
 
     @property
     def board(self) -> list[str]:
@@ -451,7 +482,8 @@ class HandEndParts:
         """The history as a spectator sees it: no hole cards but those shown (R8.4)."""
         if self._history is None:
             events = public_history(list(self._record.events), -1)
-            self._history = [convert.event_message(e, self._amounts[i], i in self._timeouts)
+            amounts = self.amounts
+            self._history = [convert.event_message(e, amounts[i], i in self._timeouts)
                              for i, e in enumerate(events)]
         return self._history
 
@@ -463,7 +495,7 @@ class HandEndParts:
             for index, event in enumerate(self._record.events):
                 if event.kind is EventKind.DEAL_HOLE and event.cards:
                     own.setdefault(event.seat, []).append(
-                        (index, convert.event_message(event, self._amounts[index], index in self._timeouts)))
+                        (index, convert.event_message(event, self.amounts[index], index in self._timeouts)))
             self._own_deals = own
         return self._own_deals
 
@@ -488,15 +520,9 @@ def hand_end_parts(record: HandRecord) -> HandEndParts:
 
 
 def hand_end_bytes(record: HandRecord, seat: int) -> bytes:
-    """The serialized RefereeMessage holding ``hand_end(record, seat)``, joined from bytes made once per hand."""
-    parts = hand_end_parts(record)
-    wire = parts.wire
-    own = parts.own_wire.get(seat)
-    if own:
-        wire = list(wire)
-        for index, data in own:
-            wire[index] = data
-    return field_bytes(_HAND_END, b"".join(wire))
+    """The serialized RefereeMessage holding ``hand_end(record, seat)``, joined from bytes made once per hand (the
+    history's from the compiled engine when the record has them, ``HandRecord.end_wire``)."""
+    return field_bytes(_HAND_END, hand_end_parts(record).seat_wire(seat))
 
 
 def hand_end(record: HandRecord, seat: int) -> bot_pb2.HandEnd:

@@ -5,7 +5,8 @@ gets the same messages at every table, on one table and on several.
 The remote seats answer through fake connections (no gRPC) on the loop's next turn, as a function of the request
 alone (its ids and how often it was asked), so the answers do not depend on the order the tables are played in:
 legal actions, with a comment or not, illegal and malformed ones (rejected and asked again), mixed actions (drawn by
-the referee), and silence (a time-out).
+the referee), and silence (a time-out: the clock is long, so that no answer is ever late on a loaded machine, and a
+silent bot's clock is made to run out at once).
 """
 
 from __future__ import annotations
@@ -67,8 +68,11 @@ class ScriptedBot(Connection):
         rng = random.Random(f"{hand}:{request_id}:{attempt}")  # the hand, not the table: the same on any table
         roll = rng.random()
         ids: dict[str, Any] = {"table_id": table, "hand_id": hand, "request_id": request_id}
-        if roll < 0.015:
-            return  # silence: the clock runs out
+        if roll < 0.015:  # silence: its clock runs out now (a clock that long would not run out in a test)
+            decision = session.pending[(table, request_id)][0]
+            decision.timer.allowance_s = 0.0
+            session._expire()
+            return
         if roll < 0.05:
             action = K.Action(**ids, kind=K.ACTION_KIND_RAISE, amount=1)  # illegal
         elif roll < 0.06:
@@ -89,11 +93,11 @@ class ScriptedBot(Connection):
 
 def play(tables: int, hands: int, max_violations: int) -> tuple[list[HandRecord], list[ScriptedBot]]:
     """One heads-up match of scripted remote bots on ``tables`` tables."""
-    policy = ClockPolicy(per_action_ms=40, time_bank_ms=0, max_retries=1, max_violations=max_violations)
+    policy = ClockPolicy(per_action_ms=60_000, time_bank_ms=0, max_retries=1, max_violations=max_violations)
     spec = MatchSpec("fp", "seed-fast-path", hands, config=TableConfig(), starting_stack=3000, policy=policy,
                      tables=tables)
     pb_config = convert.table_config(spec.config, 2, spec.starting_stack)
-    pb_policy = bot_pb2.ActionClockPolicy(per_action_ms=40)
+    pb_policy = bot_pb2.ActionClockPolicy(per_action_ms=60_000)
     seats = [RemoteSeat(Endpoint(f"bot{i}", token=f"token{i}"), "fp", "table-1", pb_config, pb_policy, hands, tables)
              for i in range(2)]
     records: list[HandRecord] = []

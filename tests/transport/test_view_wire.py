@@ -1,6 +1,7 @@
 """The compiled engine's encoding of a request's view (``Hand.view_wire``, taken by ``RequestBuilder`` from
-``Decision.view_wire``) is byte for byte the encoding the transport builds from the seat's view in Python, over
-random hands of every structure, ante, seat count and stack, with random time-out marks in the history."""
+``Decision.view_wire``) and of a hand end's history (``Hand.end_wire``, taken by ``hand_end_bytes`` from
+``HandRecord.end_wire``) are byte for byte the encodings the transport builds in Python, over random hands of every
+structure, ante, seat count and stack, with random time-out marks in the history."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.engine import TableConfig, hand_class, seat_view
-from arena.referee import Decision
+from arena.engine import Action, ActionKind, TableConfig, hand_class, seat_view
+from arena.referee import Decision, DecisionHow, DecisionRecord, HandRecord
 from arena.transport import wire
-from arena_sdk.pb import bot_pb2
+from arena_sdk.pb import bot_pb2, poker_pb2
 from tests.engine.test_properties import BASE, Table, offered, tables
 
 COMPILED = hand_class("compiled")
@@ -53,3 +54,34 @@ def test_only_the_seat_to_act_is_encoded() -> None:
         hand.view_wire((seat + 1) % 3, ("a", "b", "c"), frozenset(), 0, 0)
     with pytest.raises(TypeError, match="names must be a tuple of 3 names"):
         hand.view_wire(seat, ("a", "b"), frozenset(), 0, 0)
+
+
+def hand_end_messages(table: Table, hand: Any, timeouts: frozenset[int], encoded: bool) -> list[bytes]:
+    """Every seat's HandEnd of the finished ``hand``, from a record with the compiled history or without it."""
+    decisions = [DecisionRecord(0, 0, 7001 + i, Action(ActionKind.FOLD), 0.0, DecisionHow.TIMEOUT, index)
+                 for i, index in enumerate(sorted(timeouts))]
+    record = HandRecord("m", "t-1", "m-7", 7, 7, 0, tuple(range(len(table.stacks))), table.button, table.config,
+                        table.stacks, table.deck, tuple(hand.hole), tuple(hand.board), tuple(hand.events),
+                        tuple(hand.payoffs), tuple(hand.stacks), decisions,
+                        end_wire=hand.end_wire(timeouts) if encoded else ())
+    return [wire.hand_end_bytes(record, seat) for seat in range(len(table.stacks))]
+
+
+@settings(BASE, max_examples=40)
+@given(table=tables(max_seats=10), data=st.data())
+def test_the_compiled_hand_end_history_is_the_transport_encoding(table: Table, data: st.DataObject) -> None:
+    hand = COMPILED(table.config, table.stacks, table.deck, button=table.button, entry_blinds=table.entry_blinds)
+    while not hand.is_over:
+        legal = hand.legal_actions()
+        moves = offered(hand, legal, lambda low, high: data.draw(st.integers(low, high), label="amount"))
+        kind, amount = data.draw(st.sampled_from(moves), label="action")
+        hand.apply(legal.seat, kind, amount)
+    events = len(hand.events)
+    timeouts = frozenset(data.draw(st.lists(st.integers(0, events - 1), max_size=3), label="timeouts"))
+    built = hand_end_messages(table, hand, timeouts, encoded=True)
+    assert built == hand_end_messages(table, hand, timeouts, encoded=False)
+    for seat, data_ in enumerate(built):
+        end = bot_pb2.RefereeMessage.FromString(data_).hand_end
+        assert len(end.history) == events
+        own = [e for e in end.history if e.kind == poker_pb2.EVENT_KIND_DEAL_HOLE and e.cards]
+        assert {e.seat for e in own} == {seat}  # its own hole cards, nobody else's (R4.2)
