@@ -60,7 +60,8 @@ def for_terminal(text: object, limit: int | None = None) -> str:
     """``text`` safe for a terminal line: every control or direction character shown as an escape, never sent;
     cut to ``limit`` characters (with an ellipsis) when given."""
     value = str(text)
-    safe = "".join(_escape(c) if _hidden(c) else c for c in value)
+    # Printable text has nothing to escape (the direction controls are format characters, never printable)
+    safe = value if value.isprintable() else "".join(_escape(c) if _hidden(c) else c for c in value)
     if limit is not None and len(safe) > limit:
         return safe[: max(limit - 1, 0)] + "…"
     return safe

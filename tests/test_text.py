@@ -80,3 +80,15 @@ def test_length_caps_name_the_limit() -> None:
         check_length("v" * 10240, "version")
     with pytest.raises(TextLimitError, match="language is at most 32"):
         check_length("l" * 33, "language")
+
+
+def test_for_terminal_passes_printable_text_as_it_is_and_escapes_the_rest_character_by_character() -> None:
+    import random
+
+    from arena.text import _escape, _hidden
+
+    rng = random.Random(27)
+    alphabet = [chr(c) for c in (*range(0, 0x250), *range(0x2000, 0x2070), 0x061C, 0xFEFF, 0x1F600)]
+    for _ in range(2000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+        assert for_terminal(text) == "".join(_escape(c) if _hidden(c) else c for c in text)
