@@ -20,7 +20,7 @@ class Decision:
     hand_id: str
     hand_number: int
     request_id: int
-    view: SeatView
+    view: SeatView  # for a seat that does not read it (Seat.reads_view) and view_wire: seat, cards, legal, config
     names: tuple[str, ...]
     starting_stack: int
     action_ms_left: int

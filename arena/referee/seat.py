@@ -60,6 +60,9 @@ class Seat(abc.ABC):
     notifications_queue: bool = False  # True: the notifications below only queue a message, never wait
     wire_requests: bool = False  # True: ``decide`` sends the request as bytes; the table fills Decision.view_wire
     opens_requests: bool = False  # True: ``open_request`` asks without waiting (arena.referee.fast)
+    # False: ``decide`` and ``open_request`` read of ``decision.view`` only the seat, its cards, the legal actions and
+    # the config, so that a table with the compiled engine (Decision.view_wire) leaves the rest of the view out
+    reads_view: bool = True
 
     @property
     def connected(self) -> bool:

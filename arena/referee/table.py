@@ -10,15 +10,14 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
-from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 
 from arena.deals import DealPlan
 from arena.engine import Action, ActionKind, EventKind, Hand, IllegalActionError, LegalActions, TableConfig
-from arena.engine.view import PublicHistories, seat_view
+from arena.engine.view import PublicHistories, SeatView, seat_view
 from arena.referee import fast
 from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
-from arena.referee.gate import TableGate, enter_all
+from arena.referee.gate import TableGate
 from arena.referee.records import Answer, Commented, Decision, DecisionRecord, HandRecord, HandSink, MixedAction
 from arena.referee.seat import HandStart, InvalidAction, Seat, SeatUnavailable
 from arena.referee.status import DecisionHow
@@ -177,9 +176,15 @@ class TableRunner:
         gates = [g for g in (self.players[p].gate for p in sorted(plan.seating)) if g is not None]
         if not gates:
             return await self._play_hand(plan, deck, stacks, config or self.config, entry_blinds)
-        async with AsyncExitStack() as stack:
-            await enter_all(stack, gates)
+        entered = 0
+        try:  # in the participants' order, the same at every table: no two tables wait on each other
+            for gate in gates:
+                await gate.__aenter__()
+                entered += 1
             return await self._play_hand(plan, deck, stacks, config or self.config, entry_blinds)
+        finally:
+            for gate in reversed(gates[:entered]):
+                await gate.__aexit__(None, None, None)
 
     async def _play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int], config: TableConfig,
                          entry_blinds: Collection[int]) -> HandRecord:
@@ -310,13 +315,19 @@ class TableRunner:
         """The request to ``seat`` (its view, its clock), timed from now."""
         hand = play.hand
         timer = TurnTimer(player.clock.allowance_s())
+        view_wire = _VIEW_WIRE if player.seat.wire_requests else None
+        if view_wire is not None and not player.seat.reads_view:  # the rest of the view is in view_wire's bytes
+            view = SeatView(seat, hand.num_seats, hand.button, hand.street, hand.hole[seat], (), (), (), (), (), (),
+                            seat, legal, (), hand.config)
+        else:
+            view = seat_view(hand, seat, play.histories.of(hand.events, seat), legal)
         decision = Decision(
             match_id=self.match_id,
             table_id=self.table_id,
             hand_id=play.hand_id,
             hand_number=play.plan.hand_number,
             request_id=request_id,
-            view=seat_view(hand, seat, play.histories.of(hand.events, seat), legal),
+            view=view,
             names=play.names,
             starting_stack=play.stacks[seat],
             action_ms_left=int(min(timer.allowance_s * 1000, self.policy.per_action_ms)),
@@ -324,8 +335,8 @@ class TableRunner:
             timeouts=play.timeouts,
             timer=timer,
         )
-        if _VIEW_WIRE is not None and player.seat.wire_requests:
-            decision.view_wire = _VIEW_WIRE(hand, seat, play.names, play.timeouts, decision.action_ms_left,
+        if view_wire is not None:
+            decision.view_wire = view_wire(hand, seat, play.names, play.timeouts, decision.action_ms_left,
                                             decision.bank_ms_left)
         return decision
 

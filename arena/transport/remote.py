@@ -42,6 +42,7 @@ class RemoteSeat(Seat):
     notifications_queue = True
     wire_requests = True
     opens_requests = True
+    reads_view = False  # the request's bytes come from Decision.view_wire when there are some
 
     def __init__(
         self,

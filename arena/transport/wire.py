@@ -275,12 +275,21 @@ class RequestBuilder:
     config is kept encoded while it stays the same, and the rest is joined from remembered encodings.
     """
 
-    __slots__ = ("_config_key", "_config_wire", "_history")
+    __slots__ = ("_config_key", "_config_wire", "_history", "_ids", "_ids_wire")
 
     def __init__(self) -> None:
         self._history = PublicEvents()
         self._config_key: tuple[TableConfig, int, int] | None = None
         self._config_wire = b""
+        self._ids: tuple[str, str] | None = None  # the table and hand of the last request
+        self._ids_wire = b""
+
+    def _ids_fields(self, table_id: str, hand_id: str) -> bytes:
+        """ActionRequest's ``table_id`` and ``hand_id``, encoded again only when the hand changes."""
+        if self._ids != (table_id, hand_id):
+            self._ids_wire = text_field(_TABLE_ID, table_id) + text_field(_HAND_ID, hand_id)
+            self._ids = (table_id, hand_id)
+        return self._ids_wire
 
     def _config_field(self, config: TableConfig, num_seats: int, starting_stack: int) -> bytes:
         """``convert.table_config(config, num_seats, starting_stack)`` as ActionRequest's ``config`` field, encoded
@@ -306,8 +315,7 @@ class RequestBuilder:
         assert legal is not None, "a request is only built for the seat to act"
         if decision.view_wire and timeouts == decision.timeouts:
             return field_bytes(_REQUEST, b"".join((
-                text_field(_TABLE_ID, decision.table_id),
-                text_field(_HAND_ID, decision.hand_id),
+                self._ids_fields(decision.table_id, decision.hand_id),
                 int_field(_REQUEST_ID, decision.request_id),
                 int_field(_SEAT, view.seat),
                 decision.view_wire,

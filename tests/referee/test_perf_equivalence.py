@@ -213,6 +213,8 @@ class FakeBot(Connection):
 class CapturingSeat(RemoteSeat):
     """A remote seat that keeps every Decision it was asked and every HandStart it was told."""
 
+    reads_view = True  # the test compares each request with the one built from the decision's whole view
+
     def __init__(self, *args: object) -> None:
         super().__init__(*args)  # type: ignore[arg-type]
         self.decisions: list[Decision] = []
