@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -63,16 +64,22 @@ class FastRun:
     the hand has no seat to act or the next decision is not for the fast path (None: the table asks as usual), or
     with the ``Handover`` of a decision that the general path must finish."""
 
-    __slots__ = ("play", "runner", "stop")
+    __slots__ = ("play", "runner", "stop", "withdraw")
 
     def __init__(self, runner: TableRunner, play: HandPlay) -> None:
         self.runner = runner
         self.play = play
         self.stop: asyncio.Future[Handover | None] = asyncio.get_running_loop().create_future()
+        self.withdraw: Callable[[], None] | None = None  # withdraws the open request (``Seat.open_request``)
 
     async def run(self) -> Handover | None:
         self.next()
-        return await self.stop
+        try:
+            return await self.stop
+        except asyncio.CancelledError:  # the table is stopped: its open request is withdrawn, as an ask's is
+            if self.withdraw is not None:
+                self.withdraw()
+            raise
 
     def _end(self, handover: Handover | None) -> None:
         if not self.stop.done():
@@ -93,7 +100,10 @@ class FastRun:
         fallback = Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.FOLD)
         decision = runner.decision(play, seat, player, runner.next_request_id(), legal)
         waiter = _Waiter(self, decision, player, seat, index, fallback)
-        if decision.timer.remaining() <= 0 or not player.seat.open_request(decision, waiter):
+        self.withdraw = None
+        if decision.timer.remaining() > 0:
+            self.withdraw = player.seat.open_request(decision, waiter)
+        if self.withdraw is None:
             self._end(Handover(decision, player, seat, index, fallback))  # the general path's own checks decide
 
     def answered(self, waiter: _Waiter, answer: Answer) -> None:
@@ -147,6 +157,8 @@ class _Waiter:
 
     def set_result(self, answer: Answer, /) -> None:
         self._done = True
+        if self.run.stop.done():  # the table was stopped (never so otherwise: the run ends with its last answer)
+            return
         try:
             self.run.answered(self, answer)
         except Exception as exc:  # the referee's own fault: raised in the table's task, never in the reader's

@@ -97,11 +97,12 @@ class Seat(abc.ABC):
         """Answer ``decision`` (on a retry after a rejection, the same request), with a comment or not; may raise
         ``SeatUnavailable``."""
 
-    def open_request(self, decision: Decision, waiter: Waiter) -> bool:
+    def open_request(self, decision: Decision, waiter: Waiter) -> Callable[[], None] | None:
         """Send ``decision``'s request and leave its answer (or the error instead) to ``waiter``, without waiting
-        (a seat that says ``opens_requests``, under the decision's clock as ``decide``); False, with nothing sent,
-        when the seat cannot be asked now: the table then asks through ``decide``."""
-        return False
+        (a seat that says ``opens_requests``, under the decision's clock as ``decide``), and return what withdraws
+        the request unanswered (the table was stopped); None, with nothing sent, when the seat cannot be asked now:
+        the table then asks through ``decide``."""
+        return None
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
         """Tell the seat its last action was refused and how many more tries it has."""

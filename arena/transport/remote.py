@@ -157,12 +157,11 @@ class RemoteSeat(Seat):
             raise SeatUnavailable(f"{self.name} is not connected")
         return await session.ask(decision, None if retry else self._request(decision))
 
-    def open_request(self, decision: Decision, waiter: Waiter) -> bool:
+    def open_request(self, decision: Decision, waiter: Waiter) -> Callable[[], None] | None:
         session = self._asked(decision)
         if session is None:
-            return False
-        session.open(decision, self._request(decision), waiter)
-        return True
+            return None
+        return session.open(decision, self._request(decision), waiter)
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
         self._send(bot_pb2.RefereeMessage(action_rejected=bot_pb2.ActionRejected(

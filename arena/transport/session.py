@@ -174,12 +174,21 @@ class BotSession:
         finally:
             del self.pending[key]
 
-    def open(self, decision: Decision, request: bytes, waiter: Waiter) -> None:
+    def open(self, decision: Decision, request: bytes, waiter: Waiter) -> Callable[[], None]:
         """Open ``decision``'s request, send ``request`` and leave its answer to ``waiter`` (not an asyncio
-        future: one that acts on it as it is given), under the decision's clock, without waiting."""
-        self.pending[(decision.table_id, decision.request_id)] = (decision, waiter)
+        future: one that acts on it as it is given), under the decision's clock, without waiting. Returns what
+        withdraws the request unanswered (as a cancelled ``ask`` does: an Action for it is then not for an open
+        request)."""
+        key = (decision.table_id, decision.request_id)
+        self.pending[key] = entry = (decision, waiter)
+
+        def withdraw() -> None:
+            if self.pending.get(key) is entry:
+                del self.pending[key]
+
         self._watch(decision)
         self.send(request, decision.timer.sent)
+        return withdraw
 
     def _watch(self, decision: Decision) -> None:
         """Let the alarm ring by ``decision``'s deadline: set it sooner if it would ring later."""

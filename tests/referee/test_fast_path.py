@@ -6,12 +6,13 @@ The remote seats answer through fake connections (no gRPC) on the loop's next tu
 alone (its ids and how often it was asked), so the answers do not depend on the order the tables are played in:
 legal actions, with a comment or not, illegal and malformed ones (rejected and asked again), mixed actions (drawn by
 the referee), and silence (a time-out: the clock is long, so that no answer is ever late on a loaded machine, and a
-silent bot's clock is made to run out at once).
+silent bot's clock is made to run out at once). A table that is stopped withdraws the request its fast path opened.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import Callable
 from typing import Any
@@ -178,3 +179,56 @@ def test_ARENA_TABLE_LOOP_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
         fast_module.fast_loop()
     monkeypatch.setenv(fast_module.LOOP_VARIABLE, "")
     assert fast_module.fast_loop()
+
+
+class SilentBot(Connection):
+    """A connection whose bot reads everything and answers nothing."""
+
+    def __init__(self) -> None:
+        super().__init__("silent")
+        self.received: list[bot_pb2.RefereeMessage] = []
+
+    def send(self, message: bot_pb2.RefereeMessage | bytes, on_sent: Callable[[], None] | None = None) -> None:
+        if on_sent is not None:
+            on_sent()
+        self.received.append(bot_pb2.RefereeMessage.FromString(
+            message if isinstance(message, bytes) else message.SerializeToString()))
+
+
+def test_a_stopped_table_withdraws_the_request_it_opened() -> None:
+    async def stopped() -> tuple[list[object], SilentBot, bool]:
+        spec = MatchSpec("stop", "seed-stop", 4, config=TableConfig(), starting_stack=3000)
+        pb_config = convert.table_config(spec.config, 2, spec.starting_stack)
+        seats = [RemoteSeat(Endpoint(f"bot{i}", token=f"token{i}"), "stop", "table-1", pb_config,
+                            bot_pb2.ActionClockPolicy(), 4) for i in range(2)]
+        bots = []
+        for seat in seats:
+            bot = SilentBot()
+            seat.endpoint.add(seat)
+            seat.endpoint.attach(bot, bot_pb2.Join(bot_name=seat.name))
+            bots.append(bot)
+        task = asyncio.ensure_future(Match(spec, [(s.name, s) for s in seats]).run())
+        sessions = [s.session for s in seats]
+        for _ in range(500):
+            await asyncio.sleep(0.001)
+            if any(session is not None and session.pending for session in sessions):
+                break
+        asked = next(i for i, session in enumerate(sessions) if session is not None and session.pending)
+        session = sessions[asked]
+        assert session is not None
+        (table, request_id), (decision, _) = next(iter(session.pending.items()))
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        left = list(session.pending)
+        session.deliver(K.Action(table_id=table, hand_id=decision.hand_id, request_id=request_id,
+                                 kind=K.ACTION_KIND_CALL))
+        await asyncio.sleep(0.01)
+        return left, bots[asked], session.answers(K.Action(table_id=table, hand_id=decision.hand_id,
+                                                             request_id=request_id))
+
+    left, bot, still_open = asyncio.run(stopped())
+    assert left == [] and not still_open
+    last = bot.received[-1]
+    assert last.WhichOneof("msg") == "error" and "is not open" in last.error.message  # the late answer, refused
+    assert sum(m.WhichOneof("msg") == "action_request" for m in bot.received) == 1  # and nothing asked after it

@@ -229,11 +229,11 @@ class CapturingSeat(RemoteSeat):
             self.decisions.append(decision)
         return await super().decide(decision, retry)
 
-    def open_request(self, decision: Decision, waiter: Waiter) -> bool:  # the table's fast path (arena.referee.fast)
-        opened = super().open_request(decision, waiter)
-        if opened:
+    def open_request(self, decision: Decision, waiter: Waiter) -> Callable[[], None] | None:  # arena.referee.fast
+        withdraw = super().open_request(decision, waiter)
+        if withdraw is not None:
             self.decisions.append(decision)
-        return opened
+        return withdraw
 
 
 CONFIGS = [  # seats, hands, table
