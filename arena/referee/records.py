@@ -89,6 +89,9 @@ class DecisionRecord:
     comment: str = ""  # the bot's decision comment (Commented), for the records and spectators of finished hands
 
 
+TRANSIENT = "transient"  # a field's metadata key: what only this process uses, never encoded with the record
+
+
 @dataclass(slots=True)
 class HandRecord:
     """A finished hand with every card and action, as the referee saw it (records keep all cards, R8.4)."""
@@ -114,8 +117,9 @@ class HandRecord:
     started_at: float = 0.0
     finished_at: float = 0.0
     # For seats that are sent the hand's end as bytes: the compiled engine's encoding of each seat's HandEnd history
-    # (Hand.end_wire); empty when the engine has none. Not part of what the hand was (equality, repr)
-    end_wire: tuple[bytes, ...] = field(default=(), compare=False, repr=False)
+    # (Hand.end_wire); empty when the engine has none, and once the seats are told. Not part of what the hand was:
+    # not compared, not shown, not sent with the record (TRANSIENT: arena.runner.codec leaves it out)
+    end_wire: tuple[bytes, ...] = field(default=(), compare=False, repr=False, metadata={TRANSIENT: True})
 
 
 class HandSink(Protocol):

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any, Union
 
 from arena.referee import HandRecord, MatchResult
+from arena.referee.records import TRANSIENT
 
 FRAME_HEADER = struct.Struct(">I")  # the length of the JSON that follows
 MAX_FRAME = 256 * 1024 * 1024  # far more than any hand or job: a bigger length is a torn or foreign stream
@@ -50,7 +51,8 @@ def to_data(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if not f.metadata.get(TRANSIENT)}  # what only the process that made it uses (HandRecord.end_wire)
     if isinstance(value, tuple | list | frozenset | set):
         items = sorted(value) if isinstance(value, frozenset | set) else value
         return [to_data(v) for v in items]
