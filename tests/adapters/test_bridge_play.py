@@ -132,7 +132,7 @@ def test_arena_acpc_bridge_plays_a_served_match_and_leaves_one_that_is_not_its_g
     # the same bridge, told its client plays the limit game, leaves a no-limit table at once
     policy = ClockPolicy(max_violations=1, reconnect_grace_ms=100)
     code, err, _ = _serve_and_bridge(tmp_path, FL2, MatchSpec("nl-table", "seed", 2, policy=policy))
-    assert code == 1
+    assert code == 1, err  # (once in CI, at load 5: 2, and the bridge never joined; what it said is kept here)
     assert "this table is not the game of" in err and "structure Structure.NO_LIMIT" in err
 
 
