@@ -62,6 +62,7 @@ class LeagueSite:
         self._blocks_lock = threading.Lock()  # read by worker threads
         self.built_at = 0.0
         self._charts_at = -CHARTS_S  # when the charts were last drawn (time.monotonic)
+        self._charts_kept = False  # the last build kept the charts before it: they are due to be drawn anew
         self._charts_due = False  # a rebuild is set for when kept charts may be drawn anew
         self._dirty = asyncio.Event()
         self._runner: web.AppRunner | None = None
@@ -88,6 +89,7 @@ class LeagueSite:
             keep = self.folder if drawn_at - self._charts_at < CHARTS_S else None  # the charts drawn last time
             result = publish(db, staging, self.title, board, live_site=True, reuse=self.folder,  # finished kept
                              charts_from=keep)
+            self._charts_kept = keep is not None
             if keep is None:
                 self._charts_at = drawn_at
             if self.host.frozen and not frozen:
@@ -127,9 +129,10 @@ class LeagueSite:
                 await self.refresh()
             except Exception:
                 log.exception("rebuilding the league's site failed; trying again after the next match")
-            if time.monotonic() - self._charts_at < CHARTS_S and not self._charts_due:  # its charts were kept:
-                self._charts_due = True  # they are drawn anew once they may be, whether or not a match ends by then
-                asyncio.get_running_loop().call_later(CHARTS_S, self._redraw_charts)
+            if self._charts_kept and not self._charts_due:  # its charts were kept: they are drawn anew once they
+                self._charts_due = True  # may be, whether or not a match ends by then
+                due = self._charts_at + CHARTS_S - time.monotonic()
+                asyncio.get_running_loop().call_later(max(due, 0.0), self._redraw_charts)
             await asyncio.sleep(REFRESH_S)
 
     def _redraw_charts(self) -> None:
