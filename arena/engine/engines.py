@@ -7,22 +7,20 @@ test_core_differential.py); the Python one is the readable reference, for debugg
 
 from __future__ import annotations
 
-import os
 from typing import cast
 
+from arena import switches
 from arena.engine.hand import Hand
 
-ENGINE_VARIABLE = "ARENA_ENGINE"
-ENGINES = ("compiled", "python")
-DEFAULT_ENGINE = "compiled"
+ENGINE_VARIABLE = switches.ENGINE.variable
+ENGINES = switches.ENGINE.values
+DEFAULT_ENGINE = ENGINES[0]
 
 
 def engine_name() -> str:
-    """The engine ``ARENA_ENGINE`` selects (``compiled`` when it is unset or empty)."""
-    name = os.environ.get(ENGINE_VARIABLE, "").strip().lower() or DEFAULT_ENGINE
-    if name not in ENGINES:
-        raise ValueError(f"{ENGINE_VARIABLE} must be one of {', '.join(ENGINES)}; got {name!r}")
-    return name
+    """The engine ``ARENA_ENGINE`` selects (``compiled`` when it is unset or empty; ``SwitchError``, a ValueError,
+    for anything else)."""
+    return switches.ENGINE.value()
 
 
 def hand_class(name: str | None = None) -> type[Hand]:

@@ -11,11 +11,11 @@ records and messages (tests/referee/test_fast_path.py).
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from arena import switches
 from arena.engine import Action, ActionKind, IllegalActionError
 from arena.referee.records import Answer, Commented, Decision, DecisionRecord
 from arena.referee.status import DecisionHow
@@ -23,17 +23,13 @@ from arena.referee.status import DecisionHow
 if TYPE_CHECKING:
     from arena.referee.table import HandPlay, Player, TableRunner
 
-LOOP_VARIABLE = "ARENA_TABLE_LOOP"
-LOOPS = ("fast", "reference")
+LOOP_VARIABLE = switches.TABLE_LOOP.variable
 
 
 def fast_loop() -> bool:
     """Whether ``ARENA_TABLE_LOOP`` selects the fast path (``fast``, the default) or the general path for every
     decision (``reference``, the readable one, for debugging and the differential tests)."""
-    name = os.environ.get(LOOP_VARIABLE, "").strip().lower() or "fast"
-    if name not in LOOPS:
-        raise ValueError(f"{LOOP_VARIABLE} must be one of {', '.join(LOOPS)}; got {name!r}")
-    return name == "fast"
+    return switches.TABLE_LOOP.value() == "fast"
 
 
 @dataclass(slots=True)

@@ -206,6 +206,16 @@ def test_replay_reads_on_past_a_file_that_is_too_big_or_too_deep(files: dict[str
     assert code == USAGE
 
 
+@pytest.mark.parametrize(("variable", "named"), [("ARENA_ENGINE", "compiled, python"),
+                                               ("ARENA_TABLE_LOOP", "fast, reference")])
+def test_a_bad_engine_or_table_loop_variable_is_refused_by_name(tmp_path: Path, variable: str, named: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "arena", "match", *BOTS, "--hands", "2", "--no-sandbox"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                          env={**os.environ, variable: "bogus"})
+    assert proc.returncode == USAGE, proc.stderr
+    assert f"{variable} must be one of {named}; got 'bogus'" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_the_readme_documents_every_setting_with_its_key_and_flag() -> None:
     from arena.runner.settings import SETTINGS
 
