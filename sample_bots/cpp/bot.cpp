@@ -20,10 +20,13 @@
 //
 // Usage: arena-cpp-bot [--address HOST:PORT | --address unix:/path/to.sock] [--token TOKEN | --key KEY]
 //                      [--name NAME] [--bot-version VERSION] [--max-tables N] [--no-batches] [--verbose]
-//                      [--no-reconnect] [--reconnect-s SECONDS]
+//                      [--no-reconnect] [--reconnect-s SECONDS] [--strategy sample|call|random] [--seed N]
 //        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_KEY / ARENA_BOT_NAME / ARENA_BOT_VERSION / ARENA_MAX_TABLES /
-//        ARENA_BATCHES=0 / ARENA_VERBOSE=1 / ARENA_RECONNECT=0 / ARENA_RECONNECT_S in the environment; arguments
-//        win, and a token wins over a key)
+//        ARENA_BATCHES=0 / ARENA_VERBOSE=1 / ARENA_RECONNECT=0 / ARENA_RECONNECT_S / ARENA_BOT_STRATEGY /
+//        ARENA_BOT_SEED in the environment; arguments win, and a token wins over a key)
+// --strategy picks how it plays: `sample` (the default: strategy.cpp's plan), `call` (the calling station: check
+// when free, else call) or `random` (a uniform legal kind, a uniform legal raise; reproducible with --seed N, which
+// draws each answer from the seed and the request's ids, like sample_bots/python/random_bot.py --seed N).
 // Logs go to stderr: the match, errors and rejections; every hand and decision only with --verbose. The last line
 // is "cpp-bot: decisions=N bot_us_per_decision=X.XX" (the bot's own time from receiving a message to having written
 // its answer, per decision). Exit status: 0 after MatchEnd (reconnects or not); 1 if the referee cannot be reached,
@@ -80,6 +83,9 @@ constexpr int kMaxReceiveBytes = 64 * 1024 * 1024;
 
 void log(const std::string& message) { std::cerr << "[cpp-bot] " << message << std::endl; }
 
+// How the bot plays (--strategy): the sample strategy of strategy.cpp, the calling station or the random bot.
+enum class Style { kSample, kCall, kRandom };
+
 struct Config {
   std::string address;
   std::string token;  // a match's token, or with `league` a league's API key
@@ -91,6 +97,8 @@ struct Config {
   bool verbose = false;
   bool reconnect = true;  // join a match's broken stream again
   double reconnect_s = kDefaultReconnectS;  // for at most this long after the break
+  Style style = Style::kSample;  // --strategy
+  std::uint64_t seed = 0;        // the random style's seed (--seed; drawn at start when not given)
 };
 
 std::string env_or_empty(const char* name) {
@@ -120,7 +128,8 @@ bool switch_word(const std::string& value) {
 
 constexpr const char* kUsage =
     "usage: arena-cpp-bot --address HOST:PORT (--token TOKEN | --key KEY) [--name NAME] [--bot-version VERSION] "
-    "[--max-tables N] [--no-batches] [--verbose] [--no-reconnect] [--reconnect-s SECONDS]";
+    "[--max-tables N] [--no-batches] [--verbose] [--no-reconnect] [--reconnect-s SECONDS] "
+    "[--strategy sample|call|random] [--seed N]";
 
 // Reads the arguments (--flag value and --flag=value), then the environment. Returns an error message on bad usage.
 std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
@@ -139,7 +148,7 @@ std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
       arg = arg.substr(0, eq);
     }
     if (arg != "--address" && arg != "--token" && arg != "--key" && arg != "--name" && arg != "--bot-version" &&
-        arg != "--max-tables" && arg != "--reconnect-s") {
+        arg != "--max-tables" && arg != "--reconnect-s" && arg != "--strategy" && arg != "--seed") {
       return "unknown argument " + arg + " (" + kUsage + ")";
     }
     if (!inline_value) {
@@ -194,6 +203,24 @@ std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
       return "bad reconnect time '" + seconds + "' (--reconnect-s / ARENA_RECONNECT_S): seconds, more than 0";
     }
     config.reconnect_s = s;
+  }
+  const std::string style = lower(pick("strategy", "ARENA_BOT_STRATEGY"));
+  if (style == "call") {
+    config.style = Style::kCall;
+  } else if (style == "random") {
+    config.style = Style::kRandom;
+  } else if (!style.empty() && style != "sample") {
+    return "bad strategy '" + style + "' (--strategy / ARENA_BOT_STRATEGY): sample, call or random";
+  }
+  const std::string seed = pick("seed", "ARENA_BOT_SEED");
+  if (!seed.empty()) {
+    char* end = nullptr;
+    config.seed = std::strtoull(seed.c_str(), &end, 10);
+    if (!std::isdigit(static_cast<unsigned char>(seed[0])) || *end != '\0') {
+      return "bad seed '" + seed + "' (--seed / ARENA_BOT_SEED): a whole number";
+    }
+  } else {
+    config.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   }
   if (config.address.empty()) {
     return "no referee address: pass --address HOST:PORT (or unix:/path/to.sock) or set ARENA_ADDRESS";
@@ -457,7 +484,9 @@ class Session {
   }
 
   void on_action_request(const v1::ActionRequest& request) {
-    const arena_bot::Decision decision = arena_bot::decide(request);
+    const arena_bot::Decision decision = config_.style == Style::kCall     ? arena_bot::decide_call(request.legal())
+                                         : config_.style == Style::kRandom ? arena_bot::decide_random(request, config_.seed)
+                                                                           : arena_bot::decide(request);
     Table& t = table(request.table_id());
     Pending& pending = t.pending;
     pending.open = true;

@@ -398,6 +398,45 @@ Decision decide(const v1::ActionRequest& request) {
   return out;
 }
 
+Decision decide_call(const v1::LegalActions& legal) {
+  if (legal.can_check()) return Decision{v1::ACTION_KIND_CHECK, 0, "calling station: check"};
+  if (legal.can_call()) return Decision{v1::ACTION_KIND_CALL, 0, "calling station: call"};
+  return safe_action(legal);
+}
+
+namespace {
+
+// splitmix64: one well-mixed 64-bit step, enough to turn (seed, ids) into independent draws.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// A uniform draw in [0, n) from a 64-bit value (n > 0; the bias is below 2^-40 for any n a table can ask).
+std::uint64_t below(std::uint64_t value, std::uint64_t n) { return value % n; }
+
+}  // namespace
+
+Decision decide_random(const v1::ActionRequest& request, std::uint64_t seed) {
+  const v1::LegalActions& legal = request.legal();
+  std::uint64_t state = mix(seed);
+  for (const char ch : request.hand_id()) state = mix(state ^ static_cast<unsigned char>(ch));
+  state = mix(state ^ request.request_id());
+  std::vector<Decision> choices;
+  if (legal.can_fold()) choices.push_back({v1::ACTION_KIND_FOLD, 0, "random"});
+  if (legal.can_check()) choices.push_back({v1::ACTION_KIND_CHECK, 0, "random"});
+  if (legal.can_call()) choices.push_back({v1::ACTION_KIND_CALL, 0, "random"});
+  if (legal.can_raise() && legal.max_raise_to() >= legal.min_raise_to()) {
+    const auto span = static_cast<std::uint64_t>(legal.max_raise_to() - legal.min_raise_to()) + 1;
+    choices.push_back({v1::ACTION_KIND_RAISE,
+                       legal.min_raise_to() + static_cast<std::int64_t>(below(mix(state + 1), span)), "random"});
+  }
+  if (choices.empty()) return safe_action(legal);
+  return choices[below(state, choices.size())];
+}
+
 std::string describe(const Decision& d) {
   std::string name = v1::ActionKind_Name(d.kind);
   const std::string prefix = "ACTION_KIND_";

@@ -100,6 +100,15 @@ std::optional<Decision> retry_action(const arena::v1::LegalActions& legal,
 // comment ("pre-flop: premium hand", "top pair", ...).
 Decision decide(const arena::v1::ActionRequest& request);
 
+// The other styles the bot can play (--strategy), for sparring and for tests where the bot only has to be cheap:
+// the calling station checks when it can, else calls (never folds, never raises), as sample_bots/python's does.
+Decision decide_call(const arena::v1::LegalActions& legal);
+
+// The random bot: one of the legal kinds (fold, check, call, raise) uniformly, a raise to a uniform legal amount, as
+// sample_bots/python's random bot does. The draw is a pure function of the seed and the request's hand and request
+// ids, so the same request always gets the same answer, even in a resumed match.
+Decision decide_random(const arena::v1::ActionRequest& request, std::uint64_t seed);
+
 // "CALL", "RAISE to 300", ... for logs.
 std::string describe(const Decision& decision);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -226,12 +227,56 @@ void test_always_legal_on_random_requests() {
     const Decision d = arena_bot::decide(r);
     const bool ok = arena_bot::is_legal(d, *legal) && d.kind != v1::ACTION_KIND_ALL_IN &&
                     !(legal->can_check() && d.kind == v1::ACTION_KIND_FOLD);
-    if (!ok) {
+    const Decision c = arena_bot::decide_call(*legal);
+    const Decision x = arena_bot::decide_random(r, static_cast<std::uint64_t>(i));
+    const bool others_ok = arena_bot::is_legal(c, *legal) && arena_bot::is_legal(x, *legal) &&
+                           c.kind != v1::ACTION_KIND_FOLD && c.kind != v1::ACTION_KIND_RAISE;
+    if (!ok || !others_ok) {
       ++illegal;
-      if (illegal <= 3) std::cerr << "illegal: " << arena_bot::describe(d) << " for " << r.ShortDebugString() << "\n";
+      if (illegal <= 3) {
+        std::cerr << "illegal: " << arena_bot::describe(d) << " / " << arena_bot::describe(c) << " / "
+                  << arena_bot::describe(x) << " for " << r.ShortDebugString() << "\n";
+      }
     }
   }
   CHECK(illegal == 0);
+}
+
+// The calling station checks when free, else calls. The random style answers a request the same way every time for
+// a seed, draws each legal kind about equally often over many requests, and raises anywhere in the legal range.
+void test_call_and_random_styles() {
+  const v1::ActionRequest open = make_request();  // 50 to call, raise to 200..10000
+  CHECK(is(arena_bot::decide_call(open.legal()), v1::ACTION_KIND_CALL));
+  CHECK(is(arena_bot::decide_call(make_request("7c2d", "", {9900, 9900}, {100, 100}).legal()),
+           v1::ACTION_KIND_CHECK));
+  std::map<v1::ActionKind, int> kinds;
+  std::int64_t low = open.legal().max_raise_to(), high = open.legal().min_raise_to();
+  int repeats = 0;
+  for (int i = 0; i < 3000; ++i) {
+    v1::ActionRequest r = open;
+    r.set_request_id(static_cast<std::uint64_t>(i));
+    const Decision d = arena_bot::decide_random(r, 42);
+    const Decision again = arena_bot::decide_random(r, 42);
+    repeats += d.kind == again.kind && d.amount == again.amount ? 1 : 0;
+    ++kinds[d.kind];
+    if (d.kind == v1::ACTION_KIND_RAISE) {
+      low = std::min(low, d.amount);
+      high = std::max(high, d.amount);
+    }
+  }
+  CHECK(repeats == 3000);
+  CHECK(kinds.size() == 3);  // fold, call, raise (no check: there is a bet to call)
+  for (const auto& [kind, n] : kinds) CHECK(n > 850 && n < 1150);
+  CHECK(low < 1000 && high > 9000);
+  int same_across_seeds = 0;
+  for (int i = 0; i < 200; ++i) {
+    v1::ActionRequest r = open;
+    r.set_request_id(static_cast<std::uint64_t>(i));
+    const Decision a = arena_bot::decide_random(r, 1);
+    const Decision b = arena_bot::decide_random(r, 2);
+    same_across_seeds += a.kind == b.kind && a.amount == b.amount ? 1 : 0;
+  }
+  CHECK(same_across_seeds < 120);  // another seed, another sequence (about a third agree by chance)
 }
 
 }  // namespace
@@ -243,6 +288,7 @@ int main() {
   test_postflop_decisions();
   test_retries();
   test_always_legal_on_random_requests();
+  test_call_and_random_styles();
   if (failures != 0) {
     std::cerr << failures << " of " << checks << " checks failed" << std::endl;
     return 1;

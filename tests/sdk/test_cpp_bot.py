@@ -179,6 +179,8 @@ def test_a_stream_that_breaks_before_match_end_is_a_failure(
     [
         ([], {"ARENA_TOKEN": "t"}, "no referee address"),
         (["--address", "127.0.0.1:1"], {}, "no token"),
+        (["--address", "127.0.0.1:1", "--token", "t", "--strategy", "bluff"], {}, "bad strategy 'bluff'"),
+        (["--address", "127.0.0.1:1", "--token", "t"], {"ARENA_BOT_SEED": "-3"}, "bad seed '-3'"),
     ],
 )
 def test_a_missing_address_or_token_is_one_line_and_exit_2(args: list[str], env: dict[str, str], message: str) -> None:
