@@ -416,11 +416,13 @@ class Match:
                     for lane in lanes:
                         running.remove(lane)
                         await processes.stop(lane)
-        result = self.result(reason or self._end_reason(), time.monotonic() - started)
+        elapsed = time.monotonic() - started
+        result = self.result(reason or self._end_reason(), elapsed)
         await self._tell(None, result)
-        if processes is not None:
+        if processes is not None and running:
             for lane in running:
                 await processes.stop(lane)
+            result = self.result(reason or self._end_reason(), elapsed)  # with a crash seen only as they stopped
         return result
 
     def _end_reason(self) -> MatchStatus:

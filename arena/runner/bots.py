@@ -111,6 +111,7 @@ class BotProcess:
         self._watch: asyncio.Task[None] | None = None
         self.peak_memory_bytes = 0  # the most memory its cgroup held at once, read when it is stopped (0: unknown)
         self.limit_note = ""  # why arena ended it, when it went over a limit (its memory cap), kept past its cgroup
+        self.ended_by_arena = False  # arena signalled it to stop: it did not exit on its own (not a crash)
 
     async def start(self, socket_path: Path, token: str, cwd: Path | None = None) -> None:
         """Launch the command, reaching the referee through the Unix-domain socket ``socket_path``."""
@@ -191,6 +192,7 @@ class BotProcess:
         try:
             await asyncio.wait_for(process.wait(), grace_s)
         except TimeoutError:
+            self.ended_by_arena = True
             for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, sig)

@@ -126,7 +126,7 @@ class LocalBots:
         self.on_crash = on_crash
         self.running: dict[int, list[BotProcess]] = {}  # lane -> its processes, until stopped
         self._inits: dict[int, int] = {}  # bot process pid -> pidfd of the first process of its sandbox
-        self._watches: list[asyncio.Future[None]] = []
+        self._watches: dict[BotProcess, asyncio.Future[None]] = {}
 
     async def start(self, lane: int) -> None:
         """Start one process per bot for ``lane``, each with its seat's token."""
@@ -144,7 +144,7 @@ class LocalBots:
             self.setup.processes.append(process)
             started.append(process)
             await process.start(socket, seat.token, bot.folder or self.cwd)
-            self._watches.append(asyncio.ensure_future(self._watch(process, participant, lane)))
+            self._watches[process] = asyncio.ensure_future(self._watch(process, participant, lane))
         # sandboxed: know the first process of each sandbox, to see it gone
         await asyncio.gather(*(self._find_init(p) for p in started if p.private_folder is not None))
 
@@ -175,6 +175,9 @@ class LocalBots:
             await wait_gone(processes, self._inits)
         finally:
             self._close_inits(processes)
+        # every one is reaped: its watch says now whether it crashed (a bot that left without its MatchEnd and
+        # whose exit was seen only after its table's last hand is a crash all the same, not a mere disconnect)
+        await asyncio.gather(*(self._watches[p] for p in processes if p in self._watches), return_exceptions=True)
         for process in processes:  # stopping deleted it; what a process still writing left is deleted now
             folder = process.private_folder
             if folder is not None and folder.exists():
@@ -185,7 +188,7 @@ class LocalBots:
 
     async def close(self) -> None:
         """Stop watching, and stop whatever processes are left (the match ended, failed or was interrupted)."""
-        for watch in self._watches:
+        for watch in self._watches.values():
             watch.cancel()
         left = [(lane, p) for lane, processes in self.running.items() for p in processes]
         self.running.clear()
@@ -208,8 +211,8 @@ class LocalBots:
         assert process.process is not None
         await process.process.wait()
         seat = self.setup.lanes[lane][participant]
-        if seat.endpoint.state is EndpointState.CLOSED:  # it was told the match is over for it, and left: as it
-            return  # should
+        if seat.endpoint.state is EndpointState.CLOSED or process.ended_by_arena:  # told the match is over for
+            return  # it and left, as it should; or stopped by arena after its grace: neither is a crash
         tail = [convert.printable(line, 200) for line in process.tail(5)]  # the bot's own words: no escapes
         text = f"exited with status {process.returncode}"
         if tail:

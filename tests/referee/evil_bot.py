@@ -2,7 +2,8 @@
 
 Every RefereeMessage it receives is printed to standard output as one line ``EVIL {json}`` (the runner keeps a
 bot's output in its log file), so a test can check what the referee said. Modes: good (check/call), timeout,
-crash, reconnect, garbage, unknown, out_of_turn, negative,
+crash, crash_slowly (closes its stream, then exits with status 3 ``EVIL_EXIT_DELAY_S`` later, as a bot whose
+teardown is slow), reconnect, garbage, unknown, out_of_turn, negative,
 huge, illegal_always, bad_token, steal_token (joins with ``EVIL_OTHER_TOKEN``), flood, silent (never joins),
 fold_always.
 """
@@ -119,6 +120,11 @@ def main() -> int:
                     time.sleep(0.6)  # longer than the test's clock; the late answer must be ignored safely
                     outbox.put(safe(request))
                 elif MODE == "crash" and good >= AFTER:
+                    os._exit(3)
+                elif MODE == "crash_slowly" and good >= AFTER:
+                    outbox.put(END)
+                    responses.cancel()  # type: ignore[attr-defined]
+                    time.sleep(float(os.environ.get("EVIL_EXIT_DELAY_S", "1.5")))
                     os._exit(3)
                 elif MODE == "reconnect" and good == AFTER and not reconnected:
                     reconnected = True
