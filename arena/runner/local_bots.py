@@ -27,7 +27,6 @@ from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.sandbox import SandboxPolicy
 from arena.text import file_name
 from arena.transport import convert
-from arena.transport.endpoint import EndpointState
 
 if TYPE_CHECKING:
     from arena.runner.remote_match import MatchSetup
@@ -211,8 +210,8 @@ class LocalBots:
         assert process.process is not None
         await process.process.wait()
         seat = self.setup.lanes[lane][participant]
-        if seat.endpoint.state is EndpointState.CLOSED or process.ended_by_arena:  # told the match is over for
-            return  # it and left, as it should; or stopped by arena after its grace: neither is a crash
+        if seat.endpoint.told_over or process.ended_by_arena:  # sent its MatchEnd and left, as it should; or
+            return  # stopped by arena after its grace: neither is a crash
         tail = [convert.printable(line, 200) for line in process.tail(5)]  # the bot's own words: no escapes
         text = f"exited with status {process.returncode}"
         if tail:

@@ -65,6 +65,7 @@ class Endpoint:
         self.on_join: Callable[[Endpoint, str, bot_pb2.Join], None] | None = None  # told of every join
         self.on_change: Callable[[], None] | None = None  # told whenever a stream joins or ends
         self.seats: dict[Welcomed, None] = {}  # the seats played over it, in the order they came
+        self.told_over = False  # its match ended while its stream was open: the stream carried the MatchEnd
         self._joined = asyncio.Event()
 
     @property
@@ -87,6 +88,7 @@ class Endpoint:
             return
         self.state = EndpointState.CLOSED
         if self.session is not None:
+            self.told_over = True
             self.session.conn.close()
 
     def attach(self, conn: Connection, join: bot_pb2.Join) -> None:
