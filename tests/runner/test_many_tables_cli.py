@@ -27,15 +27,11 @@ from arena.records.db import Database
 from arena.records.verify import verify_match
 from arena.referee import HandRecord
 from arena.runner.tournament import TournamentConfig, TournamentError
+from tests.bots import caller, random_bot
 
-REPO = Path(__file__).resolve().parents[2]
 PY = sys.executable
-SAMPLES = REPO / "sample_bots" / "python"
-BOTS = {
-    "r1": f"{PY} {SAMPLES}/random_bot.py --seed 1",
-    "r2": f"{PY} {SAMPLES}/random_bot.py --seed 2",
-    "cs": f"{PY} {SAMPLES}/calling_station.py",
-}
+# two seeded random bots and a calling station (the C++ sample bot's styles: cheap to start, reproducible)
+BOTS = {"r1": random_bot(1), "r2": random_bot(2), "cs": caller()}
 BOT_ARGS = [arg for name, command in BOTS.items() for arg in ("--bot", f"{name}={command}")]
 HANDS = 300  # 100 duplicate sessions of three rotations: 100 hands per lane
 MATCH = "m"
@@ -56,7 +52,7 @@ def arena(*args: str | Path, cwd: Path, timeout: float = 120) -> subprocess.Comp
 
 
 def match_args(db: Path, tables: int, seed_file: Path | None = None) -> list[str]:
-    """``arena match`` with the three sample bots, recording into ``db``, on ``tables`` tables per connection."""
+    """``arena match`` with the three bots of ``BOTS``, recording into ``db``, on ``tables`` tables per connection."""
     args = ["match", *BOT_ARGS, "--hands", str(HANDS), "--db", str(db), "--match-id", MATCH, "--tables", str(tables),
             "--json"]
     return args + (["--seed-file", str(seed_file)] if seed_file is not None else [])
