@@ -10,6 +10,7 @@ import json
 import os
 import random
 import re
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -22,13 +23,12 @@ import pytest
 
 from arena.records.db import Database
 from arena.records.verify import verify_match
+from tests.bots import caller, cpp, random_bot
 from tests.runner.test_many_tables_cli import wait_for_hands
 
-REPO = Path(__file__).resolve().parents[2]
 PY = sys.executable
-BOTS = ["--bot", f"equity={PY} {REPO}/sample_bots/python/equity_bot.py",
-        "--bot", f"caller={PY} {REPO}/sample_bots/python/calling_station.py",
-        "--bot", f"random={PY} {REPO}/sample_bots/python/random_bot.py --seed 5"]
+# the C++ sample bot in its three styles: a player with a plan, a calling station, a seeded random bot
+BOTS = ["--bot", f"sample={cpp()}", "--bot", f"caller={caller()}", "--bot", f"random={random_bot(5)}"]
 GAME = ["--game", "freezeout", "--games", "2", "--stakes", "10/20", "--stack", "1500", "--level-hands", "8"]
 
 
@@ -61,7 +61,7 @@ def test_R11_4_a_freezeout_killed_mid_game_resumes_to_the_uninterrupted_games_an
         (0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
     assert all(g["end"] == "one player holds every chip" for g in games)
     assert all(sorted(p["place"] for p in g["players"]) in ([1, 2, 3], [1, 2, 2]) for g in games)
-    assert {s["bot"] for s in report["game"]["standings"]} == {"equity", "caller", "random"}
+    assert {s["bot"] for s in report["game"]["standings"]} == {"sample", "caller", "random"}
     total = report["hands"]["played"]
     assert verify_match(Database(whole, read_only=True), "fz").ok
     # R11.5 without memory: each rotation's games were played by processes of their own (one table per rotation),
@@ -108,9 +108,8 @@ def test_R11_4_a_freezeout_killed_mid_game_resumes_to_the_uninterrupted_games_an
 def tournament_file(folder: Path, extra: str) -> Path:
     (folder / "cup.seed").write_text("games-cup\n")
     text = f'name = "cup"\nseed_file = "cup.seed"\nworkers = 2\nstack = 600\nstakes = "10/20"\n{extra}\n'
-    for name, script in (("equity", "equity_bot.py"), ("caller", "calling_station.py"),
-                         ("random", "random_bot.py --seed 2")):
-        text += f'[[bots]]\nname = "{name}"\ncommand = "{PY} {REPO}/sample_bots/python/{script}"\n'
+    for name, command in (("sample", cpp()), ("caller", caller()), ("random", random_bot(2))):
+        text += f'[[bots]]\nname = "{name}"\ncommand = "{command}"\n'
     path = folder / "cup.toml"
     path.write_text(text)
     return path
@@ -124,7 +123,7 @@ def test_R11_4_a_tournament_of_freezeouts_from_toml_ranks_the_bots_by_their_fini
     done = arena("tournament", config, "--db", db, "--no-progress", "--json")
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)["leaderboard"]["rows"]
-    assert {r["bot"] for r in rows} == {"equity", "caller", "random"}
+    assert {r["bot"] for r in rows} == {"sample", "caller", "random"}
     for row in rows:  # 3 heads-up pairings, each 2 games in 2 rotations: every bot played 8 freezeouts
         assert row["games"]["games"] == 8 and row["sessions"] == 8
         assert row["games"]["wins"] == row["games"]["itm"]  # heads-up: only the winner is in the money
@@ -157,7 +156,7 @@ def test_R11_4_arena_serve_plays_a_freezeout_with_remote_bots_that_join_by_print
     found = re.findall(r"(\w+): ARENA_ADDRESS=(\S+) ARENA_TOKEN=(\S+)", "".join(lines))
     tokens = {name: (address, token) for name, address, token in found}
     assert set(tokens) == {"alice", "bob", "carol"}, lines
-    bots = [subprocess.Popen([PY, f"{REPO}/sample_bots/python/equity_bot.py"],
+    bots = [subprocess.Popen(shlex.split(cpp()),
                              env={**os.environ, "ARENA_ADDRESS": tokens[name][0], "ARENA_TOKEN": tokens[name][1]},
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for name in tokens]
     out, err = serve.communicate(timeout=90)
