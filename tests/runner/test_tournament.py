@@ -27,6 +27,7 @@ from arena.records.verify import verify_match
 from arena.referee import ClockPolicy, Match, MatchSpec
 from arena.runner.bots import BotSpec
 from arena.runner.inprocess import InProcessSeat
+from tests.bots import caller, cpp, random_bot
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "sample_bots" / "python"))
@@ -125,12 +126,11 @@ def test_verify_detects_a_tampered_record(tmp_path: Path) -> None:
 
 
 def _config(path: Path, name: str) -> Path:
-    python = sys.executable
-    bots = [("equity", "equity_bot.py"), ("caller", "calling_station.py"), ("random", "random_bot.py --seed 11")]
+    bots = [("sample", cpp()), ("caller", caller()), ("random", random_bot(11))]  # the C++ sample bot's styles
     (path.parent / "cup.seed").write_text("kill-test\n")
     text = f'name = "{name}"\nseed_file = "cup.seed"\nhands = 30\nworkers = 2\n[clock]\nper_action_ms = 10000\n'
-    for bot, script in bots:
-        text += f'[[bots]]\nname = "{bot}"\ncommand = "{python} {REPO}/sample_bots/python/{script}"\n'
+    for bot, command in bots:
+        text += f'[[bots]]\nname = "{bot}"\ncommand = "{command}"\n'
     path.write_text(text)
     return path
 
@@ -184,12 +184,11 @@ def test_a_tournament_killed_with_sigkill_resumes_to_the_uninterrupted_result(tm
     assert statuses == {"completed"}
     board = json.loads(subprocess.run([sys.executable, "-m", "arena", "leaderboard", "--db", str(cut), "--json"],
                                       check=True, capture_output=True, text=True).stdout)
-    assert {r["bot"] for r in board["rows"]} == {"equity", "caller", "random"}
+    assert {r["bot"] for r in board["rows"]} == {"sample", "caller", "random"}
 
 
 def test_a_match_cut_short_resumes_to_the_uninterrupted_result(tmp_path: Path) -> None:
-    bots = ["--bot", f"equity={sys.executable} {REPO}/sample_bots/python/equity_bot.py",
-            "--bot", f"random={sys.executable} {REPO}/sample_bots/python/random_bot.py --seed 9"]
+    bots = ["--bot", f"sample={cpp()}", "--bot", f"random={random_bot(9)}"]
     arena = [sys.executable, "-m", "arena", "match", *bots, "--match-id", "m", "--json"]
     whole = tmp_path / "whole.db"
     seed = tmp_path / "seed"
