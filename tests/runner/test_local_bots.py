@@ -16,6 +16,7 @@ from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.local_bots import ProcessesLinger, group_members, wait_gone
 from arena.runner.remote_match import run_local_match
 from arena.runner.sandbox import SandboxPolicy
+from tests.bots import caller as calling_station
 
 # a "bot" that leaves a child behind in its process group and then exits itself
 LEAVER = f"{sys.executable} -c 'import subprocess, time; subprocess.Popen([\"sleep\", \"60\"]); time.sleep(0.2)'"
@@ -37,9 +38,6 @@ def test_a_child_left_in_the_group_is_seen_until_the_group_is_ended(tmp_path: Pa
     asyncio.run(run())
 
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
-
-
 def test_a_bot_whose_second_rotation_process_dies_before_joining_is_crashed_and_the_match_completes(
         tmp_path: Path) -> None:
     """Crashes are watched rotation by rotation: the bot played rotation 0, its process for rotation 1 exits before
@@ -47,8 +45,8 @@ def test_a_bot_whose_second_rotation_process_dies_before_joining_is_crashed_and_
     without it (the time-out policy acts for it), and it is recorded as crashed."""
     hands = 20
     once = (f"sh -c 'if [ -e mark ]; then echo second process: giving up; exit 3; fi; touch mark; "
-            f"exec {sys.executable} {SAMPLES / 'calling_station.py'}'")
-    bots = [BotSpec("caller", f"{sys.executable} {SAMPLES / 'calling_station.py'}"), BotSpec("once", once)]
+            f"exec {calling_station()}'")
+    bots = [BotSpec("caller", calling_station()), BotSpec("once", once)]
     played: list[HandRecord] = []
     crashes: list[str] = []
     spec = MatchSpec("once", "seed", hands, policy=ClockPolicy(reconnect_grace_ms=0))
