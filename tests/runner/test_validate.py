@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from arena.runner.sandbox_cgroup import layout
+from tests.bots import CPP_BOT, caller
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "validate_bots"
-SAMPLES = REPO / "sample_bots" / "python"
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -28,7 +28,7 @@ def validate(folder: Path, command: str, *flags: str) -> subprocess.CompletedPro
 
 
 def test_a_good_bot_is_ready() -> None:
-    out = validate(SAMPLES, "python calling_station.py")
+    out = validate(CPP_BOT.parent, caller())  # the C++ sample bot's calling station, from its build folder
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.startswith("ready: it started, joined and answered all")
     assert "time a decision:" in out.stdout and "ms at most" in out.stdout
