@@ -32,6 +32,7 @@ from arena.records.registry import Registry  # noqa: E402
 from arena.referee import MatchKind, MatchStatus  # noqa: E402
 from arena.runner.archive import SubmissionStore, pack  # noqa: E402
 from arena.runner.ray_executor import CACHE_ENV  # noqa: E402
+from tests.bots import cpp, random_bot  # noqa: E402
 from tests.league.test_host import free_port  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,13 +45,13 @@ def _config(folder: Path, name: str = "cup") -> Path:
     """A round-robin of three deterministic bots, one of them slow; every bot command is marked with ``folder``'s
     name (``ARENA_TEST_RUN=...``), which the bot processes carry in their command line or their environment."""
     (folder / "cup.seed").write_text("ray-test\n")
-    python = sys.executable
-    bots = [("slow", f"{Path(__file__).with_name('slow_caller.py')} --delay-ms 25"),
-            ("equity", f"{REPO}/sample_bots/python/equity_bot.py"),
-            ("random", f"{REPO}/sample_bots/python/random_bot.py --seed 5")]
+    # the slow caller (an SDK bot of these tests' own) takes its time, so that a match can be cut in its middle; the
+    # other two are the C++ sample bot: its own strategy and its seeded random style
+    bots = [("slow", f"{sys.executable} {Path(__file__).with_name('slow_caller.py')} --delay-ms 25"),
+            ("sample", cpp()), ("random", random_bot(5))]
     text = f'name = "{name}"\nseed_file = "cup.seed"\nhands = {HANDS}\n[clock]\nper_action_ms = 20000\n'
-    for bot, script in bots:
-        text += f'[[bots]]\nname = "{bot}"\ncommand = "ARENA_TEST_RUN={_marker(folder)} {python} {script}"\n'
+    for bot, command in bots:
+        text += f'[[bots]]\nname = "{bot}"\ncommand = "ARENA_TEST_RUN={_marker(folder)} {command}"\n'
     path = folder / "cup.toml"
     path.write_text(text)
     return path
