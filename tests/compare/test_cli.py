@@ -1,7 +1,8 @@
 """``arena compare`` as a CI job runs it: a subprocess with real bot processes over gRPC, read by its exit status
-and its JSON file. The equity bot clearly beats the calling station (about +2,000 mbb/hand), so each run decides
-within a couple of hundred hands. The estimators' test plays the calling station against the random bot, whose
-all-ins the all-in estimator rescores (the equity bot's Monte Carlo is not what it is about)."""
+and its JSON file. The bots are the C++ sample bot's styles (they start in milliseconds): its own strategy clearly
+beats its calling station (about +2,300 mbb/hand with the first test's seed), so each run decides within a couple of
+hundred hands. The estimators' test plays the calling station against the seeded random bot, whose all-ins the all-in
+estimator rescores."""
 
 from __future__ import annotations
 
@@ -16,17 +17,10 @@ from typing import Any
 from arena.records import queries
 from arena.records.db import Database
 from arena.referee import MatchKind, MatchStatus
+from tests.bots import caller, cpp, random_bot
 
-REPO = Path(__file__).resolve().parents[2]
-BOTS = REPO / "sample_bots" / "python"
-
-
-def _bot(name: str, script: str) -> str:
-    return f"{name}={shlex.quote(sys.executable)} {shlex.quote(str(BOTS / script))}"
-
-
-EQUITY = _bot("equity", "equity_bot.py")
-CALLER = _bot("caller", "calling_station.py")
+SAMPLE = f"sample={cpp()}"
+CALLER = f"caller={caller()}"
 
 
 def _command() -> list[str]:
@@ -52,12 +46,12 @@ def _run(tmp: Path, *args: str, json_name: str | None = "out.json", seed: str | 
 
 
 def test_better_candidate_exits_0_and_reports_everything(tmp_path: Path) -> None:
-    code, data, output = _run(tmp_path, "--candidate", EQUITY, "--baseline", CALLER, "--id", "ci1", seed="ci-1")
+    code, data, output = _run(tmp_path, "--candidate", SAMPLE, "--baseline", CALLER, "--id", "ci1", seed="ci-1")
     assert code == 0, output
     assert data is not None
     assert data["verdict"] == "H1" and data["exit_code"] == 0 and data["errors"] == []
-    assert data["summary"].startswith("H1 accepted: equity is better than caller")
-    assert data["candidate"]["name"] == "equity" and data["baseline"]["name"] == "caller"
+    assert data["summary"].startswith("H1 accepted: sample is better than caller")
+    assert data["candidate"]["name"] == "sample" and data["baseline"]["name"] == "caller"
     test = data["test"]
     assert (test["mbb0"], test["mbb1"], test["alpha"], test["beta"]) == (0.0, 500.0, 0.05, 0.05)
     assert data["llr"] >= test["upper_bound"] > 0 > test["lower_bound"]
@@ -77,7 +71,7 @@ def test_better_candidate_exits_0_and_reports_everything(tmp_path: Path) -> None
     info = queries.require(db, "ci1-h2h")
     assert (info.status, info.kind, info.event) == (MatchStatus.STOPPED, MatchKind.COMPARE, "ci1")
     assert match["final_hash"] == info.final_hash and len(info.final_hash) == 64
-    assert queries.participants(db, "ci1-h2h") == [("equity", ""), ("caller", "")]
+    assert queries.participants(db, "ci1-h2h") == [("sample", ""), ("caller", "")]
     db.close()
     # ... and re-verifiable from those hands alone
     code, verified, output = _run(tmp_path, "--verify", "ci1", json_name="verify.json")
@@ -87,7 +81,7 @@ def test_better_candidate_exits_0_and_reports_everything(tmp_path: Path) -> None
 
 
 def test_worse_candidate_exits_1(tmp_path: Path) -> None:
-    code, data, output = _run(tmp_path, "--candidate", CALLER, "--baseline", EQUITY, seed="ci-2")
+    code, data, output = _run(tmp_path, "--candidate", CALLER, "--baseline", SAMPLE, seed="ci-2")
     assert code == 1, output
     assert data is not None and data["verdict"] == "H0" and data["exit_code"] == 1
     assert data["llr"] <= data["test"]["lower_bound"]
@@ -96,7 +90,7 @@ def test_worse_candidate_exits_1(tmp_path: Path) -> None:
 
 def test_hand_limit_exits_3_and_json_to_stdout(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [*_command(), "--db", str(tmp_path / "a.db"), "-q", "--json", "-", "--candidate", EQUITY, "--baseline",
+        [*_command(), "--db", str(tmp_path / "a.db"), "-q", "--json", "-", "--candidate", SAMPLE, "--baseline",
          CALLER, "--hands", "20"],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )
@@ -112,12 +106,12 @@ def test_errors_exit_2(tmp_path: Path) -> None:
     # arguments
     code, _, output = _run(tmp_path, "--candidate", "no-command", "--baseline", CALLER, json_name=None)
     assert code == 2 and "NAME=COMMAND" in output
-    code, _, output = _run(tmp_path, "--candidate", EQUITY, "--baseline", CALLER, "--mbb0", "10", "--mbb1", "5",
+    code, _, output = _run(tmp_path, "--candidate", SAMPLE, "--baseline", CALLER, "--mbb0", "10", "--mbb1", "5",
                            json_name=None)
     assert code == 2 and "M0 < M1" in output
-    code, _, output = _run(tmp_path, "--candidate", EQUITY, json_name=None)
+    code, _, output = _run(tmp_path, "--candidate", SAMPLE, json_name=None)
     assert code == 2
-    code, _, output = _run(tmp_path, "--candidate", EQUITY, "--baseline", EQUITY, json_name=None)
+    code, _, output = _run(tmp_path, "--candidate", SAMPLE, "--baseline", SAMPLE, json_name=None)
     assert code == 2 and "different names" in output
     code, data, output = _run(tmp_path, "--verify", "no-such-comparison")
     assert code == 2 and data is not None and data["verdict"] == "error"
@@ -130,19 +124,19 @@ def test_errors_exit_2(tmp_path: Path) -> None:
     assert any("broken" in e for e in data["errors"]), data["errors"]
     assert data["matches"][0]["status"] in ("no_show", "stopped")
     # the seed never goes on a command line
-    code, _, output = _run(tmp_path, "--candidate", EQUITY, "--baseline", CALLER, "--seed", "x", json_name=None)
+    code, _, output = _run(tmp_path, "--candidate", SAMPLE, "--baseline", CALLER, "--seed", "x", json_name=None)
     assert code == 2 and "--seed-file" in output and "ARENA_SEED" in output
     code, verified, output = _run(tmp_path, "--verify", "crash", json_name="verify.json")
     assert code == 2 and verified is not None and verified["verified"] is False
 
 
 def test_the_allin_estimator_is_recorded_and_verified_with_the_comparison(tmp_path: Path) -> None:
-    random_bot = _bot("random", "random_bot.py") + " --seed 3"
+    random = f"random={random_bot(3)}"
     runs = {}
     for estimator in ("raw", "allin"):
         folder = tmp_path / estimator
         folder.mkdir()
-        played, data, output = _run(folder, "--candidate", CALLER, "--baseline", random_bot, "--hands", "300",
+        played, data, output = _run(folder, "--candidate", CALLER, "--baseline", random, "--hands", "300",
                                     "--estimator", estimator, "--id", "est", seed="estimators")
         assert played in (0, 1, 3) and data is not None, output
         assert data["estimator"] == estimator and ("all-in EV" in output) == (estimator == "allin")
