@@ -249,3 +249,17 @@ def test_unspecified_kinds_are_refused_citing_r6_1_as_the_proto_says() -> None:
     proto = (Path(__file__).resolve().parents[2] / "proto" / "arena" / "v1" / "poker.proto").read_text()
     unspecified_doc = proto[proto.index("enum ActionKind"): proto.index("ACTION_KIND_UNSPECIFIED = 0")]
     assert "R6.1" in unspecified_doc and "R6.3" not in unspecified_doc
+
+
+@pytest.mark.parametrize("amount", [0, 7, 300])
+def test_an_action_message_reads_as_the_action_it_names_shared_or_not(amount: int) -> None:
+    kinds = {poker_pb2.ACTION_KIND_FOLD: ActionKind.FOLD, poker_pb2.ACTION_KIND_CHECK: ActionKind.CHECK,
+             poker_pb2.ACTION_KIND_CALL: ActionKind.CALL, poker_pb2.ACTION_KIND_RAISE: ActionKind.RAISE,
+             poker_pb2.ACTION_KIND_ALL_IN: ActionKind.ALL_IN}
+    for pb_kind, kind in kinds.items():
+        read = convert.action_from_pb(poker_pb2.Action(kind=pb_kind, amount=amount))
+        assert isinstance(read, Action)
+        assert read == Action(kind, amount if kind is ActionKind.RAISE else 0)  # only a raise keeps its amount
+    for pb_kind in (poker_pb2.ACTION_KIND_UNSPECIFIED, 9):
+        with pytest.raises(convert.MalformedAction, match=r"R6\.1"):
+            convert.action_from_pb(poker_pb2.Action(kind=pb_kind, amount=amount))  # type: ignore[arg-type]
