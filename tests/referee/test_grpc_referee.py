@@ -25,6 +25,7 @@ from arena.referee import ClockPolicy, DecisionHow, MatchResult, MatchSpec, Matc
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.remote_match import play, prepare_match, run_local_match
 from arena_sdk.pb import bot_pb2
+from tests.bots import cpp, random_bot
 
 REPO = Path(__file__).resolve().parents[2]
 EVIL = REPO / "tests" / "referee" / "evil_bot.py"
@@ -283,8 +284,7 @@ def test_same_seed_and_deterministic_bots_give_identical_hands_and_results(tmp_p
         proc = subprocess.run(
             [sys.executable, "-m", "arena", "match", "--hands", "20", "--seed-file", str(seed), "--match-id", "m",
              "--json", "--db", str(db_path),
-             "--bot", f"equity={sys.executable} {REPO}/sample_bots/python/equity_bot.py",
-             "--bot", f"random={sys.executable} {REPO}/sample_bots/python/random_bot.py --seed 4"],
+             "--bot", f"sample={cpp()}", "--bot", f"random={random_bot(4)}"],
             capture_output=True, text=True, check=True, cwd=folder,
         )
         result = json.loads(proc.stdout)

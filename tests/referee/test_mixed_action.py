@@ -20,6 +20,7 @@ from arena.records.verify import verify_match
 from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchSpec, MixedAction
 from arena.referee.table import drawn_action
 from arena.runner.bots import BotSpec
+from tests.bots import caller as caller_bot
 from tests.referee.test_table import Scripted, caller
 
 CALL, FOLD, CHECK = Action(ActionKind.CALL), Action(ActionKind.FOLD), Action(ActionKind.CHECK)
@@ -190,7 +191,7 @@ def test_a_remote_sdk_bot_plays_mixed_actions_over_grpc(tmp_path: Path) -> None:
     db = tmp_path / "mixed.db"
     proc = subprocess.run(
         [sys.executable, "-m", "arena", "match", "--bot", f"r={sys.executable} {samples}/random_bot.py --mixed",
-         "--bot", f"c={sys.executable} {samples}/calling_station.py", "--hands", "40", "--db", str(db),
+         "--bot", f"c={caller_bot()}", "--hands", "40", "--db", str(db),
          "--match-id", "g", "--json"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = {row["name"]: row for row in json.loads(proc.stdout)["results"]}

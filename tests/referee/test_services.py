@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,9 +24,9 @@ from arena.referee import ClockPolicy, MatchSpec
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.remote_match import play, prepare_match
 from arena_sdk.pb import arena_pb2, arena_pb2_grpc, bot_pb2, bot_pb2_grpc
+from tests.bots import caller, python_bot
 
 REPO = Path(__file__).resolve().parents[2]
-CALLER = f"{sys.executable} {REPO / 'sample_bots' / 'python' / 'calling_station.py'}"
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -44,7 +45,7 @@ def test_spectators_list_get_and_watch_a_match_with_public_information_only() ->
                 events.append(event)
 
         watcher = asyncio.create_task(watch())
-        bots = [BotProcess(BotSpec(n, CALLER)) for n in ("a", "b")]
+        bots = [BotProcess(BotSpec(n, caller())) for n in ("a", "b")]
         for bot, seat in zip(bots, setup.seats, strict=True):
             await bot.start(setup.server.socket_path, seat.token, REPO)
         await play(setup)
@@ -142,7 +143,8 @@ def test_arena_serve_over_tls_with_bots_that_join_by_printed_token(tmp_path: Pat
     port = re.search(r"listening on [\d.]+:(\d+)", "".join(lines))
     assert port and set(tokens) == {"alice", "bob"}, lines
     env = {**os.environ, "ARENA_TLS_CA": str(cert), "ARENA_ADDRESS": f"localhost:{port.group(1)}"}
-    bots = [subprocess.Popen([*CALLER.split(), "--name", name], env={**env, "ARENA_TOKEN": tokens[name]},
+    station = shlex.split(python_bot("calling_station.py"))  # the Python SDK speaks TLS; the C++ bot does not
+    bots = [subprocess.Popen([*station, "--name", name], env={**env, "ARENA_TOKEN": tokens[name]},
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for name in ("alice", "bob")]
     out, err = serve.communicate(timeout=60)
     for bot in bots:
