@@ -14,6 +14,7 @@ from arena.referee import ClockPolicy, HandRecord, MatchResult, MatchSpec
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import run_local_match
 from arena.runner.sandbox import SandboxPolicy
+from tests.bots import caller
 
 HERE = Path(__file__).resolve().parent
 GAMES = HERE / "games"
@@ -22,8 +23,7 @@ ROOT = HERE.parents[1]
 PYTHON = shlex.quote(sys.executable)
 NL2, FL2 = GAMES / "holdem.nolimit.2p.reverse_blinds.game", GAMES / "holdem.limit.2p.reverse_blinds.game"
 NL3, FL3 = GAMES / "holdem.nolimit.3p.game", GAMES / "holdem.limit.3p.game"
-CALLER = f"{PYTHON} {shlex.quote(str(ROOT / 'sample_bots' / 'python' / 'calling_station.py'))}"
-RANDOM = f"{PYTHON} {shlex.quote(str(ROOT / 'sample_bots' / 'python' / 'random_bot.py'))} --seed 5"
+CALLER = caller()  # the arena bot beside the bridged clients: the C++ calling station
 
 
 def client(game: Path, strategy: str = "random", seed: int = 1, extra: str = "") -> str:

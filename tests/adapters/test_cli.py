@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from tests.adapters.harness import CLIENT, FL2, NL2, NL3, ROOT
+from tests.adapters.harness import CLIENT, FL2, NL2, NL3
+from tests.bots import caller, random_bot
 from tests.cli.test_bad_inputs import run
 
 ARENA = str(Path(sys.executable).parent / "arena")
-CALLER = f"python {ROOT / 'sample_bots' / 'python' / 'calling_station.py'}"
-RANDOM = f"python {ROOT / 'sample_bots' / 'python' / 'random_bot.py'} --seed 3"
+CALLER = caller()
+RANDOM = random_bot(3)
 C_CLIENT = Path(__file__).resolve().parent / "acpc_caller.c"
 
 
