@@ -15,9 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from tests.bots import caller
 
 REPO = Path(__file__).resolve().parents[2]
-CALLER = f"{sys.executable} {REPO}/sample_bots/python/calling_station.py"
+CALLER = caller()
 USAGE, ERROR, DAMAGED = 2, 1, 5
 
 

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.bots import caller
+
 REPO = Path(__file__).resolve().parents[2]
-CALLER = f"{sys.executable} {REPO}/sample_bots/python/calling_station.py"
+CALLER = caller()
 EVIL = "\x1b]0;pwned\x07\x1b[31m\u202eevil"  # sets the title, turns red, reverses what follows
 FORGED = "bot\nverify ok"
 RAW = ("\x1b", "\x07", "\u202e", "\x9b")
