@@ -10,11 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.bots import caller
+
 REPO = Path(__file__).resolve().parents[2]
 CHEATS = REPO / "tests" / "integrity" / "cheats"
 SAMPLES = REPO / "sample_bots" / "python"
-CALLER = f"python {SAMPLES / 'calling_station.py'}"
-EQUITY = f"python {SAMPLES / 'equity_bot.py'}"
+CALLER = caller()  # the honest opponent of most cheats: the C++ calling station, which starts in milliseconds
 # Cheat bots search (processes, files) before they join: on a loaded machine (seen: a CI run under heavy steal, whose
 # token thief joined after the default 10 s) they are waited for longer
 SLOW_JOIN = ("--connect-timeout-ms", "30000")

@@ -1,5 +1,6 @@
-"""What the stall tests and the stall benchmark share: an honest match between two calling stations that connect over
-TCP, as remote bots do, played while an attacker process (``stall_client``) does its worst to the same referee.
+"""What the stall tests and the stall benchmark share: an honest match between two calling stations (the C++ sample
+bot's ``call`` style) that connect over TCP, as remote bots do, played while an attacker process (``stall_client``)
+does its worst to the same referee.
 
 The attacker runs at the lowest CPU priority: it stands for a machine of its own, so its own work must not count
 against the referee.
@@ -12,6 +13,7 @@ import contextlib
 import gc
 import json
 import os
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -22,9 +24,10 @@ from typing import Any
 from arena.referee import ClockPolicy, MatchResult, MatchSpec
 from arena.runner.remote_match import play, prepare_match
 from arena.transport.server import ServerLimits
+from tests.bots import caller
 
 REPO = Path(__file__).resolve().parents[2]
-CALLER = REPO / "sample_bots" / "python" / "calling_station.py"
+CALLER = shlex.split(caller())
 POLICY = ClockPolicy(per_action_ms=2000, time_bank_ms=0, max_violations=0, connect_timeout_ms=15000)
 
 
@@ -114,7 +117,7 @@ async def honest_match(attack: Attacker | None, limits: ServerLimits, hands: int
             env = {**os.environ, "ARENA_ADDRESS": setup.server.address, "ARENA_TOKEN": seat.token,
                    "ARENA_BOT_NAME": seat.name}
             bots.append(await asyncio.create_subprocess_exec(
-                sys.executable, str(CALLER), env=env, stdout=asyncio.subprocess.DEVNULL,
+                *CALLER, env=env, stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL))
         result = await play(setup)
         finished = result.hands_played > 0

@@ -1,4 +1,4 @@
-"""The memory cheat (cheats/memory.py) against the sample equity bot, sandboxed, on a fixed seed.
+"""The memory cheat (cheats/memory.py) against a calling station (the C++ bot's), sandboxed, on a fixed seed.
 
 With lanes (one process per bot per rotation, as every local match is played) it never meets the mirror of a deal
 it saw, so it plays exactly as its honest copy: its mbb/hand lies inside the honest copy's 95% interval. With one
@@ -23,13 +23,14 @@ from arena.referee import HandSink, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotSpec
 from arena.runner.remote_match import launch, play_watched, prepare_match, run_local_match
 from arena.runner.sandbox import SandboxPolicy, check_sandbox
-from tests.integrity.harness import EQUITY, REPO, SAMPLES, cheat, reports
+from tests.bots import caller
+from tests.integrity.harness import REPO, SAMPLES, cheat, reports
 
 pytestmark = pytest.mark.timeout(120)
 
 SEED = "integrity-memory-1"
-HANDS = 200  # 100 duplicate sessions: the honest copy's interval is a few hundred mbb/hand wide
-POLICY = SandboxPolicy(binds=(SAMPLES,))  # the cheat plays like the equity bot, whose module it imports
+HANDS = 200  # 100 duplicate sessions: the honest copy's interval is about 1,400 mbb/hand wide
+POLICY = SandboxPolicy(binds=(SAMPLES,))  # the cheat plays like the Python equity bot, whose module it imports
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +54,9 @@ async def _one_lane(spec: MatchSpec, bots: list[BotSpec], entry: HandSink, logs:
 
 def play(folder: Path, honest: bool, lanes: bool) -> Played:
     folder.mkdir(parents=True)
-    match_id = "memory"  # the same in every run: the equity bot's choices depend on the hand ids
+    match_id = "memory"  # the same in every run: the cheat plays like the equity bot, whose choices depend on hand ids
     spec = MatchSpec(match_id, SEED, HANDS)
-    bots = [BotSpec("equity", EQUITY), BotSpec("memory", cheat("memory", env="MEMORY_HONEST=1" if honest else ""))]
+    bots = [BotSpec("caller", caller()), BotSpec("memory", cheat("memory", env="MEMORY_HONEST=1" if honest else ""))]
     db = Database(folder / "arena.db")
     entry = Ledger(db).open(spec, bots)
     if lanes:

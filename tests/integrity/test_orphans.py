@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integrity.harness import SAMPLES
+from tests.bots import CPP_BOT, caller
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -56,9 +56,9 @@ def kill_mid_match(folder: Path, sandboxed: bool) -> tuple[int, list[int]]:
     how many bot processes there were, and which are still alive a few seconds later."""
     folder.mkdir()
     marker = secrets.token_hex(8)
-    bot = f"ORPHAN_MARK={marker} sh -c 'sleep 1000 & exec python {SAMPLES / 'calling_station.py'}'"
+    bot = f"ORPHAN_MARK={marker} sh -c 'sleep 1000 & exec {caller()}'"
     args = [sys.executable, "-m", "arena", "match", "--hands", "100000", "--db", str(folder / "arena.db"),
-            "--bot", f"a={bot}", "--bot", f"b={bot}", "--sandbox-bind", str(SAMPLES)]
+            "--bot", f"a={bot}", "--bot", f"b={bot}", "--sandbox-bind", str(CPP_BOT.parent)]
     if not sandboxed:
         args.append("--no-sandbox")
     with (folder / "referee.log").open("wb") as log:

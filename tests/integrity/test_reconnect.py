@@ -34,6 +34,7 @@ from arena.runner.bots import BotSpec
 from arena.runner.remote_match import launch, play_watched, prepare_match
 from arena.runner.sandbox import SandboxPolicy, check_sandbox
 from arena.transport.server import ServerLimits
+from tests.bots import CPP_BOT
 from tests.integrity.harness import REPO, SAMPLES
 from tests.sdk.helpers import require_built
 
@@ -45,7 +46,6 @@ STEADY = f"python {REPO / 'tests' / 'runner' / 'slow_caller.py'} --delay-ms 10"
 BEFORE = 20  # hands played before the stop
 AFTER = 30  # hands played once the bot is back (the match is then stopped: it ends with a MatchEnd)
 BACK_WITHIN_S = 5.0  # the bot's first try comes 0.25 s after SIGCONT: it must have rejoined well within this
-CPP_BOT = REPO / "sample_bots" / "cpp" / "build" / "arena-cpp-bot"
 JS_BOT = REPO / "sample_bots" / "javascript" / "bot.js"
 
 

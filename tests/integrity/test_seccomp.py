@@ -2,8 +2,9 @@
 
 The ``syscalls`` cheat tries each call on itself (its own memory, keyring, a shared-memory file of its own): under
 the filter every one fails with EPERM (clone3 with ENOSYS, so that the C library falls back on clone); with the
-filter off (``--no-bot-seccomp``) most succeed for the same unprivileged uid, so the failures are the filter's. The
-sample bots of the three languages play a whole match under it: Node.js (V8) needs neither memfd_create nor sysinfo.
+filter off (``--no-bot-seccomp``) most succeed for the same unprivileged uid, so the failures are the filter's. Bots
+of the three languages play whole matches under it: the probe (a Python SDK bot) against the C++ calling station, and
+the Node.js and C++ sample bots against each other (Node.js (V8) needs neither memfd_create nor sysinfo).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.bots import CPP_BOT
 from tests.integrity.harness import CALLER, REPO, SLOW_JOIN, arena, by_name, cheat, match_json, reports
 
 pytestmark = pytest.mark.timeout(120)
@@ -46,7 +48,6 @@ def test_without_the_filter_the_same_uid_may_make_those_calls(tmp_path: Path) ->
             report
 
 
-CPP_BOT = REPO / "sample_bots" / "cpp" / "build" / "arena-cpp-bot"
 JS_BOT = REPO / "sample_bots" / "javascript"
 
 

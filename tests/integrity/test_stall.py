@@ -260,9 +260,8 @@ def test_the_guard_lets_every_process_of_a_six_handed_local_match_join() -> None
     """Every local bot reaches the referee through one socket, so the guard sees them all as one peer: the cap on a
     peer's streams must leave room for a process per seat (6 bots x 6 rotations = 36 streams; 32 were refused)."""
     check_sandbox()
-    good = f"EVIL_MODE=good python {REPO / 'tests' / 'referee' / 'evil_bot.py'}"
     spec = MatchSpec("six", "six-seed", 6, policy=ClockPolicy(connect_timeout_ms=30000))
-    bots = [BotSpec(f"bot{i}", good) for i in range(6)]
+    bots = [BotSpec(f"bot{i}", CALLER) for i in range(6)]
     result = asyncio.run(run_local_match(spec, bots, cwd=REPO))
     assert result.reason == MatchStatus.COMPLETED and result.hands_played == 6, [r.failure for r in result.results]
     assert all(r.violations == 0 for r in result.results)
