@@ -1,11 +1,13 @@
 """The league's admin calls through the real ``arena league`` command over gRPC, against a host in this process
-with SDK bots as processes: pause and resume, freeze and unfreeze, kick, and a wrong token refused."""
+with bots as processes (the C++ sample bot's random style): pause and resume, freeze and unfreeze, kick, and a
+wrong token refused."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +21,8 @@ from arena.league.settings import LeagueConfig
 from arena.league.web import LeagueSite
 from arena.records.db import Database
 from arena.records.registry import Registry
-from tests.league.test_host import RANDOM_BOT, free_port
+from tests.bots import random_bot
+from tests.league.test_host import free_port
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -73,7 +76,8 @@ async def scenario(tmp_path: Path) -> None:
             env["ARENA_BOT_VERSION"] = version
         logs[name] = tmp_path / f"{name}-{version or 'v1'}.log"
         bots[name] = await asyncio.create_subprocess_exec(
-            sys.executable, str(RANDOM_BOT), env=env, stdout=logs[name].open("wb"), stderr=asyncio.subprocess.STDOUT)
+            *shlex.split(random_bot(len(bots) + 1)), env=env, stdout=logs[name].open("wb"),
+            stderr=asyncio.subprocess.STDOUT)
 
     async def wait_exit(name: str) -> int:
         return await asyncio.wait_for(bots[name].wait(), 20)

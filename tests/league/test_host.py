@@ -1,6 +1,6 @@
-"""A real league: ``arena host`` as a process, six SDK bots as processes connecting with their API keys over TCP,
-the database, the live site over HTTP and in headless Chromium, a revoked key, a new version, and SIGKILL with a
-restart on the same database.
+"""A real league: ``arena host`` as a process, six bots as processes (the C++ sample bot's seeded random style)
+connecting with their API keys over TCP, the database, the live site over HTTP and in headless Chromium, a revoked
+key, a new version, and SIGKILL with a restart on the same database.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -28,12 +29,12 @@ from arena.ratings.sessions import load_sessions
 from arena.records import queries
 from arena.records.db import Database
 from arena.referee import MatchKind, MatchStatus
+from tests.bots import random_bot
 from tests.publish.test_browser import Visible, visible
 from tests.publish.test_browser import run as run_chromium
 
 REPO = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena"]
-RANDOM_BOT = REPO / "sample_bots" / "python" / "random_bot.py"
 LEAGUE = "test-league"
 BOTS = {"b1": "ann", "b2": "ann", "b3": "bob", "b4": "cy", "b5": "dee", "b6": "eve"}
 
@@ -81,11 +82,10 @@ class League:
 
     def start_bot(self, name: str, version: str = "") -> None:
         env = {**os.environ, "ARENA_ADDRESS": f"127.0.0.1:{self.grpc}", "ARENA_KEY": self.keys[name],
-               "ARENA_BOT_SEED": str(list(BOTS).index(name) + 1)}
-        if version:
-            env["ARENA_BOT_VERSION"] = version
+               "ARENA_BOT_VERSION": version or "1.0"}
         log = (self.folder / f"{name}.log").open("ab")
-        self.bots[name] = subprocess.Popen([sys.executable, str(RANDOM_BOT)], env=env, stdout=log,
+        command = shlex.split(random_bot(list(BOTS).index(name) + 1))
+        self.bots[name] = subprocess.Popen(command, env=env, stdout=log,
                                            stderr=subprocess.STDOUT, cwd=self.folder)
 
     def get(self, path: str, quiet: bool = False) -> Any:

@@ -2,15 +2,16 @@
 against a host in this process over real gRPC.
 
 A Join over a cap is refused as in a match (a Join exactly at the caps is taken in); an owner over its cap is refused
-by the registry. A bot (the Python SDK's random bot, a real process) whose version carries an OSC title sequence, a
-forged ``verify ok`` line and a direction override plays a match; ``arena league status`` (text and JSON) and
-``arena leaderboard --db league.db`` show that version escaped. Control: the admin service hands the version over
-raw, so the escaping on the way to the terminal is what keeps it out."""
+by the registry. A bot (the C++ sample bot's random style, a real process) whose version carries an OSC title
+sequence, a forged ``verify ok`` line and a direction override plays a match; ``arena league status`` (text and
+JSON) and ``arena leaderboard --db league.db`` show that version escaped. Control: the admin service hands the
+version over raw, so the escaping on the way to the terminal is what keeps it out."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -24,8 +25,9 @@ from arena.league.settings import LeagueConfig
 from arena.records.db import Database
 from arena.records.registry import Registry, RegistryError
 from arena_sdk.pb import bot_pb2, bot_pb2_grpc, league_pb2, league_pb2_grpc
+from tests.bots import random_bot
 from tests.league.test_admin import until
-from tests.league.test_host import RANDOM_BOT, free_port
+from tests.league.test_host import free_port
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -125,7 +127,7 @@ async def hostile_version(tmp_path: Path) -> tuple[list[subprocess.CompletedProc
         for name, version in (("evil", HOSTILE), ("plain", "1")):
             env = {**os.environ, "ARENA_ADDRESS": f"127.0.0.1:{port}", "ARENA_KEY": keys[name],
                    "ARENA_BOT_VERSION": version}
-            bots.append(await asyncio.create_subprocess_exec(sys.executable, str(RANDOM_BOT), env=env,
+            bots.append(await asyncio.create_subprocess_exec(*shlex.split(random_bot(len(bots) + 1)), env=env,
                                                              stdout=asyncio.subprocess.DEVNULL,
                                                              stderr=asyncio.subprocess.DEVNULL))
         await until("a match played", lambda: host.rated >= 1)

@@ -25,11 +25,11 @@ from arena.records import queries
 from arena.records.db import Database
 from arena.referee import MatchKind
 from arena.transport.server import port_is_free
+from tests.bots import CPP_BOT
 from tests.league.test_host import LEAGUE, League, free_port, wait_for, write_league_file
 from tests.sdk.helpers import REPO, bot_env, require_built
 
 JS_BOT = REPO / "sample_bots" / "javascript" / "bot.js"
-CPP_BOT = REPO / "sample_bots" / "cpp" / "build" / "arena-cpp-bot"
 PY_BOT = REPO / "sample_bots" / "python" / "random_bot.py"
 MATCHES = 8  # finished before the host is killed
 

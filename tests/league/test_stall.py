@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -21,8 +22,9 @@ from arena.records.db import Database
 from arena.records.registry import Registry
 from arena.referee import BotOutcome
 from arena_sdk.pb import bot_pb2
+from tests.bots import random_bot
 from tests.league.test_admin import until
-from tests.league.test_host import RANDOM_BOT, free_port
+from tests.league.test_host import free_port
 
 pytestmark = pytest.mark.timeout(180)
 EVIL = Path(__file__).resolve().parents[1] / "referee" / "evil_bot.py"
@@ -41,14 +43,15 @@ async def scenario(tmp_path: Path) -> None:
     await host.start()
     stop = asyncio.Event()
     running = asyncio.create_task(host.run(stop))
-    commands = {"h1": [str(RANDOM_BOT)], "h2": [str(RANDOM_BOT)], "flood": [str(EVIL)], "late": [str(EVIL)]}
+    evil = [sys.executable, str(EVIL)]
+    commands = {"h1": shlex.split(random_bot(1)), "h2": shlex.split(random_bot(2)), "flood": evil, "late": evil}
     modes = {"flood": "flood", "late": "timeout"}
     processes = []
     for name, args in commands.items():
         env = {**os.environ, "ARENA_ADDRESS": f"127.0.0.1:{port}", "ARENA_KEY": keys[name],
                "ARENA_TOKEN": keys[name] if name in modes else "", "EVIL_MODE": modes.get(name, "good")}
         processes.append(await asyncio.create_subprocess_exec(
-            sys.executable, *args, env=env, stdout=(tmp_path / f"{name}.log").open("wb"),
+            *args, env=env, stdout=(tmp_path / f"{name}.log").open("wb"),
             stderr=asyncio.subprocess.STDOUT))
     try:
         await until("the flooding bot cut off", lambda: "RESOURCE_EXHAUSTED" in (tmp_path / "flood.log").read_text())

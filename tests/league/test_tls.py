@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -19,8 +20,9 @@ from arena.league.settings import LeagueConfig
 from arena.records.db import Database
 from arena.records.registry import Registry
 from arena_sdk.pb import league_pb2, league_pb2_grpc
+from tests.bots import python_bot
 from tests.league.test_admin import until
-from tests.league.test_host import RANDOM_BOT, free_port
+from tests.league.test_host import free_port
 
 pytestmark = [pytest.mark.timeout(120),
               pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl to make a certificate")]
@@ -50,8 +52,9 @@ async def scenario(tmp_path: Path) -> None:
     await host.start()
     stop = asyncio.Event()
     running = asyncio.create_task(host.run(stop))
+    sdk_bot = shlex.split(python_bot("random_bot.py"))  # the Python SDK speaks TLS; the C++ bot does not
     bots = [await asyncio.create_subprocess_exec(
-        sys.executable, str(RANDOM_BOT), stdout=(tmp_path / f"bot{i}.log").open("wb"), stderr=asyncio.subprocess.STDOUT,
+        *sdk_bot, stdout=(tmp_path / f"bot{i}.log").open("wb"), stderr=asyncio.subprocess.STDOUT,
         env={**os.environ, "ARENA_ADDRESS": f"localhost:{port}", "ARENA_KEY": k, "ARENA_TLS_CA": str(cert)})
         for i, k in enumerate(keys)]
     try:
