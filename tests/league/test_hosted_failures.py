@@ -23,7 +23,7 @@ from arena.records.db import Database
 from arena.records.registry import Registry
 from arena.referee import BotOutcome, MatchKind
 from arena.runner.archive import pack
-from tests.bots import python_bot
+from tests.bots import random_bot
 from tests.league.test_admin import until
 from tests.league.test_host import free_port
 
@@ -62,10 +62,8 @@ async def scenario(tmp_path: Path) -> None:
     assert good.accepted and bad.accepted, (good, bad)  # the crasher passes its validation
     status = AdminServicer(host, "t" * 32).status()  # what arena league status shows
     assert [(b.name, b.version, b.peer) for b in status.bots] == [("a", "1", "hosted"), ("c", "1", "hosted")]
-    env = {**os.environ, "ARENA_ADDRESS": f"127.0.0.1:{port}", "ARENA_KEY": keys["r"], "ARENA_BOT_SEED": "5"}
-    # the Python random bot: against the C++ one the crasher's exit in a two-hand match was recorded as absent, not
-    # crashed (the match was over before the host saw the exit status)
-    remote = await asyncio.create_subprocess_exec(*shlex.split(python_bot("random_bot.py")), env=env,
+    env = {**os.environ, "ARENA_ADDRESS": f"127.0.0.1:{port}", "ARENA_KEY": keys["r"]}
+    remote = await asyncio.create_subprocess_exec(*shlex.split(random_bot(5)), env=env,
                                                   stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
     stop = asyncio.Event()
     running = asyncio.create_task(host.run(stop))
