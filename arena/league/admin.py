@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import hmac
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
 import grpc
 
 from arena.league.host import LeagueHost
+from arena.runner.remote_match import new_token
 from arena_sdk.pb import league_pb2, league_pb2_grpc
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -32,7 +32,7 @@ def load_or_create_token(path: Path) -> str:
         if len(token) < 16:
             raise ValueError(f"{path}: an admin token of at least 16 characters is needed")
         return token
-    token = secrets.token_urlsafe(32)
+    token = new_token()
     fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(token + "\n")

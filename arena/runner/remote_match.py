@@ -47,8 +47,13 @@ class MatchSetup:
 
 
 def new_token() -> str:
-    """A seat's secret: 32 random bytes, URL-safe."""
-    return secrets.token_urlsafe(32)
+    """A secret to hand out (a seat's token, a league's admin token): 32 random bytes, URL-safe, never starting with
+    ``-`` (one in 64 would: given as ``--token VALUE`` it was read as an option, by argparse in the ACPC bridge and
+    the Python SDK's own command line, and the bot could not join)."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
 
 
 def remote_seats(spec: MatchSpec, names: Sequence[str], lanes: int = 1,
