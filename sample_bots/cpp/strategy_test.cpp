@@ -242,6 +242,14 @@ void test_always_legal_on_random_requests() {
   CHECK(illegal == 0);
 }
 
+// The request with another request id (a new draw for the random style).
+v1::ActionRequest with_request_id(v1::ActionRequest request, int id) {
+  request.set_request_id(static_cast<std::uint64_t>(id));
+  return request;
+}
+
+bool same(const Decision& a, const Decision& b) { return a.kind == b.kind && a.amount == b.amount; }
+
 // The calling station checks when free, else calls. The random style answers a request the same way every time for
 // a seed, draws each legal kind about equally often over many requests, and raises anywhere in the legal range.
 void test_call_and_random_styles() {
@@ -253,11 +261,9 @@ void test_call_and_random_styles() {
   std::int64_t low = open.legal().max_raise_to(), high = open.legal().min_raise_to();
   int repeats = 0;
   for (int i = 0; i < 3000; ++i) {
-    v1::ActionRequest r = open;
-    r.set_request_id(static_cast<std::uint64_t>(i));
+    const v1::ActionRequest r = with_request_id(open, i);
     const Decision d = arena_bot::decide_random(r, 42);
-    const Decision again = arena_bot::decide_random(r, 42);
-    repeats += d.kind == again.kind && d.amount == again.amount ? 1 : 0;
+    repeats += same(d, arena_bot::decide_random(r, 42)) ? 1 : 0;
     ++kinds[d.kind];
     if (d.kind == v1::ACTION_KIND_RAISE) {
       low = std::min(low, d.amount);
@@ -270,11 +276,8 @@ void test_call_and_random_styles() {
   CHECK(low < 1000 && high > 9000);
   int same_across_seeds = 0;
   for (int i = 0; i < 200; ++i) {
-    v1::ActionRequest r = open;
-    r.set_request_id(static_cast<std::uint64_t>(i));
-    const Decision a = arena_bot::decide_random(r, 1);
-    const Decision b = arena_bot::decide_random(r, 2);
-    same_across_seeds += a.kind == b.kind && a.amount == b.amount ? 1 : 0;
+    const v1::ActionRequest r = with_request_id(open, i);
+    same_across_seeds += same(arena_bot::decide_random(r, 1), arena_bot::decide_random(r, 2)) ? 1 : 0;
   }
   CHECK(same_across_seeds < 120);  // another seed, another sequence (about a third agree by chance)
 }
