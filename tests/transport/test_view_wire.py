@@ -30,6 +30,13 @@ def request(table: Table, hand: Any, seat: int, timeouts: frozenset[int], encode
     return wire.RequestBuilder().serialized(decision, timeouts)
 
 
+def play_drawn(hand: Any, legal: Any, data: st.DataObject) -> None:
+    """Apply one offered action (kind and amount drawn) for the seat to act."""
+    moves = offered(hand, legal, lambda low, high: data.draw(st.integers(low, high), label="amount"))
+    kind, amount = data.draw(st.sampled_from(moves), label="action")
+    hand.apply(legal.seat, kind, amount)
+
+
 @settings(BASE, max_examples=40)
 @given(table=tables(max_seats=10), data=st.data())
 def test_the_compiled_view_is_the_transport_encoding(table: Table, data: st.DataObject) -> None:
@@ -42,9 +49,7 @@ def test_the_compiled_view_is_the_transport_encoding(table: Table, data: st.Data
         assert built == request(table, hand, legal.seat, timeouts, encoded=False)
         message = bot_pb2.RefereeMessage.FromString(built).action_request
         assert len(message.history) == events and message.seat == legal.seat
-        moves = offered(hand, legal, lambda low, high: data.draw(st.integers(low, high), label="amount"))
-        kind, amount = data.draw(st.sampled_from(moves), label="action")
-        hand.apply(legal.seat, kind, amount)
+        play_drawn(hand, legal, data)
 
 
 def test_only_the_seat_to_act_is_encoded() -> None:
@@ -73,9 +78,7 @@ def test_the_compiled_hand_end_history_is_the_transport_encoding(table: Table, d
     hand = COMPILED(table.config, table.stacks, table.deck, button=table.button, entry_blinds=table.entry_blinds)
     while not hand.is_over:
         legal = hand.legal_actions()
-        moves = offered(hand, legal, lambda low, high: data.draw(st.integers(low, high), label="amount"))
-        kind, amount = data.draw(st.sampled_from(moves), label="action")
-        hand.apply(legal.seat, kind, amount)
+        play_drawn(hand, legal, data)
     events = len(hand.events)
     timeouts = frozenset(data.draw(st.lists(st.integers(0, events - 1), max_size=3), label="timeouts"))
     built = hand_end_messages(table, hand, timeouts, encoded=True)
