@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.parallel import turns
+from tests import parallel
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("ARENA_SHARED", REPO.parent / "shared"))
@@ -28,9 +28,19 @@ def conformance() -> Path:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[object]:
-    """A test marked ``alone`` runs while no other worker runs a test (see tests.parallel)."""
-    lock = turns(item.config)
-    if lock is None:
+    """A test marked ``alone`` runs while no other worker runs a test, one marked ``foreground`` gets the CPU first
+    (see tests.parallel)."""
+    with parallel.turn_for(item):
         return (yield)
-    with lock.turn(item.get_closest_marker("alone") is not None):
-        return (yield)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``alone`` tests first (see tests.parallel)."""
+    parallel.order(items)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The run's foreground cgroup removed by the last worker to finish."""
+    lock = parallel.turns(session.config)
+    if lock is not None:
+        lock.close()

@@ -42,7 +42,7 @@ class UidLease:
             self._fd = None
 
 
-def _uids_in_use() -> set[int]:
+def uids_in_use() -> set[int]:
     """The uids that processes run as (the owner of ``/proc/PID`` is the process's effective uid)."""
     used: set[int] = set()
     for entry in os.scandir("/proc"):
@@ -64,7 +64,7 @@ def take_uid(lock_dir: Path = LOCK_DIR, base: int = UID_BASE, span: int = UID_SP
         lock_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError as exc:
         raise UidError(f"cannot make {lock_dir}, where the sandboxes' uids are locked: {exc}") from None
-    used = _uids_in_use()
+    used = uids_in_use()
     with _start_lock:  # start where the last search of this process ended: fewer locks tried
         first = next(_start) % span
     for step in range(span):

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.timeout(120)
 IDLE = ["1100", "24", "reopen"]  # 1,124 connections that never join, each opened again as soon as it is closed
 
 
-@pytest.mark.alone  # 128 streams against one referee: another test's load delays the attacker past the match
+@pytest.mark.foreground  # 128 streams against one referee: another test's load delays the attacker past the match
 def test_a_flood_of_bad_joins_is_answered_in_turn_and_the_bots_with_tokens_still_join() -> None:
     """8 clients keep 16 streams each sending a Join with a wrong token, from the bots' own address (127.0.0.1): the
     bots over the per-peer cap must still get in (a stream with a valid token always does), and the flood is
@@ -52,7 +52,7 @@ def test_a_flood_of_bad_joins_is_answered_in_turn_and_the_bots_with_tokens_still
 
 
 @pytest.mark.parametrize("per_peer", [ServerLimits().watchers_per_peer, ServerLimits().max_watchers])
-@pytest.mark.alone  # 2,000 calls against one referee: another test's load delays them past the match
+@pytest.mark.foreground  # 2,000 calls against one referee: another test's load delays them past the match
 def test_two_thousand_spectators_are_capped_and_no_bot_is_charged_the_referees_delay(per_peer: int) -> None:
     """2,000 WatchMatch calls from one address while the bots have 100 ms a decision: at most ``watchers_per_peer``
     are admitted (or, with that and the peer's calls at once raised, all ``max_watchers``: the spectators' heaviest

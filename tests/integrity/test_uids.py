@@ -11,17 +11,20 @@ by the next arena process.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from arena.runner import sandbox_cgroup
+from arena.runner import sandbox_cgroup, sandbox_uids
 from tests.integrity.harness import arena, cheat, match_json, reports
 
 pytestmark = [pytest.mark.timeout(180),
@@ -85,11 +88,28 @@ def test_a_second_arena_process_gives_its_bots_other_uids_and_they_play(tmp_path
         assert left == []
 
 
-@pytest.mark.alone  # it numbers bots from uid 61000 without a lock, as another test's bots may
+@contextlib.contextmanager
+def reserved(uids: range) -> Iterator[None]:
+    """Hold the host-wide locks of ``uids`` (as a running sandbox would) and wait until no process runs as them: the
+    other tests' arena processes pass over them meanwhile, so only the control's own bots run as those uids."""
+    sandbox_uids.LOCK_DIR.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with contextlib.ExitStack() as stack:
+        for uid in uids:
+            fd = os.open(sandbox_uids.LOCK_DIR / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            stack.callback(os.close, fd)
+            fcntl.flock(fd, fcntl.LOCK_EX)  # waits for a sandbox of another test that holds it to end
+        _wait_for(lambda: not set(uids) & sandbox_uids.uids_in_use(), "the reserved uids' last processes to end")
+        yield
+
+
 def test_with_per_process_numbering_the_second_process_reuses_the_holders_uid(tmp_path: Path) -> None:
-    """The control: both processes number their bots from 61000; the second's first bot is the holder's uid."""
+    """The control: both processes number their bots from 61000; the second's first bot is the holder's uid. (The
+    uids they number are held under the host-wide locks while it runs, so that another test's bots, numbered under
+    those locks, never share a uid with the holder's full process limit.)"""
     # its gRPC retries a thread for as long as it is waited for: 3 s is enough to see it fail
-    result, held, second, _ = two_processes(tmp_path, "--per-process-uids", connect_ms=3000)
+    with reserved(range(sandbox_uids.UID_BASE, sandbox_uids.UID_BASE + 8)):  # two processes, two bots each, two
+        # rotations at most
+        result, held, second, _ = two_processes(tmp_path, "--per-process-uids", connect_ms=3000)
     holder_uids = {r["uid"] for r in held}
     assert 61000 in holder_uids
     assert result["status"] == "no_show", result  # its first bot could not start: nothing was dealt
