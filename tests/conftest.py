@@ -34,9 +34,15 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return (yield)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The ``alone`` tests first (see tests.parallel)."""
-    parallel.order(items)
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's files timed for the next run's order, where every report is seen (see tests.parallel)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        config.pluginmanager.register(parallel.Stopwatch(), "arena-stopwatch")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files longest first, those with an ``alone`` test near the end (see tests.parallel)."""
+    parallel.order(items, parallel.known_seconds(config))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -13,10 +13,14 @@ other. Two kinds of test need more than a worker's share of the machine:
   an ``alone`` test an exclusive one; a second file is the turnstile that keeps later tests from starving the
   exclusive one.
 
-An ``alone`` test waits for every other worker's test in progress to end, with the machine half idle meanwhile:
-the files that hold one are given out first and such tests run first in their file (``order``), so that they wait
-for the short tests of the run's first seconds, not for a long one in the middle (the machine was a third idle for
-about 40 s of a 300-s run when they came anywhere).
+Files are given out longest first (the longest-processing-time rule: the run ends with short files, not one
+worker on a 70-s file while the others idle), by each file's seconds in the last run (pytest's cache; a run that
+deselected some of a file's tests does not count for it), else in ``file_seconds.json`` (a run's figures, committed
+for a fresh checkout: ``python -m tests.parallel`` writes the cache's into it), else 0.3 s a test. The files with an
+``alone`` test go near the end, before short files that add up to three times their own seconds: such a test waits
+for every other worker's test in progress to end, and there those are short (given out anywhere, it once waited 10 s
+at a time for the long ones, the machine a third idle), while the files after them keep the other workers busy (put
+last, they were the run's last 40 s on one worker).
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import json
 import os
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -156,11 +162,76 @@ def turn_for(item: pytest.Item) -> Iterator[None]:
             yield
 
 
-def order(items: list[pytest.Item]) -> None:
-    """The files with an ``alone`` test first, and such tests first in their file (see the module); the rest keeps
-    its order."""
-    def alone(item: pytest.Item) -> bool:
-        return item.get_closest_marker("alone") is not None
+CACHE_KEY = "arena/file-seconds"
+COMMITTED = Path(__file__).with_name("file_seconds.json")
+UNKNOWN_S = 0.3  # a test of a file no run has timed yet
+TAIL_FACTOR = 3.0  # the short files after the alone ones: three times their seconds, for the three other workers
 
-    files = {item.nodeid.split("::")[0] for item in items if alone(item)}
-    items.sort(key=lambda item: (item.nodeid.split("::")[0] not in files, not alone(item)))
+
+def file_of(nodeid: str) -> str:
+    """The test file of a node id."""
+    return nodeid.split("::")[0]
+
+
+def known_seconds(config: pytest.Config) -> dict[str, float]:
+    """Each file's seconds: the last run's where the cache has them, else the committed figures."""
+    seconds: dict[str, float] = json.loads(COMMITTED.read_text()) if COMMITTED.exists() else {}
+    cache = getattr(config, "cache", None)
+    if cache is not None:
+        seconds.update(cache.get(CACHE_KEY, {}))
+    return seconds
+
+
+def order(items: list[pytest.Item], seconds: dict[str, float]) -> None:
+    """Files longest first, those with an ``alone`` test near the end (see the module); a file's tests keep their
+    order (pytest-xdist gives files out in this order with ``--no-loadscope-reorder``)."""
+    files: dict[str, list[pytest.Item]] = defaultdict(list)
+    for item in items:
+        files[file_of(item.nodeid)].append(item)
+
+    def cost(name: str) -> float:
+        return seconds.get(name, UNKNOWN_S * len(files[name]))
+
+    alone = [name for name, tests in files.items() if any(t.get_closest_marker("alone") for t in tests)]
+    ranked = sorted((name for name in files if name not in alone), key=cost, reverse=True)
+    tail, after = TAIL_FACTOR * sum(cost(name) for name in alone), 0.0
+    cut = len(ranked)
+    while cut > 0 and after + cost(ranked[cut - 1]) <= tail:
+        cut -= 1
+        after += cost(ranked[cut])
+    items[:] = [item for name in [*ranked[:cut], *alone, *ranked[cut:]] for item in files[name]]
+
+
+class Stopwatch:
+    """Each file's seconds in this run, kept in pytest's cache for the next run's order (in the process that sees
+    every report: the xdist controller, or the only process)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.partial: set[str] = set()  # files some of whose tests were deselected
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.partial.update(file_of(item.nodeid) for item in items)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.seconds[file_of(report.nodeid)] += report.duration
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        cache = getattr(session.config, "cache", None)
+        if cache is None or not self.seconds:
+            return
+        known = dict(cache.get(CACHE_KEY, {}))
+        known.update({name: round(s, 1) for name, s in self.seconds.items() if name not in self.partial})
+        cache.set(CACHE_KEY, known)
+
+
+def save_committed(root: Path) -> None:
+    """``file_seconds.json`` from the cache of the last runs (``python -m tests.parallel``)."""
+    cached = root / ".pytest_cache" / "v" / CACHE_KEY
+    seconds = json.loads(cached.read_text())
+    COMMITTED.write_text(json.dumps(dict(sorted(seconds.items())), indent=0) + "\n")
+    print(f"{COMMITTED}: {len(seconds)} files, {sum(seconds.values()):.0f} s")
+
+
+if __name__ == "__main__":
+    save_committed(Path(__file__).resolve().parents[1])

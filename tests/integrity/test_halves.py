@@ -174,8 +174,10 @@ def test_with_halves_one_after_the_other_the_cheat_hears_nothing_and_its_partner
     run = play(tmp_path / "sequential", overlapping=False)
     assert run.learned() == 0
     listener = run.listener()
-    assert listener["exploited_decisions"] == 0 and not listener["heard"]  # it played as its honest copy
-    assert listener["frames_heard"] <= 1  # noise passes the CRC once in 256 frames: it never found its partner
+    # it never found its partner: noise passes the frame's 8-bit check once in 256 frames (about one run in 25 heard
+    # one such frame among its ten or so and played its made-up cards, which learned() counts as not the opponent's)
+    assert listener["frames_heard"] <= 1
+    assert listener["frames_heard"] == 1 or (listener["exploited_decisions"] == 0 and not listener["heard"])
     assert run.watched is not None
     [(lane, seen, alive)] = run.watched.checked[1:]
     assert lane == 1 and seen >= 16 and alive == []  # the cheat's 13 helpers among them: all gone, folders too

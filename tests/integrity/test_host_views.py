@@ -41,7 +41,7 @@ def test_the_receiver_reads_nothing_through_the_sandboxs_proc(tmp_path: Path) ->
         assert report["sharedram_spread_kb"] is None  # sysinfo(2) is refused
 
 
-@pytest.mark.foreground  # slots of wall-clock time: a loaded host delays the sender (others move Shmem far less than 128 MiB)
+@pytest.mark.foreground  # wall-clock slots: a loaded host delays the sender (others move Shmem far less)
 def test_with_the_hosts_proc_and_no_filter_the_message_gets_through(tmp_path: Path) -> None:
     """The control: the same bots, the host's /proc and no seccomp filter."""
     for report in channel(tmp_path, "--host-proc", "--no-bot-seccomp"):
