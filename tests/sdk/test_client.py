@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shutil
@@ -332,6 +333,15 @@ def test_process_with_a_bad_token_exits_with_status_1(referee: FakeReferee) -> N
     proc = run_script(SAMPLES / "calling_station.py", bot_env(ARENA_ADDRESS=referee.address, ARENA_TOKEN="bad"))
     assert proc.returncode == 1
     assert "ERROR_CODE_BAD_TOKEN" in proc.stderr
+
+
+def test_run_from_inside_a_running_event_loop_plays_the_match(referee: FakeReferee) -> None:
+    async def notebook_cell() -> MatchResult:  # a caller whose thread already runs an event loop
+        return run(Station(), address=referee.address, token=TOKEN, argv=[])
+
+    result = asyncio.run(asyncio.wait_for(notebook_cell(), RUN_TIMEOUT_S))
+    assert result.ok and result.reason is MatchEndReason.COMPLETED
+    assert_clean_exchange(referee)
 
 
 def test_threads_are_not_left_behind(referee: FakeReferee) -> None:
