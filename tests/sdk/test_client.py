@@ -179,6 +179,17 @@ def test_a_buggy_bot_still_answers_safely(
     assert len([r for r in caplog.records if r.levelno >= logging.ERROR]) >= 4
 
 
+def test_an_exception_in_act_is_logged_without_one_of_the_sdk_chained_to_it(
+    referee: FakeReferee, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The traceback logged is the bot's own: ``run`` no longer plays the match inside the ``except`` that sees no
+    event loop running, which chained "no running event loop" to every exception a bot's log showed."""
+    with caplog.at_level(logging.ERROR, logger="arena_sdk"):
+        assert run_in_thread(Crasher(), address=referee.address, token=TOKEN).ok
+    assert "ZeroDivisionError: oops" in caplog.text
+    assert "no running event loop" not in caplog.text and "During handling of the above exception" not in caplog.text
+
+
 def test_non_fatal_error_calls_the_hook_and_play_goes_on() -> None:
     referee = FakeReferee(send_timeout_error=True)
     referee.start()

@@ -471,9 +471,11 @@ def _run_loop(play: Coroutine[Any, Any, MatchResult]) -> MatchResult:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(play)
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="arena-sdk") as pool:
-        return pool.submit(asyncio.run, play).result()
+        pass  # the usual case; not played in this block, where every exception the bot's logged would chain to it
+    else:
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="arena-sdk") as pool:
+            return pool.submit(asyncio.run, play).result()
+    return asyncio.run(play)
 
 
 async def _ready(channel: grpc.aio.Channel, timeout: float) -> bool:
