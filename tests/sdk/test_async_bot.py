@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Coroutine, Sequence
@@ -23,7 +24,7 @@ from arena_sdk.client import _Session
 from arena_sdk.pb import bot_pb2, poker_pb2
 from tests.sdk.engine_match import duplicate_match
 from tests.sdk.fake_referee import TOKEN, FakeReferee
-from tests.sdk.helpers import REPO, assert_clean_match
+from tests.sdk.helpers import REPO, assert_clean_match, bot_env
 from tests.sdk.test_client import assert_clean_exchange, run_in_thread
 from tests.sdk.test_read_ahead import ScriptedCall, ScriptedChannel, answered, play, script
 
@@ -331,6 +332,26 @@ def test_the_in_process_seat_awaits_an_async_act() -> None:
     hero = AsyncStation()
     duplicate_match(hero, Station(), deals=10, seed=4)  # fails the match on any illegal action
     assert len(hero.seen) >= 20
+
+
+def readme_async_bot() -> str:
+    """The async bot of the SDK's README, as written there."""
+    text = (REPO / "proto" / "python" / "README.md").read_text()
+    found = re.search(r"## An async bot\n.*?```python\n(.*?)```", text, re.S)
+    assert found is not None
+    return found.group(1)
+
+
+def test_the_readmes_async_bot_plays_a_match(tmp_path: Path, referee: FakeReferee) -> None:
+    script = tmp_path / "async_bot.py"
+    script.write_text(readme_async_bot())
+    proc = subprocess.run([sys.executable, str(script)], cwd=REPO, capture_output=True, text=True, timeout=30,
+                          check=False, env=bot_env(ARENA_ADDRESS=referee.address, ARENA_TOKEN=TOKEN))
+    assert proc.returncode == 0, proc.stderr
+    assert referee.finished.wait(5) and referee.problems == []
+    assert referee.join is not None and referee.join.bot_name == "async-bot"
+    assert referee.exchanges[0].actions[0].kind == poker_pb2.ACTION_KIND_FOLD  # AsKd is no pair: fold to the bet
+    assert " ERROR " not in proc.stderr
 
 
 # --------------------------------------------------------------------------------- a real `arena match`
