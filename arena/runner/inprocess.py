@@ -7,6 +7,8 @@ other ways a seat is made, and never in the SDK, which imports nothing from aren
 
 from __future__ import annotations
 
+import inspect
+
 from arena.referee import Answer, Decision, InvalidAction, Seat
 from arena.transport import convert
 from arena_sdk.actions import Action, Mixed
@@ -16,7 +18,7 @@ from arena_sdk.request import Request
 
 
 class InProcessSeat(Seat):
-    """A seat whose decisions come from an ``arena_sdk.Bot`` called directly."""
+    """A seat whose decisions come from an ``arena_sdk.Bot`` called directly (awaited, if its ``act`` is async)."""
 
     def __init__(self, name: str, bot: Bot) -> None:
         self.name = name
@@ -25,6 +27,8 @@ class InProcessSeat(Seat):
     async def decide(self, decision: Decision, retry: bool) -> Answer:
         request = Request(convert.action_request(decision, decision.timeouts))
         answer = self.bot.act(request)
+        if not isinstance(answer, (Action, Mixed)) and inspect.isawaitable(answer):
+            answer = await answer  # ``async def act``
         if isinstance(answer, Mixed):
             message = poker_pb2.Action(policy=[poker_pb2.ActionChoice(
                 kind=poker_pb2.ActionKind.ValueType(int(a.kind)), amount=a.amount, probability=p)

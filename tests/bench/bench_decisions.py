@@ -5,12 +5,14 @@ launch and connection, the result line with all-in EV and AIVAT), heads-up no-li
 the bots' own (the ``decisions`` of ``--json``'s results).
 
 Rows: two C++ sample bots at ``--tables 64``, two Python SDK random bots at ``--tables 64``, two C++ bots at one
-table (the goals' three, unrecorded like the ACPC dealer's, which writes a plain log), and the first again recorded
-to a database (``--db``: every hand in SQLite with its hash chain, read back by the scoring worker). Beside them,
-the reference: the ACPC dealer (C) with its two C example players, heads-up no-limit over loopback TCP, measured on
-this machine (issue 27): 2,131 to 2,680 hands/s at 6.3 decisions a hand, 13,400 to 16,900 decisions/s. No ACPC
-dealer is built here (its source is not on the package registries this project installs from), so that line is
-the recorded figure, not one from this run. Prints a table and the goals; never asserts.
+table (the goals' three, unrecorded like the ACPC dealer's, which writes a plain log), two Python SDK calling
+stations at ``--tables 64`` (the SDK with the cheapest strategy: the random bot seeds a generator from a string for
+every decision, a quarter of its Python time, and folds often, 3.7 decisions a hand where the stations play 8), and
+the first again recorded to a database (``--db``: every hand in SQLite with its hash chain, read back by the scoring
+worker). Beside them, the reference: the ACPC dealer (C) with its two C example players, heads-up no-limit over
+loopback TCP, measured on this machine (issue 27): 2,131 to 2,680 hands/s at 6.3 decisions a hand, 13,400 to 16,900
+decisions/s. No ACPC dealer is built here (its source is not on the package registries this project installs from),
+so that line is the recorded figure, not one from this run. Prints a table and the goals; never asserts.
 Run it alone with ``python -c "from tests.bench.bench_decisions import main; main()"``, or shorter with
 ``ARENA_BENCH_DECISIONS_HANDS=4000``.
 """
@@ -44,7 +46,7 @@ class Setup:
     multiple of the ACPC dealer's decisions/s (0: no goal, a row for comparison)."""
 
     label: str
-    bots: str  # "cpp" or "python"
+    bots: str  # "cpp", "python" (random bots) or "station" (Python calling stations)
     tables: int
     goal: float
     db: bool = False
@@ -54,6 +56,7 @@ SETUPS = (
     Setup("2 C++ bots", "cpp", 64, 2.0),
     Setup("2 Python random bots", "python", 64, 1.0),
     Setup("2 C++ bots", "cpp", 1, 0.5),
+    Setup("2 Python stations", "station", 64, 0.0),
     Setup("2 C++ bots, --db", "cpp", 64, 0.0, db=True),
 )
 
@@ -82,6 +85,9 @@ def bot_flags(kind: str) -> list[str]:
     if kind == "cpp":
         return ["--bot", f"cpp1='{CPP_BOT}' --max-tables 64", "--bot", f"cpp2='{CPP_BOT}' --max-tables 64"]
     python = sys.executable
+    if kind == "station":
+        return ["--bot", f"station1='{python}' '{BOTS / 'calling_station.py'}'",
+                "--bot", f"station2='{python}' '{BOTS / 'calling_station.py'}'"]
     return ["--bot", f"random1='{python}' '{BOTS / 'random_bot.py'}' --seed 1",
             "--bot", f"random2='{python}' '{BOTS / 'random_bot.py'}' --seed 2"]
 

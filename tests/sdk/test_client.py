@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shutil
@@ -178,6 +179,17 @@ def test_a_buggy_bot_still_answers_safely(
     assert len([r for r in caplog.records if r.levelno >= logging.ERROR]) >= 4
 
 
+def test_an_exception_in_act_is_logged_without_one_of_the_sdk_chained_to_it(
+    referee: FakeReferee, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The traceback logged is the bot's own: ``run`` no longer plays the match inside the ``except`` that sees no
+    event loop running, which chained "no running event loop" to every exception a bot's log showed."""
+    with caplog.at_level(logging.ERROR, logger="arena_sdk"):
+        assert run_in_thread(Crasher(), address=referee.address, token=TOKEN).ok
+    assert "ZeroDivisionError: oops" in caplog.text
+    assert "no running event loop" not in caplog.text and "During handling of the above exception" not in caplog.text
+
+
 def test_non_fatal_error_calls_the_hook_and_play_goes_on() -> None:
     referee = FakeReferee(send_timeout_error=True)
     referee.start()
@@ -332,6 +344,15 @@ def test_process_with_a_bad_token_exits_with_status_1(referee: FakeReferee) -> N
     proc = run_script(SAMPLES / "calling_station.py", bot_env(ARENA_ADDRESS=referee.address, ARENA_TOKEN="bad"))
     assert proc.returncode == 1
     assert "ERROR_CODE_BAD_TOKEN" in proc.stderr
+
+
+def test_run_from_inside_a_running_event_loop_plays_the_match(referee: FakeReferee) -> None:
+    async def notebook_cell() -> MatchResult:  # a caller whose thread already runs an event loop
+        return run(Station(), address=referee.address, token=TOKEN, argv=[])
+
+    result = asyncio.run(asyncio.wait_for(notebook_cell(), RUN_TIMEOUT_S))
+    assert result.ok and result.reason is MatchEndReason.COMPLETED
+    assert_clean_exchange(referee)
 
 
 def test_threads_are_not_left_behind(referee: FakeReferee) -> None:

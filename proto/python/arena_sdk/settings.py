@@ -177,8 +177,9 @@ def setup_logging() -> None:
     log.setLevel(os.environ.get("ARENA_LOG_LEVEL", "INFO").upper())
 
 
-def open_channel(settings: Settings) -> grpc.Channel:
-    """The channel to the referee: TLS when a root certificate is given, quick retries while it is not up yet."""
+def open_channel(settings: Settings) -> grpc.aio.Channel:
+    """The channel to the referee (grpc.aio: open it inside the event loop that plays on it): TLS when a root
+    certificate is given, quick retries while it is not up yet."""
     options = [
         # Retry quickly while the referee is not up yet (it may start a moment after the bot).
         ("grpc.initial_reconnect_backoff_ms", 100),
@@ -188,5 +189,5 @@ def open_channel(settings: Settings) -> grpc.Channel:
     if settings.tls_ca:
         with open(settings.tls_ca, "rb") as f:
             credentials = grpc.ssl_channel_credentials(root_certificates=f.read())
-        return grpc.secure_channel(settings.address, credentials, options=options)
-    return grpc.insecure_channel(settings.address, options=options)
+        return grpc.aio.secure_channel(settings.address, credentials, options=options)
+    return grpc.aio.insecure_channel(settings.address, options=options)

@@ -124,10 +124,17 @@ _event_kind_of = _converter(EventKind)
 _CARD_BY_TEXT = {format_card(card): card for card in range(52)}  # the referee sends canonical text: "As", "Td"
 
 
+_card_of_text = _CARD_BY_TEXT.__getitem__
+
+
 def parse_card_list(texts: Iterable[str]) -> tuple[int, ...]:
     """Cards sent as text (``["As", "Kd"]``) as card ints 0..51 (see ``arena.cards``)."""
-    by_text = _CARD_BY_TEXT  # anything else ("as", "10d", not a card) goes to the full parser, which says what it is
-    return tuple([by_text[t] if t in by_text else parse_card(t) for t in texts])
+    if iter(texts) is texts:  # a one-shot iterator: kept, for the full parser should the quick read stop
+        texts = list(texts)
+    try:
+        return tuple(map(_card_of_text, texts))  # the canonical text the referee sends, read in C
+    except (KeyError, TypeError):  # anything else ("as", "10d", not a card): the full parser says what it is
+        return tuple([_CARD_BY_TEXT[t] if t in _CARD_BY_TEXT else parse_card(t) for t in texts])
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,15 +156,9 @@ class LegalActions:
     @classmethod
     def from_pb(cls, pb: poker_pb2.LegalActions) -> LegalActions:
         """Read the protocol message."""
-        return cls(
-            can_fold=pb.can_fold,
-            can_check=pb.can_check,
-            can_call=pb.can_call,
-            call_amount=int(pb.call_amount),
-            can_raise=pb.can_raise,
-            min_raise_to=int(pb.min_raise_to),
-            max_raise_to=int(pb.max_raise_to),
-        )
+        # positional, and no int() around int64 fields, which protobuf reads as ints: a request's most-read field
+        return cls(pb.can_fold, pb.can_check, pb.can_call, pb.call_amount, pb.can_raise, pb.min_raise_to,
+                   pb.max_raise_to)
 
     def clamp(self, amount: int) -> int:
         """``amount`` moved into ``[min_raise_to, max_raise_to]``, so a sized bet is always a legal raise-to total."""
