@@ -20,13 +20,16 @@ CPP_BOT = REPO / "sample_bots" / "cpp" / "build" / "arena-cpp-bot"
 PYTHON_BOTS = REPO / "sample_bots" / "python"
 
 
-def cpp(style: str = "sample", seed: int | None = None) -> str:
-    """The C++ sample bot's command: ``sample`` (its strategy), ``call`` (a calling station) or ``random`` (seeded)."""
+def cpp(style: str = "sample", seed: int | None = None, think_ms: int = 0) -> str:
+    """The C++ sample bot's command: ``sample`` (its strategy), ``call`` (a calling station) or ``random`` (seeded);
+    ``think_ms`` before each message's answers."""
     if not CPP_BOT.exists():
         pytest.fail(f"the C++ sample bot is not built ({CPP_BOT}): run make install")
     args = [str(CPP_BOT)] + ([] if style == "sample" else ["--strategy", style])
     if seed is not None:
         args += ["--seed", str(seed)]
+    if think_ms:
+        args += ["--think-ms", str(think_ms)]
     return shlex.join(args)
 
 
@@ -35,9 +38,9 @@ def caller() -> str:
     return cpp("call")
 
 
-def random_bot(seed: int) -> str:
+def random_bot(seed: int, think_ms: int = 0) -> str:
     """A seeded random bot (the C++ bot's ``random`` style): the same answers to the same requests in every run."""
-    return cpp("random", seed)
+    return cpp("random", seed, think_ms)
 
 
 def python_bot(script: str, *args: str) -> str:

@@ -21,12 +21,15 @@
 // Usage: arena-cpp-bot [--address HOST:PORT | --address unix:/path/to.sock] [--token TOKEN | --key KEY]
 //                      [--name NAME] [--bot-version VERSION] [--max-tables N] [--no-batches] [--verbose]
 //                      [--no-reconnect] [--reconnect-s SECONDS] [--strategy sample|call|random] [--seed N]
+//                      [--think-ms MS]
 //        (or ARENA_ADDRESS / ARENA_TOKEN / ARENA_KEY / ARENA_BOT_NAME / ARENA_BOT_VERSION / ARENA_MAX_TABLES /
 //        ARENA_BATCHES=0 / ARENA_VERBOSE=1 / ARENA_RECONNECT=0 / ARENA_RECONNECT_S / ARENA_BOT_STRATEGY /
 //        ARENA_BOT_SEED in the environment; arguments win, and a token wins over a key)
 // --strategy picks how it plays: `sample` (the default: strategy.cpp's plan), `call` (the calling station: check
 // when free, else call) or `random` (a uniform legal kind, a uniform legal raise; reproducible with --seed N, which
 // draws each answer from the seed and the request's ids, like sample_bots/python/random_bot.py --seed N).
+// --think-ms MS waits that long before each message's answers go out (0, the default: at once): a bot that takes its
+// time, to watch a match at a person's pace, try the clock, or keep a league from playing thousands of matches.
 // Logs go to stderr: the match, errors and rejections; every hand and decision only with --verbose. The last line
 // is "cpp-bot: decisions=N bot_us_per_decision=X.XX" (the bot's own time from receiving a message to having written
 // its answer, per decision). Exit status: 0 after MatchEnd (reconnects or not); 1 if the referee cannot be reached,
@@ -67,6 +70,7 @@ constexpr const char* kBotVersion = "1.0.0";
 constexpr const char* kDefaultName = "cpp-bot";
 constexpr std::uint32_t kDefaultMaxTables = 64;
 constexpr unsigned long kMaxTablesLimit = 100000;
+constexpr unsigned long kMaxThinkMs = 600000;  // --think-ms: at most ten minutes
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
 // After MatchEnd we close our side and wait this long for the referee to close its side.
 constexpr auto kLinger = std::chrono::seconds(2);
@@ -99,6 +103,7 @@ struct Config {
   double reconnect_s = kDefaultReconnectS;  // for at most this long after the break
   Style style = Style::kSample;  // --strategy
   std::uint64_t seed = 0;        // the random style's seed (--seed; drawn at start when not given)
+  std::uint32_t think_ms = 0;    // --think-ms: the wait before each message's answers
 };
 
 std::string env_or_empty(const char* name) {
@@ -129,7 +134,7 @@ bool switch_word(const std::string& value) {
 constexpr const char* kUsage =
     "usage: arena-cpp-bot --address HOST:PORT (--token TOKEN | --key KEY) [--name NAME] [--bot-version VERSION] "
     "[--max-tables N] [--no-batches] [--verbose] [--no-reconnect] [--reconnect-s SECONDS] "
-    "[--strategy sample|call|random] [--seed N]";
+    "[--strategy sample|call|random] [--seed N] [--think-ms MS]";
 
 // Reads the arguments (--flag value and --flag=value), then the environment. Returns an error message on bad usage.
 std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
@@ -148,7 +153,8 @@ std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
       arg = arg.substr(0, eq);
     }
     if (arg != "--address" && arg != "--token" && arg != "--key" && arg != "--name" && arg != "--bot-version" &&
-        arg != "--max-tables" && arg != "--reconnect-s" && arg != "--strategy" && arg != "--seed") {
+        arg != "--max-tables" && arg != "--reconnect-s" && arg != "--strategy" && arg != "--seed" &&
+        arg != "--think-ms") {
       return "unknown argument " + arg + " (" + kUsage + ")";
     }
     if (!inline_value) {
@@ -221,6 +227,16 @@ std::optional<std::string> parse_config(int argc, char** argv, Config& config) {
     }
   } else {
     config.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  }
+  const std::string think = pick("think-ms", "ARENA_BOT_THINK_MS");
+  if (!think.empty()) {
+    char* end = nullptr;
+    const unsigned long ms = std::strtoul(think.c_str(), &end, 10);
+    if (!std::isdigit(static_cast<unsigned char>(think[0])) || *end != '\0' || ms > kMaxThinkMs) {
+      return "bad think time '" + think + "' (--think-ms / ARENA_BOT_THINK_MS): milliseconds, 0 to " +
+             std::to_string(kMaxThinkMs);
+    }
+    config.think_ms = static_cast<std::uint32_t>(ms);
   }
   if (config.address.empty()) {
     return "no referee address: pass --address HOST:PORT (or unix:/path/to.sock) or set ARENA_ADDRESS";
@@ -468,8 +484,11 @@ class Session {
     if (decision.comment != nullptr) a->set_comment(decision.comment);  // why, for the records only
   }
 
-  // With batches, every queued action in one ActionBatch; without, one Action per message.
+  // With batches, every queued action in one ActionBatch; without, one Action per message. --think-ms first.
   void flush() {
+    if (config_.think_ms > 0 && !out_->empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(config_.think_ms));
+    }
     if (batches_) {
       ++messages_out_;
       if (!stream_->Write(batch_)) log("could not send the actions: the stream is closed");

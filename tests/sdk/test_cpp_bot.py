@@ -75,6 +75,23 @@ def test_a_match_against_the_calling_station_through_the_referee(tmp_path: Path)
         assert "stream closed after match end" in log  # it saw MatchEnd and left cleanly
 
 
+def test_think_ms_holds_every_answer_that_long(tmp_path: Path) -> None:
+    """``--think-ms 60``: the referee waits at least 60 ms for each of its answers; the same bot without it answers
+    faster (the control: its quickest answer)."""
+    db = Database(tmp_path / "arena.db")
+    spec = MatchSpec("think", "think-seed", 6, policy=ClockPolicy(per_action_ms=3000, connect_timeout_ms=15000))
+    bots = [BotSpec("thinker", f"{BOT} --strategy call --think-ms 60"), BotSpec("quick", f"{BOT} --strategy call")]
+    entry = Ledger(db).open(spec, bots)
+    result = entry.finish(asyncio.run(run_local_match(spec, bots, [entry], log_dir=tmp_path, cwd=REPO)))
+    assert result.reason == "completed"
+    took: dict[str, list[float]] = {"thinker": [], "quick": []}
+    for record in queries.hand_records(db, "think"):
+        for d in record.decisions:
+            took[record.names[d.seat]].append(d.elapsed_ms)
+    assert took["thinker"] and min(took["thinker"]) >= 60, took
+    assert took["quick"] and min(took["quick"]) < 60, took
+
+
 @pytest.fixture
 def unix_referee() -> Iterator[tuple[FakeReferee, str]]:
     """The fake referee's script served on a Unix-domain socket (a short path: sun_path holds 108 bytes)."""
@@ -181,6 +198,8 @@ def test_a_stream_that_breaks_before_match_end_is_a_failure(
         (["--address", "127.0.0.1:1"], {}, "no token"),
         (["--address", "127.0.0.1:1", "--token", "t", "--strategy", "bluff"], {}, "bad strategy 'bluff'"),
         (["--address", "127.0.0.1:1", "--token", "t"], {"ARENA_BOT_SEED": "-3"}, "bad seed '-3'"),
+        (["--address", "127.0.0.1:1", "--token", "t", "--think-ms", "1.5"], {}, "bad think time '1.5'"),
+        (["--address", "127.0.0.1:1", "--token", "t"], {"ARENA_BOT_THINK_MS": "600001"}, "bad think time '600001'"),
     ],
 )
 def test_a_missing_address_or_token_is_one_line_and_exit_2(args: list[str], env: dict[str, str], message: str) -> None:
