@@ -1,4 +1,4 @@
-"""The Python SDK's own work a message, a plain ``def act`` beside an ``async def act``: ``_Session.play`` over a
+"""The Python SDK's own work a message, a plain ``def act`` beside an ``async def act``: ``Session.play`` over a
 scripted stream with every message already read (tests/sdk/test_read_ahead's stand-in for grpc.aio's call, so no
 socket and no gRPC in the figure), the calling station's strategy, one request a message and then batches of 8.
 
@@ -12,8 +12,8 @@ import asyncio
 import time
 
 from arena_sdk import Action, Bot, Request, call, check
-from arena_sdk.client import _Session
 from arena_sdk.pb import bot_pb2
+from arena_sdk.session import Session
 from tests.sdk.helpers import make_request
 from tests.sdk.test_read_ahead import ScriptedCall, ScriptedChannel
 
@@ -52,7 +52,7 @@ def us_a_message(bot: Bot, messages: list[bot_pb2.RefereeMessage]) -> float:
     """CPU microseconds a message of one whole ``play`` of ``messages``."""
     scripted = ScriptedCall(messages)
     start = time.process_time()
-    result = asyncio.run(_Session(bot, bot_pb2.Join(token="t")).play(ScriptedChannel(scripted)))  # type: ignore[arg-type]
+    result = asyncio.run(Session(bot, bot_pb2.Join(token="t")).play(ScriptedChannel(scripted)))  # type: ignore[arg-type]
     took = time.process_time() - start
     assert result.ok, result.error
     return 1e6 * took / MESSAGES

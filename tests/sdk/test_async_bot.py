@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 from arena_sdk import Action, Bot, Request, call, check
-from arena_sdk import client as sdk_client
+from arena_sdk import dispatch as sdk_dispatch
+from arena_sdk import session as sdk_session
 from arena_sdk.callbacks import nested_loop_advice
-from arena_sdk.client import _Session
 from arena_sdk.pb import bot_pb2, poker_pb2
+from arena_sdk.session import Session
 from tests.sdk.engine_match import duplicate_match
 from tests.sdk.fake_referee import TOKEN, FakeReferee
 from tests.sdk.helpers import REPO, assert_clean_match, bot_env
@@ -145,7 +146,7 @@ def test_without_the_advice_asyncio_says_only_what_failed(
     referee: FakeReferee, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The control: what the bot's log says with the advice switched off (asyncio's bare RuntimeError)."""
-    monkeypatch.setattr(sdk_client, "nested_loop_advice", lambda name, error: None)
+    monkeypatch.setattr(sdk_dispatch, "nested_loop_advice", lambda name, error: None)
     with caplog.at_level(logging.ERROR, logger="arena_sdk"):
         result = run_in_thread(LoopStarter(run_a_loop), address=referee.address, token=TOKEN)
     assert result.ok
@@ -245,7 +246,7 @@ def test_a_cancelled_await_ends_the_run_when_taken_for_the_sdk_being_stopped(
     referee: FakeReferee, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The control: read as the SDK's own task being stopped, the bot's CancelledError ends ``run`` at once."""
-    monkeypatch.setattr(sdk_client, "_stopping", lambda: True)
+    monkeypatch.setattr(sdk_dispatch, "_stopping", lambda: True)
     with pytest.raises(asyncio.CancelledError):
         run_in_thread(CancelledUnder(), address=referee.address, token=TOKEN)
 
@@ -265,7 +266,7 @@ def test_stopping_the_sdk_while_the_bot_awaits_stops_it() -> None:
 
     async def stop_it() -> ScriptedCall:
         scripted = ScriptedCall(script())
-        task = asyncio.ensure_future(_Session(StuckOnce(), bot_pb2.Join(token="t")).play(ScriptedChannel(scripted)))
+        task = asyncio.ensure_future(Session(StuckOnce(), bot_pb2.Join(token="t")).play(ScriptedChannel(scripted)))
         await asyncio.sleep(0.05)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -300,7 +301,7 @@ class AsyncBatcher(Bot):
 def test_an_async_bot_is_read_ahead_like_a_plain_one(monkeypatch: pytest.MonkeyPatch) -> None:
     """test_read_ahead's script: the answers to the four requests already there go back in one write, in order,
     from ``async def act`` one by one and from ``async def act_batch``."""
-    monkeypatch.setattr(sdk_client, "_MERGE_S", 5.0)
+    monkeypatch.setattr(sdk_session, "_MERGE_S", 5.0)
     written = play(AsyncStation())
     assert answered(written) == [["t1", "t2", "t3", "t4"]]
     assert [(a.request_id, a.kind) for a in written[0].actions.actions] == [(i, poker_pb2.ACTION_KIND_CALL)

@@ -15,9 +15,9 @@ import grpc
 import pytest
 
 from arena_sdk import Action, Bot, Request, call, check
-from arena_sdk import client as sdk_client
-from arena_sdk.client import _Session
+from arena_sdk import session as sdk_session
 from arena_sdk.pb import bot_pb2, poker_pb2
+from arena_sdk.session import Session
 from tests.sdk.helpers import make_request
 
 
@@ -81,7 +81,7 @@ def script() -> list[bot_pb2.RefereeMessage]:
 def play(bot: Bot) -> list[bot_pb2.BotMessage]:
     """What ``bot`` writes on the scripted stream after its Join."""
     scripted = ScriptedCall(script())
-    result = asyncio.run(_Session(bot, bot_pb2.Join(token="t")).play(ScriptedChannel(scripted)))  # type: ignore[arg-type]
+    result = asyncio.run(Session(bot, bot_pb2.Join(token="t")).play(ScriptedChannel(scripted)))  # type: ignore[arg-type]
     assert result.ok, result.error
     assert scripted.written[0].WhichOneof("msg") == "join"
     return scripted.written[1:]
@@ -94,7 +94,7 @@ def answered(messages: Sequence[bot_pb2.BotMessage]) -> list[list[str]]:
 
 
 def test_answers_to_messages_already_here_go_in_one_write_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sdk_client, "_MERGE_S", 5.0)  # however loaded the machine: the time bound is tested below
+    monkeypatch.setattr(sdk_session, "_MERGE_S", 5.0)  # however loaded the machine: the time bound is tested below
     written = play(Station())
     assert answered(written) == [["t1", "t2", "t3", "t4"]]
     assert [a.request_id for a in written[0].actions.actions] == [1, 2, 3, 4]
@@ -102,18 +102,18 @@ def test_answers_to_messages_already_here_go_in_one_write_in_order(monkeypatch: 
 
 
 def test_without_read_ahead_each_message_is_answered_by_itself(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sdk_client, "_MERGE_S", 5.0)
-    monkeypatch.setattr(sdk_client, "_MERGE_MESSAGES", 1)  # the positive control: one message per write
+    monkeypatch.setattr(sdk_session, "_MERGE_S", 5.0)
+    monkeypatch.setattr(sdk_session, "_MERGE_MESSAGES", 1)  # the positive control: one message per write
     assert answered(play(Station())) == [["t1"], ["t2"], ["t3", "t4"]]
 
 
 def test_a_slow_bot_writes_what_it_has_answered_without_waiting_for_the_rest() -> None:
-    assert sdk_client._MERGE_S < 0.02
+    assert sdk_session._MERGE_S < 0.02
     assert answered(play(Station(think_s=0.02))) == [["t1"], ["t2"], ["t3", "t4"]]
 
 
 def test_merged_answers_keep_every_action_in_order() -> None:
-    session = _Session(Station(), bot_pb2.Join())
+    session = Session(Station(), bot_pb2.Join())
     one = bot_pb2.BotMessage(action=poker_pb2.Action(table_id="a", request_id=1))
     session.outbox.put(one)
     assert session._merged_answers() is one  # alone, as it was built

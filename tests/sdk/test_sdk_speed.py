@@ -23,8 +23,8 @@ from arena_sdk import (
     check,
     raise_to,
 )
-from arena_sdk.client import _Session
 from arena_sdk.pb import bot_pb2, poker_pb2
+from arena_sdk.session import Session
 from arena_sdk.types import _event_kind_of, _seat_status_of, _street_of, _structure_of, parse_card_list
 from tests.sdk.helpers import make_request, random_request
 
@@ -139,7 +139,7 @@ class Scripted(Bot):
 
 @pytest.mark.parametrize("answer", [check(), call(), raise_to(777)])
 def test_the_answer_is_the_message_the_plain_constructors_build(answer: Action) -> None:
-    session = _Session(Scripted(answer), bot_pb2.Join())
+    session = Session(Scripted(answer), bot_pb2.Join())
     pb = make_request(request_id=41, hand_id="m1-t3-h9", table_id="t3")
     session._handle(bot_pb2.RefereeMessage(action_request=pb))
     sent = session.outbox.get_nowait()
@@ -159,7 +159,7 @@ def test_the_answer_is_the_message_the_plain_constructors_build(answer: Action) 
 
 
 def test_an_all_default_answer_still_carries_an_action() -> None:
-    session = _Session(Scripted(check()), bot_pb2.Join())
+    session = Session(Scripted(check()), bot_pb2.Join())
     session._send_pb("", "", 0, 0, 0)
     sent = session.outbox.get_nowait()
     assert sent is not None and sent.WhichOneof("msg") == "action"
