@@ -13,12 +13,12 @@ import subprocess
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from arena_sdk import Action, Bot, Request, call, check
-from arena_sdk import dispatch as sdk_dispatch
+from arena_sdk import callbacks as sdk_callbacks
 from arena_sdk import session as sdk_session
 from arena_sdk.callbacks import nested_loop_advice
 from arena_sdk.pb import bot_pb2, poker_pb2
@@ -27,7 +27,7 @@ from tests.sdk.engine_match import duplicate_match
 from tests.sdk.fake_referee import TOKEN, FakeReferee
 from tests.sdk.helpers import REPO, assert_clean_match, bot_env
 from tests.sdk.test_client import assert_clean_exchange, run_in_thread
-from tests.sdk.test_read_ahead import ScriptedCall, ScriptedChannel, answered, play, script
+from tests.sdk.test_read_ahead import ScriptedCall, ScriptedChannel, Station, answered, play, script
 
 ADVICE = "act runs on the SDK's event loop, so it cannot run one of its own"
 
@@ -146,7 +146,7 @@ def test_without_the_advice_asyncio_says_only_what_failed(
     referee: FakeReferee, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The control: what the bot's log says with the advice switched off (asyncio's bare RuntimeError)."""
-    monkeypatch.setattr(sdk_dispatch, "nested_loop_advice", lambda name, error: None)
+    monkeypatch.setattr(sdk_callbacks, "nested_loop_advice", lambda name, error: None)
     with caplog.at_level(logging.ERROR, logger="arena_sdk"):
         result = run_in_thread(LoopStarter(run_a_loop), address=referee.address, token=TOKEN)
     assert result.ok
@@ -246,7 +246,7 @@ def test_a_cancelled_await_ends_the_run_when_taken_for_the_sdk_being_stopped(
     referee: FakeReferee, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The control: read as the SDK's own task being stopped, the bot's CancelledError ends ``run`` at once."""
-    monkeypatch.setattr(sdk_dispatch, "_stopping", lambda: True)
+    monkeypatch.setattr(sdk_callbacks, "_stopping", lambda: True)
     with pytest.raises(asyncio.CancelledError):
         run_in_thread(CancelledUnder(), address=referee.address, token=TOKEN)
 
@@ -311,6 +311,40 @@ def test_an_async_bot_is_read_ahead_like_a_plain_one(monkeypatch: pytest.MonkeyP
     assert answered(written) == [["t1", "t2", "t3", "t4"]]
     assert (batcher.alone, batcher.calls) == ([1, 2], [2])  # two requests alone, then the batch of two in one call
     assert {a.kind for a in written[0].actions.actions} == {poker_pb2.ACTION_KIND_CALL}
+
+
+def handled(bot: Bot) -> list[str]:
+    """How the one dispatch (``Session.handle``) handled each message of test_read_ahead's script, on a running
+    loop: "done" (nothing left to await), "in one step" (what was left finished without suspending) or
+    "suspended" (it awaited the bot)."""
+
+    async def drive() -> list[str]:
+        session = Session(bot, bot_pb2.Join(token="t"))
+        how = []
+        for message in script():
+            later = session.handle(message)
+            if later is None:
+                how.append("done")
+                continue
+            steps = cast("Coroutine[Any, Any, None]", later)
+            try:
+                steps.send(None)
+            except StopIteration:
+                how.append("in one step")
+            else:
+                steps.close()
+                how.append("suspended")
+        return how
+
+    return asyncio.run(drive())
+
+
+def test_a_plain_bot_goes_through_the_dispatch_without_a_coroutine_or_a_suspension() -> None:
+    """One dispatch serves both kinds of bot: a plain bot's single messages are handled at once (no coroutine made:
+    the hot path), its batch and MatchEnd in one step, so that nothing else runs on the loop between its call and
+    its answer; the control, an async bot's messages all suspend at its awaits."""
+    assert handled(Station()) == ["done"] * 3 + ["in one step"] * 2
+    assert handled(AsyncStation()) == ["suspended"] * 5
 
 
 def test_the_default_act_batch_awaits_an_async_act() -> None:

@@ -141,7 +141,7 @@ class Scripted(Bot):
 def test_the_answer_is_the_message_the_plain_constructors_build(answer: Action) -> None:
     session = Session(Scripted(answer), bot_pb2.Join())
     pb = make_request(request_id=41, hand_id="m1-t3-h9", table_id="t3")
-    session._handle(bot_pb2.RefereeMessage(action_request=pb))
+    assert session.handle(bot_pb2.RefereeMessage(action_request=pb)) is None  # a plain bot's: handled here
     sent = session.outbox.get_nowait()
     expected = bot_pb2.BotMessage(
         action=poker_pb2.Action(

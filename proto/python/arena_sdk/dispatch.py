@@ -1,27 +1,26 @@
 """``Dispatch``: a referee message handed to the bot's callbacks, what it means for the match (the open requests, the
 Welcome, the MatchEnd, a fatal Error), and the bot's answers built as messages to write (the outbox).
 
-A plain bot's messages are handled by ``_handle``; a bot that declares any callback ``async def`` has them handled by
-``_handle_async``, the same steps with each callback's result awaited, while the stream is read ahead. The path from a
-request to its answer is kept short, since it sets how fast a quick bot can play: the request is read lazily
-(``Request``), the answer built in place, in the batch's ``ActionBatch`` when there is one.
+One dispatch for every bot. Each step gives None once it is done, or, where a bot's ``async def`` callback gave an
+awaitable, what is left of it to await (``arena_sdk.callbacks``): a plain bot's messages are handled to their end
+with no coroutine made (a batch's makes one), an async bot's callbacks are awaited on the SDK's loop, one message at
+a time, in order, while the stream is read ahead. The path from a request to its answer is kept short, since it sets
+how fast a quick bot can play: the request is read lazily (``Request``), the answer built in place, in the batch's
+``ActionBatch`` when there is one.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import inspect
 import logging
 import queue
-import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from arena_sdk.actions import Action, Mixed, safe_action
 from arena_sdk.bot import Bot
-from arena_sdk.callbacks import declares_async, nested_loop_advice
+from arena_sdk.callbacks import Callbacks
 from arena_sdk.pb import bot_pb2, poker_pb2
 from arena_sdk.request import Request
 from arena_sdk.results import MatchResult
@@ -36,9 +35,9 @@ _T = TypeVar("_T")
 
 
 class Dispatch:
-    """The referee's messages handled in order (``_handle``, ``_handle_async``): the bot's callbacks called, their
-    answers put in ``outbox``, and the match's state noted. ``broke_at``: for a stream that takes the seat back
-    after another broke, when that one broke (``time.monotonic``)."""
+    """The referee's messages handled in order (``handle``): the bot's callbacks called, their answers put in
+    ``outbox``, and the match's state noted. ``broke_at``: for a stream that takes the seat back after another
+    broke, when that one broke (``time.monotonic``)."""
 
     def __init__(self, bot: Bot, join: bot_pb2.Join, league: bool = False, match_id: str = "",
                  broke_at: float | None = None) -> None:
@@ -54,44 +53,65 @@ class Dispatch:
         self.open: dict[str, Request] = {}  # table_id -> the latest request (kept for rejections)
         self.result: MatchResult | None = None
         self.match_id = match_id
+        callbacks = Callbacks(bot)
+        self._hook = callbacks.hook
+        self._decide = callbacks.decide
+        self._act_batch = callbacks.act_batch
         self._batch: bot_pb2.BotMessage | None = None  # while a batch is handled: the ActionBatch its answers go in
         self._custom_batch = batches_itself(bot)
-        self._awaits = declares_async(bot)  # a callback is ``async def``: messages handled by ``_handle_async``
         self._debug = log.isEnabledFor(logging.DEBUG)  # every answer logged (ARENA_LOG_LEVEL=DEBUG); read per message
 
-    def _handle(self, msg: bot_pb2.RefereeMessage) -> None:
+    def handle(self, msg: bot_pb2.RefereeMessage) -> Awaitable[None] | None:
+        """One referee message: the bot's callback for it called, its answer put in the outbox. None once done, or
+        what is left of it to await: always for a batch, a MatchEnd or an Error; for a request or a hook only where an
+        async callback gave an awaitable (a plain bot's never do: its requests make no coroutine)."""
         self._debug = log.isEnabledFor(logging.DEBUG)
         which = msg.WhichOneof("msg")
         if which == "action_request":
-            self._on_request(msg.action_request)
-        elif which == "batch":
-            self._on_batch(msg.batch)
-        elif which == "action_rejected":
-            self._on_rejected(msg.action_rejected)
-        elif which == "hand_start":
-            self._hook("on_hand_start", self.bot.on_hand_start, msg.hand_start)
-        elif which == "hand_end":
+            request = self._read_request(msg.action_request)
+            return None if request is None else self._answer("act", self.bot.act, request)
+        if which == "batch":
+            return self._on_batch(msg.batch)
+        if which == "action_rejected":
+            request = self._rejected(msg.action_rejected)
+            if request is None:
+                return None
+            return self._answer("on_rejected", functools.partial(self.bot.on_rejected, msg.action_rejected), request)
+        if which == "hand_start":
+            return self._hook("on_hand_start", self.bot.on_hand_start, msg.hand_start)
+        if which == "hand_end":
             self.open.pop(msg.hand_end.table_id, None)
-            self._hook("on_hand_end", self.bot.on_hand_end, msg.hand_end)
-        elif which == "welcome":
+            return self._hook("on_hand_end", self.bot.on_hand_end, msg.hand_end)
+        if which == "welcome":
             self._welcomed(msg.welcome)
-            self._hook("on_welcome", self.bot.on_welcome, msg.welcome)
-        elif which == "match_end":
-            self._hook("on_match_end", self.bot.on_match_end, msg.match_end)
-            self._ended(msg.match_end)
-        elif which == "error":
-            self._hook("on_error", self.bot.on_error, msg.error)
-            self._errored(msg.error)
-        else:
-            log.debug("ignoring a message this SDK does not know: %s", which)
+            return self._hook("on_welcome", self.bot.on_welcome, msg.welcome)
+        if which == "match_end":
+            return self._hook_then("on_match_end", self.bot.on_match_end, msg.match_end, self._ended)
+        if which == "error":
+            return self._hook_then("on_error", self.bot.on_error, msg.error, self._errored)
+        log.debug("ignoring a message this SDK does not know: %s", which)
+        return None
 
-    def _on_request(self, pb: bot_pb2.ActionRequest) -> None:
-        request = self._read_request(pb)
-        if request is not None:
-            action = self._decide("act", self.bot.act, request)
-            self._send(request, action or safe_action(request))
+    def _answer(self, name: str, decide: Callable[[Request], object], request: Request) -> Awaitable[None] | None:
+        """``decide``'s answer to ``request`` sent (the safe action if it gave none): None once sent, or what awaits
+        the answer and then sends it."""
+        answer = self._decide(name, decide, request)
+        if answer is None or isinstance(answer, (Action, Mixed)):
+            self._send(request, answer or safe_action(request))
+            return None
+        return self._send_awaited(request, answer)
 
-    def _on_batch(self, batch: bot_pb2.RefereeBatch) -> None:
+    async def _send_awaited(self, request: Request, answer: Awaitable[Action | Mixed | None]) -> None:
+        """An async callback's answer to ``request``, awaited and sent."""
+        self._send(request, await answer or safe_action(request))
+
+    async def _hook_then(self, name: str, hook: Callable[[_T], object], msg: _T, then: Callable[[_T], None]) -> None:
+        """The hook called (and awaited), then ``then(msg)``: the match's state noted after the bot heard it."""
+        if (later := self._hook(name, hook, msg)) is not None:
+            await later
+        then(msg)
+
+    async def _on_batch(self, batch: bot_pb2.RefereeBatch) -> None:
         """Every message of a batch in order; its requests answered together (``act_batch``), all its answers sent
         in one ActionBatch, built in place (one answer alone goes as an Action, as without a batch)."""
         out = self._batch = bot_pb2.BotMessage()
@@ -103,106 +123,18 @@ class Dispatch:
                     request = self._read_request(inner.action_request)
                     if request is not None:
                         requests.append(request)
-                elif which != "batch":  # never nested; one that is would be ignored
-                    self._handle(inner)
-            if requests:
-                self._answer_all(requests)
+                elif which != "batch" and (later := self.handle(inner)) is not None:  # never nested; one is ignored
+                    await later
+            if requests and not self._custom_batch:  # act on each, each failure on its own
+                for request in requests:
+                    if (later := self._answer("act", self.bot.act, request)) is not None:
+                        await later
+            elif requests:
+                answers = self._act_batch(requests)
+                self._send_all(requests, answers if isinstance(answers, list) else await answers)
         finally:
             self._batch = None
         self._put_batch(out)
-
-    def _answer_all(self, requests: list[Request]) -> None:
-        if not self._custom_batch:  # act on each, each failure on its own
-            for request in requests:
-                self._send(request, self._decide("act", self.bot.act, request) or safe_action(request))
-            return
-        try:
-            actions = list(self.bot.act_batch(requests))  # type: ignore[arg-type]  # a plain one: a sequence
-            if len(actions) != len(requests):
-                raise ValueError(f"act_batch returned {len(actions)} actions for {len(requests)} requests")
-        except Exception:
-            actions = self._batch_failed(requests)
-        self._send_all(requests, actions)
-
-    def _on_rejected(self, rejection: bot_pb2.ActionRejected) -> None:
-        request = self._rejected(rejection)
-        if request is not None:
-            action = self._decide("on_rejected", functools.partial(self.bot.on_rejected, rejection), request)
-            self._send(request, action or safe_action(request))
-
-    # ------------------------------------------------------------------ dispatch (a bot with an async callback)
-
-    async def _handle_async(self, msg: bot_pb2.RefereeMessage) -> None:
-        """``_handle`` for a bot that declared any callback ``async def``: the same steps, each callback's result
-        awaited when it is awaitable. Messages are still handled one at a time, in order; the reader reads ahead
-        while the bot awaits."""
-        self._debug = log.isEnabledFor(logging.DEBUG)
-        which = msg.WhichOneof("msg")
-        if which == "action_request":
-            request = self._read_request(msg.action_request)
-            if request is not None:
-                self._send(request, await self._decide_async("act", self.bot.act, request) or safe_action(request))
-        elif which == "batch":
-            await self._on_batch_async(msg.batch)
-        elif which == "action_rejected":
-            request = self._rejected(msg.action_rejected)
-            if request is not None:
-                decide = functools.partial(self.bot.on_rejected, msg.action_rejected)
-                self._send(request, await self._decide_async("on_rejected", decide, request) or safe_action(request))
-        elif which == "hand_start":
-            await self._hook_async("on_hand_start", self.bot.on_hand_start, msg.hand_start)
-        elif which == "hand_end":
-            self.open.pop(msg.hand_end.table_id, None)
-            await self._hook_async("on_hand_end", self.bot.on_hand_end, msg.hand_end)
-        elif which == "welcome":
-            self._welcomed(msg.welcome)
-            await self._hook_async("on_welcome", self.bot.on_welcome, msg.welcome)
-        elif which == "match_end":
-            await self._hook_async("on_match_end", self.bot.on_match_end, msg.match_end)
-            self._ended(msg.match_end)
-        elif which == "error":
-            await self._hook_async("on_error", self.bot.on_error, msg.error)
-            self._errored(msg.error)
-        else:
-            log.debug("ignoring a message this SDK does not know: %s", which)
-
-    async def _on_batch_async(self, batch: bot_pb2.RefereeBatch) -> None:
-        """``_on_batch`` with the callbacks awaited."""
-        out = self._batch = bot_pb2.BotMessage()
-        requests: list[Request] = []
-        try:
-            for inner in batch.messages:
-                which = inner.WhichOneof("msg")
-                if which == "action_request":
-                    request = self._read_request(inner.action_request)
-                    if request is not None:
-                        requests.append(request)
-                elif which != "batch":
-                    await self._handle_async(inner)
-            if requests:
-                await self._answer_all_async(requests)
-        finally:
-            self._batch = None
-        self._put_batch(out)
-
-    async def _answer_all_async(self, requests: list[Request]) -> None:
-        """``_answer_all`` with ``act`` or ``act_batch`` awaited."""
-        if not self._custom_batch:
-            for request in requests:
-                self._send(request, await self._decide_async("act", self.bot.act, request) or safe_action(request))
-            return
-        try:
-            answers = self.bot.act_batch(requests)
-            actions = list(await answers if inspect.isawaitable(answers) else answers)
-            if len(actions) != len(requests):
-                raise ValueError(f"act_batch returned {len(actions)} actions for {len(requests)} requests")
-        except Exception:
-            actions = self._batch_failed(requests)
-        except asyncio.CancelledError:
-            if _stopping():
-                raise
-            actions = self._batch_failed(requests)
-        self._send_all(requests, actions)
 
     # ------------------------------------------------------------------ what a message means, besides the bot's call
 
@@ -218,16 +150,6 @@ class Dispatch:
         self.asked += 1
         self.open[request.table_id] = request
         return request
-
-    def _put_batch(self, out: bot_pb2.BotMessage) -> None:
-        """A batch's answers, built in ``out``, to the outbox: one alone as an Action, as without a batch."""
-        actions = out.actions.actions
-        if len(actions) == 1:
-            single = bot_pb2.BotMessage()
-            single.action.CopyFrom(actions[0])
-            self.outbox.put(single)
-        elif actions:
-            self.outbox.put(out)
 
     def _rejected(self, rejection: bot_pb2.ActionRejected) -> Request | None:
         """The open request a rejection is about (logged), or None if it is not open here."""
@@ -274,60 +196,7 @@ class Dispatch:
         else:
             log.warning("%s", text)
 
-    # ------------------------------------------------------------------ calling the bot safely
-
-    def _hook(self, name: str, hook: Callable[[_T], object], msg: _T) -> None:
-        try:
-            returned = hook(msg)
-        except Exception:
-            self._hook_failed(name)
-            return
-        if returned is not None and inspect.isawaitable(returned):
-            log.error("%s; carrying on", self._not_awaited(name, returned))
-
-    async def _hook_async(self, name: str, hook: Callable[[_T], object], msg: _T) -> None:
-        try:
-            returned = hook(msg)
-            if inspect.isawaitable(returned):
-                await returned
-        except Exception:
-            self._hook_failed(name)
-        except asyncio.CancelledError:
-            if _stopping():
-                raise
-            self._hook_failed(name)
-
-    def _decide(self, name: str, decide: Callable[[Request], object], request: Request) -> Action | Mixed | None:
-        """The bot's answer, or None (meaning: send the safe action) if it raised or returned a non-Action."""
-        try:
-            action = decide(request)
-        except Exception:
-            self._decide_failed(name, request)
-            return None
-        if isinstance(action, (Action, Mixed)):
-            return action
-        self._not_an_action(name, action, request)
-        return None
-
-    async def _decide_async(self, name: str, decide: Callable[[Request], object],
-                            request: Request) -> Action | Mixed | None:
-        """``_decide`` with the answer awaited when it is awaitable (``async def act``)."""
-        try:
-            action = decide(request)
-            if inspect.isawaitable(action):
-                action = await action
-        except Exception:
-            self._decide_failed(name, request)
-            return None
-        except asyncio.CancelledError:
-            if _stopping():
-                raise
-            self._decide_failed(name, request)
-            return None
-        if isinstance(action, (Action, Mixed)):
-            return action
-        self._not_an_action(name, action, request)
-        return None
+    # ------------------------------------------------------------------ the answers, built in place
 
     def _send_all(self, requests: list[Request], actions: list[Any]) -> None:
         """``act_batch``'s answers sent, each in its request's place; the safe action for any that is not one."""
@@ -337,55 +206,6 @@ class Dispatch:
                           action, request.request_id, safe_action(request))
                 action = safe_action(request)
             self._send(request, action)
-
-    # ------------------------------------------------------------------ what is logged when a callback fails
-
-    def _hook_failed(self, name: str) -> None:
-        """Log the exception being handled, raised by the hook ``name``: play goes on."""
-        advice = nested_loop_advice(name, sys.exc_info()[1])
-        log.error("%s.%s raised%s; carrying on", type(self.bot).__name__, name, f": {advice}" if advice else "",
-                  exc_info=True)
-
-    def _decide_failed(self, name: str, request: Request) -> None:
-        """Log the exception being handled, raised by ``name`` on ``request``: the safe action goes instead."""
-        advice = nested_loop_advice(name, sys.exc_info()[1])
-        if advice is None:
-            log.exception("%s.%s raised on request %d; sending %s", type(self.bot).__name__, name,
-                          request.request_id, safe_action(request))
-            return
-        log.error("%s.%s on request %d: %s; sending %s instead, as for any exception in %s (the bot keeps its seat)",
-                  type(self.bot).__name__, name, request.request_id, advice, safe_action(request), name,
-                  exc_info=True)
-
-    def _batch_failed(self, requests: list[Request]) -> list[Any]:
-        """Log why ``act_batch`` gave no answers (the exception being handled); the safe action for each request."""
-        advice = nested_loop_advice("act_batch", sys.exc_info()[1])
-        log.error("%s.act_batch raised%s; sending the safe action for all %d requests", type(self.bot).__name__,
-                  f": {advice}" if advice else "", len(requests), exc_info=True)
-        return [safe_action(r) for r in requests]
-
-    def _not_an_action(self, name: str, action: object, request: Request) -> None:
-        """Log what ``name`` returned instead of an Action (``on_rejected`` may return None: the safe action)."""
-        if action is None and name == "on_rejected":
-            return
-        if inspect.isawaitable(action):
-            log.error("%s; sending %s", self._not_awaited(name, action), safe_action(request))
-            return
-        log.error(
-            "%s.%s returned %r, not an Action; sending %s",
-            type(self.bot).__name__,
-            name,
-            action,
-            safe_action(request),
-        )
-
-    def _not_awaited(self, name: str, returned: object) -> str:
-        """What to say of a plain callback that returned an awaitable, which the SDK does not await (it awaits the
-        callbacks of a bot that declared one ``async def``); a coroutine is closed, so Python adds no warning."""
-        if inspect.iscoroutine(returned):
-            returned.close()
-        return (f"{type(self.bot).__name__}.{name} returned {returned!r}, an awaitable, but no callback of the bot "
-                f"is declared async def, so nothing awaits it: declare it `async def {name}`")
 
     def _send(self, request: Request, action: Action | Mixed) -> None:
         if self._debug:
@@ -420,9 +240,12 @@ class Dispatch:
         if msg is not None:
             self.outbox.put(msg)
 
-
-def _stopping() -> bool:
-    """Whether the task running now was asked to stop (``Task.cancel``: the program is ending): a CancelledError
-    then is not the bot's own (one that a bot's awaits raised is its bug, and answered as any exception is)."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
+    def _put_batch(self, out: bot_pb2.BotMessage) -> None:
+        """A batch's answers, built in ``out``, to the outbox: one alone as an Action, as without a batch."""
+        actions = out.actions.actions
+        if len(actions) == 1:
+            single = bot_pb2.BotMessage()
+            single.action.CopyFrom(actions[0])
+            self.outbox.put(single)
+        elif actions:
+            self.outbox.put(out)

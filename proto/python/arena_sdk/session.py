@@ -82,10 +82,8 @@ class Session(Dispatch):
                 if isinstance(msg, grpc.RpcError):
                     self._broke(msg)
                     break
-                if self._awaits:
-                    await self._handle_async(msg)
-                else:
-                    self._handle(msg)
+                if (later := self.handle(msg)) is not None:
+                    await later
                 self._handled += 1
                 if inbox and inbox[0] is not _EOF and self._handled < _MERGE_MESSAGES and \
                         time.perf_counter() - since_write < _MERGE_S:
