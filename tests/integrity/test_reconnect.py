@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -195,7 +196,11 @@ def test_a_python_sdk_bot_stopped_for_6_s_rejoins_and_loses_only_what_the_clock_
 ) -> None:
     run, _ = python_runs
     assert_played_on(run)
-    assert "WARNING the stream broke before MatchEnd (UNAVAILABLE" in run.log
+    # the referee closed the connection while the bot was stopped: grpc.aio says so as UNAVAILABLE ("Stream removed
+    # (sendmsg: Broken pipe)") or, when the bot's first write after SIGCONT finds the stream gone, as INTERNAL
+    # ("Internal error from Core"): two of four runs each way here
+    assert re.search(r"WARNING the stream broke before MatchEnd \((UNAVAILABLE|INTERNAL: Internal error from Core)",
+                     run.log), run.log
     assert "WARNING reconnected: rejoined match" in run.log
     assert "1 reconnect(s)" in run.log
 
