@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests import parallel
+from tests.publish.chromium import CHROMIUM, Chromium
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("ARENA_SHARED", REPO.parent / "shared"))
@@ -24,6 +25,19 @@ def conformance() -> Path:
             pytest.fail(f"conformance hands not found at {CONFORMANCE} (set ARENA_SHARED)")
         pytest.skip(f"conformance hands not found at {CONFORMANCE}")
     return CONFORMANCE
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Chromium]:
+    """Debian's headless Chromium, one per test worker (started on its first page, quit at the session's end).
+    Skipped on a developer machine without /usr/bin/chromium; in CI (``CI`` set) a missing browser is a failure."""
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: CI must install Debian's chromium (apt-get install -y chromium)")
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium); in CI this test fails instead")
+    browser = Chromium(CHROMIUM)
+    yield browser
+    browser.close()
 
 
 @pytest.hookimpl(wrapper=True)

@@ -30,8 +30,8 @@ from arena.records import queries
 from arena.records.db import Database
 from arena.referee import MatchKind, MatchStatus
 from tests.bots import random_bot
+from tests.publish.chromium import Chromium
 from tests.publish.test_browser import Visible, visible
-from tests.publish.test_browser import run as run_chromium
 
 REPO = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena"]
@@ -162,7 +162,7 @@ def matches_per_bot(db_path: Path, ids: list[str]) -> tuple[Counter[str], list[t
     return Counter(name for table in tables for name in table), tables
 
 
-def test_a_league_plays_rates_publishes_and_survives_sigkill(league: League, chromium: Path, tmp_path: Path) -> None:
+def test_a_league_plays_rates_publishes_and_survives_sigkill(league: League, chromium: Chromium) -> None:
     league.start_host()
     for name in BOTS:
         league.start_bot(name)
@@ -243,13 +243,13 @@ def test_a_league_plays_rates_publishes_and_survives_sigkill(league: League, chr
 
     # The live site in a real browser
     wait_for("the site rebuilt", lambda: league.get("/api/leaderboard")["rows"])
-    page = visible(run_chromium(chromium, tmp_path, "--dump-dom", f"http://127.0.0.1:{league.http}/"))
+    page = visible(chromium.dump_dom(f"http://127.0.0.1:{league.http}/"))
     names = {cells[1] for cells in page.rows}
     assert {"b1@1.0", "b6@2.0"} <= names, names
-    dom = run_chromium(chromium, tmp_path, "--dump-dom", f"http://127.0.0.1:{league.http}/league.html")
+    dom = chromium.dump_dom(f"http://127.0.0.1:{league.http}/league.html")
     live = Visible("league-bots")
     live.feed(dom)
-    assert "league.html" in run_chromium(chromium, tmp_path, "--dump-dom", f"http://127.0.0.1:{league.http}/")
+    assert "league.html" in chromium.dump_dom(f"http://127.0.0.1:{league.http}/")
     shown = {cells[0]: cells for cells in live.rows}
     assert set(shown) == set(BOTS), shown
     assert shown["b5"][3] == "revoked" and shown["b1"][3] == "yes" and shown["b6"][2] == "2.0"

@@ -14,7 +14,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +30,7 @@ from arena.records.phh_sink import decision_comments
 from arena.referee import MatchKind
 from tests.publish import browser
 from tests.publish.browser import parse_dom
+from tests.publish.chromium import Chromium
 from tests.publish.helpers import caller, commenting, folder, gambler, play, raiser
 from tests.publish.test_hand_viewer import on_screen, recorded
 
@@ -77,9 +77,9 @@ def get(live: Live, path: str) -> tuple[int, str]:
         return error.code, error.read().decode()
 
 
-def test_the_live_viewer_reads_hands_from_the_database(live: Live, chromium: Path, tmp_path: Path) -> None:
+def test_the_live_viewer_reads_hands_from_the_database(live: Live, chromium: Chromium) -> None:
     assert sorted(p.name for p in live.site.folder.rglob("*.js")) == ["hand.js"]  # the viewer, no data file
-    got = browser.probe(chromium, tmp_path, live.base, live.site.folder, "probe-live.html",
+    got = browser.probe(chromium, live.base, live.site.folder, "probe-live.html",
                         '<iframe src="matches/lg-1.html" width="1200" height="900"></iframe>',
                         'const link = [...f[0].contentDocument.querySelectorAll("table.hands a")]'
                         '.find(a => a.textContent === "5"); link.click(); const d = await shown(f[0], "Hand 5");'

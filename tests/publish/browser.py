@@ -16,7 +16,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.publish.test_browser import run
+from tests.publish.chromium import Chromium
 
 VIRTUAL_MS = 20_000  # virtual time Chromium gives a page's scripts before it dumps it: idle time passes at once
 
@@ -58,7 +58,7 @@ const key = (frame, k, shift) => frame.contentDocument.dispatchEvent(
 ``failed`` (it shows a message: its text), ``key`` (a key pressed in a frame)."""
 
 
-def probe(chromium: Path, tmp: Path, base: str, folder: Path, name: str, frames: str, script: str) -> Any:
+def probe(chromium: Chromium, base: str, folder: Path, name: str, frames: str, script: str) -> Any:
     """Write a probe page ``name`` into ``folder`` (served at ``base``) with ``frames``; once they have loaded,
     ``script`` (the body of an async JavaScript function, the frames in ``f``, ``HELPERS`` at hand) returns a
     value, which comes back here from JSON."""
@@ -68,7 +68,7 @@ def probe(chromium: Path, tmp: Path, base: str, folder: Path, name: str, frames:
         f' try {{ v = await (async () => {{ {script} }})(); }} catch (e) {{ v = {{error: String(e)}}; }}'
         ' document.getElementById("out").textContent = JSON.stringify(v); });'
         "</script></body></html>", encoding="utf-8")
-    dom = run(chromium, tmp, f"--virtual-time-budget={VIRTUAL_MS}", "--dump-dom", base + name)
+    dom = chromium.dump_dom(base + name, virtual_ms=VIRTUAL_MS)
     start = dom.index('<pre id="out">') + len('<pre id="out">')
     value = json.loads(html.unescape(dom[start:dom.index("</pre>", start)]))
     assert not (isinstance(value, dict) and "error" in value), value

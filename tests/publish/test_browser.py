@@ -1,57 +1,25 @@
 """The published site in a real browser: Debian's headless Chromium opens it from file:// and we check what a
 person would see (title, bots in rank order, formatted numbers, plots that decode) and that a screenshot of the
-page is not blank. Skipped only on a developer machine without /usr/bin/chromium; in CI (``CI`` set) a missing
-browser is a failure.
+page is not blank. The browser: tests/publish/chromium.py, through the ``chromium`` fixture (tests/conftest.py),
+skipped only on a developer machine without /usr/bin/chromium; in CI (``CI`` set) a missing browser is a failure.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
-import pytest
 from matplotlib.image import imread
 
 from arena.publish import formatting
 from arena.ratings.leaderboard import Row
 from arena.ratings.trueskill_ratings import TrueSkill
+from tests.publish.chromium import Chromium
 from tests.publish.conftest import TITLE, Site
 from tests.publish.helpers import EVIL
-
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Path:
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing: CI must install Debian's chromium (apt-get install -y chromium)")
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium); in CI this test fails instead")
-    return CHROMIUM
-
-
-def run(binary: Path, tmp: Path, *args: str) -> str:
-    """Run headless Chromium with a fresh profile; return its standard output."""
-    profile = tmp / f"profile-{len(list(tmp.glob('profile-*')))}"
-    command = [str(binary), *FLAGS, f"--user-data-dir={profile}", *args]
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, f"{' '.join(command)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}"
-    return proc.stdout
 
 
 class Visible(HTMLParser):
@@ -132,8 +100,8 @@ def expected_row(row: Row) -> list[str]:
     ]
 
 
-def test_index_as_a_person_sees_it(site: Site, chromium: Path, tmp_path: Path) -> None:
-    dom = run(chromium, tmp_path, "--dump-dom", (site.out / "index.html").resolve().as_uri())
+def test_index_as_a_person_sees_it(site: Site, chromium: Chromium) -> None:
+    dom = chromium.dump_dom((site.out / "index.html").resolve().as_uri())
     page = visible(dom)
     assert page.title == TITLE and page.h1 == TITLE
     assert page.scripts == 0
@@ -149,8 +117,8 @@ def test_index_as_a_person_sees_it(site: Site, chromium: Path, tmp_path: Path) -
     assert all(image.get("alt") for image in page.images)
 
 
-def test_bot_page_shows_the_name_as_text(site: Site, chromium: Path, tmp_path: Path) -> None:
-    dom = run(chromium, tmp_path, "--dump-dom", (site.out / "bots" / "script-alert-1-script.html").resolve().as_uri())
+def test_bot_page_shows_the_name_as_text(site: Site, chromium: Chromium) -> None:
+    dom = chromium.dump_dom((site.out / "bots" / "script-alert-1-script.html").resolve().as_uri())
     page = Visible("bot-row")
     page.feed(dom)
     assert page.h1 == EVIL and page.scripts == 0
@@ -159,7 +127,7 @@ def test_bot_page_shows_the_name_as_text(site: Site, chromium: Path, tmp_path: P
     assert any(str(image.get("src")).endswith("plots/bots/script-alert-1-script.svg") for image in page.images)
 
 
-def test_plots_decode_in_the_browser(site: Site, chromium: Path, tmp_path: Path) -> None:
+def test_plots_decode_in_the_browser(site: Site, chromium: Chromium, tmp_path: Path) -> None:
     copy = tmp_path / "site"
     shutil.copytree(site.out, copy)
     svgs = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*.svg"))
@@ -172,7 +140,7 @@ def test_plots_decode_in_the_browser(site: Site, chromium: Path, tmp_path: Path)
         "</script></body></html>",
         encoding="utf-8",
     )
-    dom = run(chromium, tmp_path, "--dump-dom", (copy / "probe.html").as_uri())
+    dom = chromium.dump_dom((copy / "probe.html").as_uri())
     start, end = dom.index('<pre id="out">') + len('<pre id="out">'), dom.index("</pre>")
     sizes = json.loads(dom[start:end])
     assert [s[0] for s in sizes] == svgs
@@ -180,10 +148,9 @@ def test_plots_decode_in_the_browser(site: Site, chromium: Path, tmp_path: Path)
         assert width > 200 and height > 100, f"{src} did not render ({width}x{height})"
 
 
-def test_screenshot_is_not_blank(site: Site, chromium: Path, tmp_path: Path) -> None:
+def test_screenshot_is_not_blank(site: Site, chromium: Chromium, tmp_path: Path) -> None:
     shot = tmp_path / "shot.png"
-    run(chromium, tmp_path, f"--screenshot={shot}", "--window-size=1280,2000",
-        (site.out / "index.html").resolve().as_uri())
+    chromium.screenshot((site.out / "index.html").resolve().as_uri(), shot, (1280, 2000))
     assert shot.is_file() and shot.stat().st_size > 20_000
     pixels = np.asarray(imread(shot))[..., :3]
     assert pixels.shape[:2] == (2000, 1280)

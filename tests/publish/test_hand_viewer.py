@@ -26,10 +26,8 @@ from arena.records import queries
 from arena.records.db import Database
 from tests.publish import browser
 from tests.publish.browser import Element, parse_dom
+from tests.publish.chromium import Chromium
 from tests.publish.conftest import Site
-from tests.publish.test_browser import chromium, run
-
-__all__ = ["chromium"]
 
 
 def broken_copy(site: Path, into: Path) -> Path:
@@ -93,10 +91,10 @@ def on_screen(page: Element) -> dict[str, list[str] | str]:
 HAND = 11  # three-way's deal 3 is hands 9 to 11: this one is in the second data file, its deal in both
 
 
-def test_a_hand_linked_from_its_match_page_over_http(site: Site, chromium: Path, tmp_path: Path,
+def test_a_hand_linked_from_its_match_page_over_http(site: Site, chromium: Chromium,
                                                       served: tuple[str, Path]) -> None:
     base, folder = served
-    got = browser.probe(chromium, tmp_path, base, folder, "probe-link.html",
+    got = browser.probe(chromium, base, folder, "probe-link.html",
                         '<iframe src="site/matches/three-way.html" width="1200" height="900"></iframe>',
                         'const link = [...f[0].contentDocument.querySelectorAll("table.hands a")]'
                         f'.find(a => a.textContent === "{HAND}"); const href = link.getAttribute("href"); link.click();'
@@ -110,18 +108,18 @@ def test_a_hand_linked_from_its_match_page_over_http(site: Site, chromium: Path,
     assert got["deal"] == ["Hand 9, rotation 0", "Hand 10, rotation 1", f"Hand {HAND} (this one), rotation 2"]
 
 
-def test_a_hand_linked_from_its_match_page_from_disk(site: Site, chromium: Path, tmp_path: Path,
+def test_a_hand_linked_from_its_match_page_from_disk(site: Site, chromium: Chromium,
                                                       served: tuple[str, Path]) -> None:
     match = site.out / "matches" / "three-way.html"
     href = f"../hand.html#three-way/{HAND}"
     assert f'href="{href}"' in match.read_text(encoding="utf-8")
     url = urljoin(match.resolve().as_uri(), href)
-    page = parse_dom(run(chromium, tmp_path, f"--virtual-time-budget={browser.VIRTUAL_MS}", "--dump-dom", url))
+    page = parse_dom(chromium.dump_dom(url, virtual_ms=browser.VIRTUAL_MS))
     assert page.by_id("hand-viewer").attrs["data-state"] == "ready"
     assert on_screen(page) == recorded(site.db, "three-way", HAND)
     assert len(page.by_id("mirror-list").tags("article")) == 3  # its deal, from two data files
     missing = (served[1] / "broken" / "hand.html").resolve().as_uri() + "#evil-vs-caller/15"
-    page = parse_dom(run(chromium, tmp_path, f"--virtual-time-budget={browser.VIRTUAL_MS}", "--dump-dom", missing))
+    page = parse_dom(chromium.dump_dom(missing, virtual_ms=browser.VIRTUAL_MS))
     assert page.by_id("hand-viewer").attrs["data-state"] == "error"
     assert "matches/evil-vs-caller/data-1.js could not be loaded" in page.by_id("message").text
 
@@ -148,10 +146,10 @@ return {seen, last, hash: v.contentWindow.location.hash};
 """
 
 
-def test_keys_move_between_hands_and_the_seats_of_a_deal(chromium: Path, tmp_path: Path,
+def test_keys_move_between_hands_and_the_seats_of_a_deal(chromium: Chromium,
                                                          served: tuple[str, Path]) -> None:
     base, folder = served
-    got = browser.probe(chromium, tmp_path, base, folder, "probe-keys.html",
+    got = browser.probe(chromium, base, folder, "probe-keys.html",
                         '<iframe src="site/hand.html#three-way/9" width="1000" height="800"></iframe>'
                         '<iframe src="site/hand.html#heads-up-1/4" width="1000" height="800"></iframe>', NAVIGATE)
     assert got["seen"] == [
@@ -178,11 +176,11 @@ MESSAGES = {  # address in the damaged copy -> what the page says
 }
 
 
-def test_missing_or_damaged_data_is_said_in_the_page(chromium: Path, tmp_path: Path,
+def test_missing_or_damaged_data_is_said_in_the_page(chromium: Chromium,
                                                      served: tuple[str, Path]) -> None:
     base, folder = served
     frames = "".join(f'<iframe src="{url}"></iframe>' for url in MESSAGES)
-    got = browser.probe(chromium, tmp_path, base, folder, "probe-broken.html",
+    got = browser.probe(chromium, base, folder, "probe-broken.html",
                         frames + '<iframe src="broken/hand.html#three-way/13"></iframe>',
                         "const out = []; for (const frame of f.slice(0, -1)) { out.push(await failed(frame)); }"
                         ' await shown(f[f.length - 1], "Hand 13"); return out;')  # the same file's other hands show

@@ -22,10 +22,8 @@ from arena.engine import EventKind, Hand
 from arena.records import queries
 from arena.referee import HandRecord
 from tests.publish import browser
+from tests.publish.chromium import Chromium
 from tests.publish.conftest import Compared, Site
-from tests.publish.test_browser import chromium, run
-
-__all__ = ["chromium"]
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +37,9 @@ def served(site: Site, compared: Compared, tmp_path_factory: pytest.TempPathFact
         yield base, folder
 
 
-def probe(chromium: Path, tmp: Path, served: tuple[str, Path], name: str, frames: str, script: str) -> Any:
+def probe(chromium: Chromium, served: tuple[str, Path], name: str, frames: str, script: str) -> Any:
     """browser.probe on the served sites."""
-    return browser.probe(chromium, tmp, served[0], served[1], name, frames, script)
+    return browser.probe(chromium, served[0], served[1], name, frames, script)
 
 
 def engine_states(record: HandRecord) -> tuple[dict[int, tuple[int, list[int]]], dict[int, str], int]:
@@ -76,7 +74,7 @@ def number(text: str) -> int:
     return int(text.replace(",", ""))
 
 
-def test_step_through_a_hand_with_the_keyboard(site: Site, chromium: Path, tmp_path: Path,
+def test_step_through_a_hand_with_the_keyboard(site: Site, chromium: Chromium,
                                                served: tuple[str, Path]) -> None:
     record = max(queries.hand_records(site.db, "three-way"), key=lambda r: len(r.decisions))
     before, actors, steps = engine_states(record)
@@ -89,7 +87,7 @@ def test_step_through_a_hand_with_the_keyboard(site: Site, chromium: Path, tmp_p
         ' press("ArrowLeft"); const back = read(d); press("Home"); const home = read(d); press("End");'
         ' const end = read(d); d.getElementById("first").click(); d.getElementById("next").click();'
         ' const button = read(d); return {states, back, home, end, button};')
-    got = probe(chromium, tmp_path, served, "probe-hand.html", f'<iframe src="{page}" width="1000" height="800">'
+    got = probe(chromium, served, "probe-hand.html", f'<iframe src="{page}" width="1000" height="800">'
                 '</iframe>', script)
     states = got["states"]
     assert [s["count"] for s in states] == [f"{min(i, steps - 1) + 1} / {steps}" for i in range(steps + 2)]
@@ -136,10 +134,10 @@ return out;
 """
 
 
-def test_pages_fit_1400_and_400_pixels(chromium: Path, tmp_path: Path, served: tuple[str, Path]) -> None:
+def test_pages_fit_1400_and_400_pixels(chromium: Chromium, served: tuple[str, Path]) -> None:
     frames = "".join(f'<iframe data-key="{key}@{width}" src="{page}" width="{width}" height="900"></iframe>'
                      for key, page in PAGES.items() for width in WIDTHS)
-    got = probe(chromium, tmp_path, served, "probe-layout.html", frames, MEASURE)
+    got = probe(chromium, served, "probe-layout.html", frames, MEASURE)
     assert len(got) == len(PAGES) * len(WIDTHS)
     for key, m in got.items():
         assert m["text"] > 200, key  # the page rendered
@@ -150,11 +148,10 @@ def test_pages_fit_1400_and_400_pixels(chromium: Path, tmp_path: Path, served: t
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("key", list(PAGES))
-def test_screenshots_are_not_blank(key: str, width: int, chromium: Path, tmp_path: Path,
+def test_screenshots_are_not_blank(key: str, width: int, chromium: Chromium, tmp_path: Path,
                                    served: tuple[str, Path]) -> None:
     shot = tmp_path / f"{key}-{width}.png"
-    run(chromium, tmp_path, f"--screenshot={shot}", f"--window-size={width},1000",
-        f"--virtual-time-budget={browser.VIRTUAL_MS}", served[0] + PAGES[key])
+    chromium.screenshot(served[0] + PAGES[key], shot, (width, 1000), virtual_ms=browser.VIRTUAL_MS)
     pixels = np.asarray(imread(shot))[..., :3]
     assert pixels.shape[1] == width
     assert float(pixels.std()) > 0.05  # not one flat colour

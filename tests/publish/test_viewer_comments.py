@@ -24,12 +24,10 @@ from arena.records.phh_sink import decision_comments
 from arena.referee import HandRecord
 from arena.text import comment
 from tests.publish import browser
+from tests.publish.chromium import Chromium
 from tests.publish.conftest import TITLE
 from tests.publish.helpers import caller, commenting, play, raiser
-from tests.publish.test_browser import chromium
 from tests.publish.test_viewer_replay import node, read_block
-
-__all__ = ["chromium"]
 
 HOSTILE = "50% | a %7C b\nforged|line </script><img src=x onerror=top.pwned=1>"
 TEXTS = ("pot odds # 4:1", HOSTILE, "value, thin")
@@ -204,11 +202,11 @@ def served(talk: Talk) -> Iterator[str]:
         yield base
 
 
-def test_the_viewer_shows_a_finished_hands_comments_as_text(talk: Talk, chromium: Path, tmp_path: Path,
+def test_the_viewer_shows_a_finished_hands_comments_as_text(talk: Talk, chromium: Chromium,
                                                             served: str) -> None:
     record = hostile_record(talk)
     n = record.hand_number
-    got = browser.probe(chromium, tmp_path, served, talk.out, "probe-comments.html",
+    got = browser.probe(chromium, served, talk.out, "probe-comments.html",
                         f'<iframe src="hand.html#talk/{n}" width="1000" height="800"></iframe>'
                         '<iframe src="hand.html#talk-live/0" width="1000" height="800"></iframe>', SHOW % n)
     steps = hand_steps(record, [["talker", "caller"][p] for p in record.seating])
