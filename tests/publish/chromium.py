@@ -221,6 +221,15 @@ class Page:
         return answer["result"].get("value")
 
 
+@contextlib.contextmanager
+def _within(url: str, timeout: float) -> Iterator[None]:
+    """A page's timeout said with its address and its time."""
+    try:
+        yield
+    except PageTimeout as error:
+        raise PageTimeout(f"{url} was not ready in {timeout:g} s: {error}") from error
+
+
 class Chromium:
     """Headless Chromium for many pages: started on first use (again after a crash), a fresh context a page."""
 
@@ -281,7 +290,7 @@ class Chromium:
         """The page's serialized DOM once loaded (or after ``virtual_ms`` of virtual time), as ``--dump-dom``
         prints it."""
         deadline = time.monotonic() + timeout
-        with self.page(deadline) as page:
+        with _within(url, timeout), self.page(deadline) as page:
             page.open(url, virtual_ms, deadline)
             return str(page.evaluate(DUMP_DOM, deadline)) + "\n"
 
@@ -290,7 +299,7 @@ class Chromium:
         """A PNG of the page's first ``size`` (width, height) CSS pixels, written to ``path``, as ``--screenshot``
         with ``--window-size`` takes it."""
         deadline = time.monotonic() + timeout
-        with self.page(deadline, size=size) as page:
+        with _within(url, timeout), self.page(deadline, size=size) as page:
             page.open(url, virtual_ms, deadline)
             data = page.call("Page.captureScreenshot", {"format": "png"}, deadline)["data"]
         path.write_bytes(base64.b64decode(data))
