@@ -245,7 +245,16 @@ class Chromium:
         if self.browser is None:
             self.browser = Browser(self.binary)
             self.launches += 1
+            self._close_first_tab(self.browser)
         return self.browser
+
+    @staticmethod
+    def _close_first_tab(browser: Browser) -> None:
+        """Close the blank tab a browser starts with: left open, it kept drawing frames while the browser waited
+        between tests (0.86 s of CPU in 20 s idle, 0.17 s without it)."""
+        for target in browser.call("Target.getTargets")["targetInfos"]:
+            if target["type"] == "page":
+                browser.call("Target.closeTarget", {"targetId": target["targetId"]})
 
     @contextlib.contextmanager
     def context(self, deadline: float) -> Iterator[str]:

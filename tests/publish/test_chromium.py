@@ -1,7 +1,7 @@
 """The browser tests' Chromium (tests/publish/chromium.py): a page's DOM is what ``--dump-dom`` prints of it, with
 and without ``--virtual-time-budget``; pages share nothing (a page of a shared context sees what the one before it
-stored); a page that never loads fails with a timeout that names it; a crashed browser is replaced on next use,
-and none of its processes is left once it is gone.
+stored); a page that never loads fails with a timeout that names it; no tab is left open between pages; a crashed
+browser is replaced on next use, and none of its processes is left once it is gone.
 """
 
 from __future__ import annotations
@@ -114,6 +114,8 @@ def test_a_crashed_browser_is_replaced_and_none_is_left(tmp_path: Path) -> None:
         first = own.pid
         assert first is not None and own.browser is not None
         assert len(_group(first)) > 2  # the browser and its helpers: what must not be left
+        targets = own.browser.call("Target.getTargets")["targetInfos"]
+        assert [t for t in targets if t["type"] == "page"] == []  # its first tab and the page closed: none idles
         os.kill(first, signal.SIGKILL)
         own.browser.process.wait()
         assert "parsed loaded" in own.dump_dom(page.as_uri())  # the next page starts a new browser
