@@ -98,21 +98,20 @@ class Browser:
 
     def __init__(self, binary: Path) -> None:
         self.profile = Path(tempfile.mkdtemp(prefix="arena-chromium-"))
-        # We write commands on one pipe; it writes answers and events on the other.
-        to_browser, browser_out = _high(os.pipe())
-        browser_in, from_browser = _high(os.pipe())
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close): its stderr, said when it dies
+        browser_reads, we_write = _high(os.pipe())  # commands
+        we_read, browser_writes = _high(os.pipe())  # answers and events
         command = [str(binary), *FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-pipe", "about:blank"]
         # It reads fd 3 and writes fd 4: bash (dash takes no fd above 9) puts its pipe ends there, then becomes it.
-        shell = f'exec "$@" 3<&{to_browser} 4>&{from_browser} {to_browser}<&- {from_browser}>&-'
+        shell = f'exec "$@" 3<&{browser_reads} 4>&{browser_writes} {browser_reads}<&- {browser_writes}>&-'
         try:
             self.process = subprocess.Popen(
-                ["/bin/bash", "-c", shell, "bash", *command], pass_fds=(to_browser, from_browser),
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                start_new_session=True)
+                ["/bin/bash", "-c", shell, "bash", *command], pass_fds=(browser_reads, browser_writes),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log, start_new_session=True)
         finally:
-            os.close(to_browser)
-            os.close(from_browser)
-        self.pipe = _Pipe(browser_out, browser_in)
+            os.close(browser_reads)
+            os.close(browser_writes)
+        self.pipe = _Pipe(we_write, we_read)
         self.events: list[dict[str, Any]] = []
         self._next_id = 0
         self.broken = False
@@ -136,10 +135,10 @@ class Browser:
                     break
                 if "method" in got:
                     self.events.append(got)
-        except ChromiumError as error:
-            if not isinstance(error, PageTimeout):
-                self.broken = True
+        except PageTimeout:
             raise
+        except ChromiumError as error:
+            raise self._died(error) from error
         if "error" in got:
             raise ChromiumError(f"{method} failed: {got['error'].get('message')} ({got['error']})")
         result: dict[str, Any] = got.get("result", {})
@@ -154,13 +153,19 @@ class Browser:
                     return event
             try:
                 got = self.pipe.receive(deadline)
-            except ChromiumError:
-                self.broken = True
-                raise
+            except ChromiumError as error:
+                raise self._died(error) from error
             if got is None:
                 raise PageTimeout(f"timed out waiting for {what}")
             if "method" in got:
                 self.events.append(got)
+
+    def _died(self, error: ChromiumError) -> ChromiumError:
+        """The browser is gone (the next page starts another): ``error`` with the end of what it wrote."""
+        self.broken = True
+        self.log.seek(0, os.SEEK_END)
+        self.log.seek(max(0, self.log.tell() - 3000))
+        return ChromiumError(f"{error}; its standard error ends:\n{self.log.read().decode(errors='replace')}")
 
     def forget(self, session: str) -> None:
         """Drop the events kept for a closed page."""
@@ -181,6 +186,7 @@ class Browser:
             os.killpg(self.process.pid, signal.SIGKILL)  # its children, if any outlived it
         self.process.wait()
         self.pipe.close()
+        self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
