@@ -1,7 +1,8 @@
 """The league's live site and JSON API, served by the host over aiohttp.
 
 ``/`` and every page of ``arena publish`` (rebuilt in a worker thread after matches end, at most every
-``REFRESH_S``, so the tables are never slowed by it; the charts at most every ``CHARTS_S``), and:
+``REFRESH_S``, and never for more than ``BUILD_SHARE`` of the time however long the league's history grows, so the
+tables are never slowed by it; the charts at most every ``CHARTS_S``), and:
 
 - ``/api/leaderboard``: the rows of ``arena leaderboard --json`` (each with its ``sessions``), from the
   order-independent fit; ``/api/bots``: the registered bots, whether connected (a hosted bot always is, until its
@@ -43,9 +44,17 @@ from arena.referee import MatchKind, MatchResult
 log = logging.getLogger("arena.league")
 
 REFRESH_S = 2.0  # the most often the published pages and the leaderboard are rebuilt
+BUILD_SHARE = 0.2  # the most of the host's time the rebuilds take: a rebuild reads every match of the league
 CHARTS_S = 30.0  # the most often their charts are redrawn (drawing them took a quarter of a busy host's CPU)
 BLOCKS_KEPT = 256  # finished matches' blocks of hands remembered (about 100 KB each at most)
 _BLOCK_FILE = re.compile(r"(\d{1,9})\.(js|json)")
+
+
+def refresh_delay(build_s: float) -> float:
+    """How long after a rebuild that took ``build_s`` the next may start: ``REFRESH_S``, or longer when rebuilding
+    took long, so that rebuilds take at most ``BUILD_SHARE`` of the time (a rebuild reads the whole league, whose
+    history only grows; in a busy test league, ~400 matches in 25 s, it was 40% of the host's CPU)."""
+    return max(REFRESH_S, build_s * (1.0 - BUILD_SHARE) / BUILD_SHARE)
 
 
 class LeagueSite:
@@ -125,15 +134,17 @@ class LeagueSite:
                 await asyncio.sleep(REFRESH_S)
                 continue
             self._dirty.clear()
+            started = time.monotonic()
             try:
                 await self.refresh()
             except Exception:
                 log.exception("rebuilding the league's site failed; trying again after the next match")
+            wait = refresh_delay(time.monotonic() - started)
             if self._charts_kept and not self._charts_due:  # its charts were kept: they are drawn anew once they
                 self._charts_due = True  # may be, whether or not a match ends by then
                 due = self._charts_at + CHARTS_S - time.monotonic()
                 asyncio.get_running_loop().call_later(max(due, 0.0), self._redraw_charts)
-            await asyncio.sleep(REFRESH_S)
+            await asyncio.sleep(wait)
 
     def _redraw_charts(self) -> None:
         self._charts_due = False
