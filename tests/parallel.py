@@ -51,7 +51,7 @@ class Foreground:
 
     @classmethod
     def make(cls, name: str) -> Foreground | None:
-        """The run's foreground cgroup (made by the first worker that asks, beside this process's own cpu cgroup),
+        """The run's foreground cgroup (made by the first worker that asks, inside this process's own cpu cgroup),
         or None where this host gives none."""
         found, _ = sandbox_cgroup.layout()
         if found is None or found.version != 1:
