@@ -1,13 +1,16 @@
-"""Scoring finished sessions off the referee's event loop: all-in EV and AIVAT (1-3 ms a hand) worked out in one
-worker process while the match goes on, so the referee's loop never pays for them and the result waits only for the
-sessions still in the worker when the last hand ends.
+"""Scoring a match's hands off the referee's event loop: all-in EV and AIVAT (1-3 ms a hand) worked out in one worker
+process while the match goes on, so the referee's loop never pays for them and the result waits only for the hands
+still in the worker when the last hand ends.
 
-The worker is fed batches of finished sessions (``BATCH_HANDS`` hands or more at a time): with a database, only
-their hand numbers (the worker reads the hands back from the file, which holds every hand before the tally hears
-of it); without one, the hands themselves, packed into plain tuples (``pack``: cheaper to send than the records).
-It computes ``arena.ratings.session_scoring.session_changes``, the same function the tally runs in-process, so the
-figures are the same to the last bit. Should the worker die or fail, the batches it did not return are scored in
-this process instead (from the database, or from the packed hands they were sent with), and said so in the log.
+Each hand is sent as it finishes (``BATCH_HANDS`` hands at a time), not when its duplicate session does: a local
+match plays its rotations one after the other, so every session ends in the match's second half, and a worker given
+sessions got all of its work then, and was still at it seconds after the last hand. With a database, only the hands'
+numbers go (the worker reads the hands back from the file, which holds every hand before the tally hears of it);
+without one, the hands themselves, packed into plain tuples and pickled as they finish (``pack``). The worker returns
+each hand's deltas (``arena.ratings.session_scoring.hand_deltas``), and a session's changes are folded from them as
+it completes (``fold_changes``): the functions the tally runs in-process, so the figures are the same to the last
+bit. Should the worker die or fail, the batches it did not return are scored in this process instead (from the
+database, or from the packed hands they were sent with), and said so in the log.
 
 A tournament's matches are rescored the same way as their hands are recorded (``RecordedScoring``: each hand's
 payoffs by all-in EV and AIVAT, ``arena.ratings.estimators.rescore``, the function its leaderboard runs), so the
@@ -36,7 +39,7 @@ from typing import Any, BinaryIO, Protocol, TypeVar
 from arena.engine import Action, ActionKind, Event, EventKind
 from arena.engine.config import TableConfig
 from arena.ratings.estimators import ADJUSTED, Estimator, Rescored, remember, rescore
-from arena.ratings.session_scoring import Changes, SessionJob, session_changes
+from arena.ratings.session_scoring import Changes, HandDeltas, SessionJob, fold_changes, hand_deltas
 from arena.records import queries
 from arena.records.db import Database
 from arena.referee import DecisionRecord, HandRecord
@@ -52,6 +55,8 @@ BACKLOG_HANDS = 20_000  # hands sent but not scored back past which the tally wa
 CLOSE_TIMEOUT_S = 5.0
 
 Packed = tuple[Any, ...]  # a hand as plain tuples (``pack``)
+Pickled = bytes  # a packed hand, pickled as it finishes (``ScoringWorker.keep``)
+Scored = dict[int, tuple[tuple[int, ...], HandDeltas]]  # hand number -> its seating and deltas
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
 
@@ -69,6 +74,10 @@ def pack(record: HandRecord, config: int) -> Packed:
             record.final_stacks, decisions)
 
 
+_EVENT_KINDS = {kind.value: kind for kind in EventKind}  # a dict lookup: calling the enum took 30 us a hand
+_ACTION_KINDS = {kind.value: kind for kind in ActionKind}
+
+
 def unpack(packed: Packed, configs: Sequence[TableConfig], match_id: str = "") -> HandRecord:
     """A packed hand as a HandRecord (without what scoring does not read: names, times, how each action came)."""
     (number, deal, rotation, seating, button, config, stacks, deck, hole, board, events, payoffs, final,
@@ -77,13 +86,13 @@ def unpack(packed: Packed, configs: Sequence[TableConfig], match_id: str = "") -
         match_id=match_id, table_id="", hand_id=f"{match_id}-{number}", hand_number=number, deal=deal,
         rotation=rotation, seating=seating, button=button, config=configs[config], starting_stacks=stacks, deck=deck,
         hole=hole, board=board,
-        events=tuple(Event(EventKind(k), seat, street, amount, cards, all_in, pot)
+        events=tuple(Event(_EVENT_KINDS[k], seat, street, amount, cards, all_in, pot)
                      for k, seat, street, amount, cards, all_in, pot in events),
         payoffs=payoffs, final_stacks=final,
         decisions=[DecisionRecord(seat=seat, participant=participant, request_id=0,
-                                  action=Action(ActionKind(kind), amount), elapsed_ms=0.0, how=DecisionHow.OK,
+                                  action=Action(_ACTION_KINDS[kind], amount), elapsed_ms=0.0, how=DecisionHow.OK,
                                   event_index=index,
-                                  policy=tuple((Action(ActionKind(k), a), p) for k, a, p in policy))
+                                  policy=tuple((Action(_ACTION_KINDS[k], a), p) for k, a, p in policy))
                    for seat, participant, kind, amount, index, policy in decisions],
     )
 
@@ -93,22 +102,20 @@ def unpack(packed: Packed, configs: Sequence[TableConfig], match_id: str = "") -
 
 @dataclass(frozen=True, slots=True)
 class Batch:
-    """Sessions to score, with where their hands are: ``db_path`` and ``match_id`` (read back), else ``hands``
-    (packed, ``configs`` their tables)."""
+    """Hands to score, with where they are: ``numbers`` read back from the match ``match_id`` in ``db_path``, else
+    ``hands`` (packed and pickled, ``configs`` their tables)."""
 
-    jobs: tuple[SessionJob, ...]
-    big_blind: int
-    cross_table: bool
     db_path: str = ""
     match_id: str = ""
-    hands: tuple[Packed, ...] = ()
+    numbers: tuple[int, ...] = ()
+    hands: tuple[Pickled, ...] = ()
     configs: tuple[TableConfig, ...] = ()
 
     @property
     def hand_count(self) -> int:
-        return sum(len(job.numbers) for job in self.jobs)
+        return len(self.numbers) + len(self.hands)
 
-    def run(self) -> list[Changes]:
+    def run(self) -> Scored:
         """``score_batch`` of it (in the worker)."""
         return score_batch(self)
 
@@ -151,19 +158,17 @@ def _database(path: str) -> Database:
     return db
 
 
-def score_batch(batch: Batch) -> list[Changes]:
-    """Each session's changes (arena.ratings.session_scoring), in the batch's order; runs in the worker."""
+def score_batch(batch: Batch) -> Scored:
+    """Each hand's seating and deltas (arena.ratings.session_scoring.hand_deltas), by hand number; runs in the
+    worker."""
     if batch.db_path:
-        db = _database(batch.db_path)
-        numbers = [n for job in batch.jobs for n in job.numbers]
-        records = {r.hand_number: r for r in queries.hand_records(db, batch.match_id, numbers)}
+        records = list(queries.hand_records(_database(batch.db_path), batch.match_id, batch.numbers))
+        missing = sorted(set(batch.numbers) - {r.hand_number for r in records})
+        if missing:
+            raise LookupError(f"hands {missing[:5]} of match {batch.match_id!r} are not in {batch.db_path}")
     else:
-        records = {r.hand_number: r for r in (unpack(h, batch.configs, batch.match_id) for h in batch.hands)}
-    missing = [n for job in batch.jobs for n in job.numbers if n not in records]
-    if missing:
-        raise LookupError(f"hands {missing[:5]} of match {batch.match_id!r} are not in {batch.db_path or 'the batch'}")
-    return [session_changes([records[n] for n in job.numbers], job, batch.big_blind, batch.cross_table)
-            for job in batch.jobs]
+        records = [unpack(pickle.loads(h), batch.configs, batch.match_id) for h in batch.hands]
+    return {r.hand_number: (r.seating, hand_deltas(r)) for r in records}
 
 
 def serve(requests: BinaryIO, replies: BinaryIO) -> None:
@@ -284,9 +289,9 @@ class _Worker:
 
 
 class ScoringWorker:
-    """Sessions of one match scored in a worker process as they finish (the ``Scorer`` of a SessionTally): give
-    ``db_path`` and ``match_id`` when a database records the match (only hand numbers go to the worker), else the
-    hands themselves go, packed."""
+    """The hands of one match scored in a worker process as they finish, and its sessions' changes folded from them
+    as the sessions complete (the ``Scorer`` of a SessionTally): give ``db_path`` and ``match_id`` when a database
+    records the match (only hand numbers go to the worker), else the hands themselves go, packed."""
 
     def __init__(self, big_blind: int, cross_table: bool, db_path: str | Path | None = None, match_id: str = "",
                  batch_hands: int = BATCH_HANDS, backlog_hands: int = BACKLOG_HANDS) -> None:
@@ -296,40 +301,48 @@ class ScoringWorker:
         self.match_id = match_id
         self.batch_hands = batch_hands
         self.backlog_hands = backlog_hands
-        self._jobs: list[SessionJob] = []
-        self._hands: list[Packed] = []
-        self._configs: dict[TableConfig, int] = {}
-        self._sent: deque[tuple[Batch, Future[list[Changes]] | None]] = deque()  # in order; None: score here
+        self._numbers: list[int] = []  # hands for the next batch: their numbers (read back), or
+        self._hands: list[Pickled] = []  # the hands, packed
+        self._configs: dict[TableConfig, int] = {}  # every table's config so far, by its index in ``pack``
+        self._sent: deque[tuple[Batch, Future[Scored] | None]] = deque()  # in order; None: score here
         self._sent_hands = 0
+        self._scored: Scored = {}  # hands back from the worker whose session is not complete or not folded yet
+        self._sessions: deque[SessionJob] = deque()  # complete sessions, in order, not folded yet
         self._worker: _Worker | None = None
         self._broken = False
 
     @property
     def pending_hands(self) -> int:
-        """Hands of finished sessions not scored back yet."""
-        return self._sent_hands + sum(len(job.numbers) for job in self._jobs)
+        """Hands finished and not scored back yet."""
+        return self._sent_hands + len(self._numbers) + len(self._hands)
 
     @property
     def reads_back(self) -> bool:
         """Whether the worker reads the hands from the match's database (they are not sent)."""
         return bool(self.db_path)
 
-    def submit(self, job: SessionJob, records: Sequence[HandRecord]) -> None:
-        """A finished session (its hands ``records``, none when they are read back): scored with the next batch."""
-        self._jobs.append(job)
-        if not self.db_path:
-            for record in records:
-                config = self._configs.setdefault(record.config, len(self._configs))
-                self._hands.append(pack(record, config))
-        if sum(len(j.numbers) for j in self._jobs) >= self.batch_hands:
+    def keep(self, record: HandRecord) -> None:
+        """A hand that just finished: on its way to the worker with the next batch, its number when the worker
+        reads it back, else the hand packed and pickled (bytes: one object, which the garbage collector's passes
+        skip). Nothing is kept for its session, which ``submit`` names by its hands' numbers."""
+        if self.db_path:
+            self._numbers.append(record.hand_number)
+        else:
+            config = self._configs.setdefault(record.config, len(self._configs))
+            self._hands.append(pickle.dumps(pack(record, config), protocol=pickle.HIGHEST_PROTOCOL))
+        if len(self._numbers) + len(self._hands) >= self.batch_hands:
             self._send()
 
+    def submit(self, job: SessionJob, kept: Sequence[object]) -> None:
+        """A complete session (its hands were ``keep``'s): its changes come from ``results`` once its hands' deltas
+        are back."""
+        self._sessions.append(job)
+
     def _send(self, last: bool = False) -> None:
-        if not self._jobs:
+        if not self._numbers and not self._hands:
             return
-        batch = Batch(tuple(self._jobs), self.big_blind, self.cross_table, self.db_path, self.match_id,
-                      tuple(self._hands), tuple(self._configs))
-        self._jobs, self._hands, self._configs = [], [], {}
+        batch = Batch(self.db_path, self.match_id, tuple(self._numbers), tuple(self._hands), tuple(self._configs))
+        self._numbers, self._hands = [], []
         future = None
         if not self._broken and not (last and self._worker is None and batch.hand_count < self.batch_hands):
             try:
@@ -342,22 +355,30 @@ class ScoringWorker:
         self._sent_hands += batch.hand_count
 
     def results(self, wait: bool = False) -> list[Changes]:
-        """The scored sessions' changes, in the order they were submitted: those back from the worker so far, or,
-        with ``wait``, every session submitted (the last batch is sent now, and waited for). Past
+        """The complete sessions' changes, in the order they were submitted, as far as their hands are back from
+        the worker; with ``wait``, every session submitted (the last batch is sent now, and waited for). Past
         ``backlog_hands`` hands sent and not back, the oldest batches are waited for: the worker is far behind."""
         if wait:
             self._send(last=True)  # a short match's only batch is scored here, with no worker started for it
-        out: list[Changes] = []
         while self._sent:
             batch, future = self._sent[0]
             if future is not None and not wait and not future.done() and self._sent_hands <= self.backlog_hands:
                 break
             self._sent.popleft()
             self._sent_hands -= batch.hand_count
-            out.extend(self._scored(batch, future))
+            self._scored.update(self._scored_batch(batch, future))
+        out: list[Changes] = []
+        scored = self._scored
+        while self._sessions and all(n in scored for n in self._sessions[0].numbers):
+            job = self._sessions.popleft()
+            out.append(fold_changes(((n, *scored.pop(n)) for n in job.numbers), job, self.big_blind,
+                                    self.cross_table))
+        if wait and self._sessions:
+            missing = [n for n in self._sessions[0].numbers if n not in scored]
+            raise LookupError(f"hands {missing[:5]} of a complete session were never given to the scorer (keep)")
         return out
 
-    def _scored(self, batch: Batch, future: Future[list[Changes]] | None) -> list[Changes]:
+    def _scored_batch(self, batch: Batch, future: Future[Scored] | None) -> Scored:
         if future is not None:
             try:
                 return future.result()
@@ -367,7 +388,7 @@ class ScoringWorker:
 
     def _give_up(self, exc: BaseException) -> None:
         if not self._broken:
-            log.warning("%s: the sessions it did not score are scored in the referee's process", exc)
+            log.warning("%s: the hands it did not score are scored in the referee's process", exc)
         self._broken = True
 
     def close(self) -> None:

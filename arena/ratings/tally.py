@@ -32,8 +32,14 @@ class Scorer(Protocol):
         """Whether it reads a session's hands back by number (from a database) and is given none."""
         ...
 
-    def submit(self, job: SessionJob, records: Sequence[HandRecord]) -> None:
-        """A finished session and its hands."""
+    def keep(self, record: HandRecord) -> object:
+        """A hand that just finished: what its session, until complete, must hold of it for ``submit`` (the hand,
+        or nothing when the scorer has taken it already: the worker scores each hand as it finishes). Every object
+        an open session holds is walked by each pass of the garbage collector, so the less the better."""
+        ...
+
+    def submit(self, job: SessionJob, kept: Sequence[object]) -> None:
+        """A finished session and what ``keep`` gave of each of its hands."""
         ...
 
     def results(self, wait: bool = False) -> list[Changes]:
@@ -57,7 +63,12 @@ class InlineScorer:
         self.cross_table = cross_table
         self._done: list[Changes] = []
 
-    def submit(self, job: SessionJob, records: Sequence[HandRecord]) -> None:
+    def keep(self, record: HandRecord) -> object:
+        """The hand, its events only if all-in EV reads them."""
+        return record if runout_point(record) is not None else dataclasses.replace(record, events=())
+
+    def submit(self, job: SessionJob, kept: Sequence[object]) -> None:
+        records = [h for h in kept if isinstance(h, HandRecord)]
         self._done.append(session_changes(records, job, self.big_blind, self.cross_table))
 
     def results(self, wait: bool = False) -> list[Changes]:
@@ -69,11 +80,13 @@ class InlineScorer:
 
 
 class _Played(NamedTuple):
-    """What an open session keeps of a hand its scorer reads back: its number, seats and payoffs."""
+    """What an open session keeps of a hand: its number, seats and payoffs, and what its scorer keeps of it
+    (``Scorer.keep``)."""
 
     hand_number: int
     seating: tuple[int, ...]
     payoffs: tuple[int, ...]
+    kept: object
 
 
 class SessionTally:
@@ -93,7 +106,7 @@ class SessionTally:
         self.cross_table = cross_table
         self.scorer: Scorer = scorer if scorer is not None else InlineScorer(big_blind, cross_table)
         self.hands = 0
-        self._hands_of: dict[int, list[HandRecord | _Played]] = {}  # deal -> its hands so far (across tables)
+        self._hands_of: dict[int, list[_Played]] = {}  # deal -> its hands so far (across tables)
         self._samples = [array("d") for _ in range(participants)]  # raw mbb/hand, one per session played
         self._adjusted = {e: [array("d") for _ in range(participants)] for e in ADJUSTED}  # NaN until scored
         self._session_hands = [0] * participants
@@ -104,18 +117,10 @@ class SessionTally:
         """One finished hand."""
         self.hands += 1
         # a deal waits here for its other rotations, played after all of this one's deals (a local match plays
-        # its rotations one after the other): keep only what its session needs of each hand. When the scorer reads
-        # hands back, its number, seats and payoffs; else the hand for the estimators (its events only if all-in EV
-        # reads them)
-        kept: HandRecord | _Played
-        if self.scorer.reads_back:
-            kept = _Played(record.hand_number, record.seating, record.payoffs)
-        elif runout_point(record) is not None:
-            kept = record
-        else:
-            kept = dataclasses.replace(record, events=())
+        # its rotations one after the other): keep only what its session needs of each hand, its number, seats and
+        # payoffs, and what the scorer needs of it
         played = self._hands_of.setdefault(record.deal, [])
-        played.append(kept)
+        played.append(_Played(record.hand_number, record.seating, record.payoffs, self.scorer.keep(record)))
         if len(played) < self.rotations:
             return
         del self._hands_of[record.deal]
@@ -130,9 +135,8 @@ class SessionTally:
             for adjusted in self._adjusted.values():
                 adjusted[p].append(math.nan)
         self._waiting.append(tuple(places))
-        records = [h for h in played if isinstance(h, HandRecord)]
         job = SessionJob(tuple(h.hand_number for h in played), tuple(hands.get(p, 0) for p in range(self.participants)))
-        self.scorer.submit(job, records)
+        self.scorer.submit(job, [h.kept for h in played])
         self._collect(wait=False)
 
     def _collect(self, wait: bool) -> None:
@@ -157,7 +161,7 @@ class SessionTally:
 
     @property
     def pending_hands(self) -> int:
-        """Hands of finished sessions the scorer has not scored back yet."""
+        """Hands finished that the scorer has not scored back yet."""
         return self.scorer.pending_hands
 
     def live_rate(self, participant: int) -> WinRate:

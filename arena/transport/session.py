@@ -150,6 +150,7 @@ class BotSession:
         self.pending: dict[tuple[str, int], tuple[Decision, Waiter]] = {}
         self._alarm: asyncio.TimerHandle | None = None  # fires at the soonest deadline of an open request, or before
         self._answered: list[tuple[tuple[str, int], Waiter]] = []  # opened requests answered: to leave ``pending``
+        self._loop: asyncio.AbstractEventLoop | None = None  # the running loop, found once (``_running``)
 
     @property
     def live(self) -> bool:
@@ -190,9 +191,17 @@ class BotSession:
         self.send(request, decision.timer.sent)
         return withdraw
 
+    def _running(self) -> asyncio.AbstractEventLoop:
+        """The loop the session runs in, asked of asyncio once: ``asyncio.get_running_loop`` makes a system call
+        (getpid) each time, which was 7% of a busy referee's main thread when every request asked it."""
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        return loop
+
     def _watch(self, decision: Decision) -> None:
         """Let the alarm ring by ``decision``'s deadline: set it sooner if it would ring later."""
-        loop = asyncio.get_running_loop()
+        loop = self._running()
         due = loop.time() + decision.timer.remaining()
         alarm = self._alarm
         if alarm is None or due < alarm.when():
@@ -206,7 +215,7 @@ class BotSession:
         if isinstance(waiter, asyncio.Future):
             return  # ``ask`` removes its own
         if not self._answered:
-            asyncio.get_running_loop().call_soon(self._sweep)
+            self._running().call_soon(self._sweep)
         self._answered.append((key, waiter))
 
     def _sweep(self) -> None:
@@ -233,7 +242,7 @@ class BotSession:
             else:
                 soonest = min(soonest, left)
         if soonest < math.inf:
-            loop = asyncio.get_running_loop()
+            loop = self._running()
             self._alarm = loop.call_at(loop.time() + soonest, self._expire)
 
     def fail(self, error: Exception) -> None:
