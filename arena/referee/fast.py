@@ -65,7 +65,7 @@ class FastRun:
     def __init__(self, runner: TableRunner, play: HandPlay) -> None:
         self.runner = runner
         self.play = play
-        self.stop: asyncio.Future[Handover | None] = asyncio.get_running_loop().create_future()
+        self.stop: asyncio.Future[Handover | None] = runner.loop().create_future()
         self.withdraw: Callable[[], None] | None = None  # withdraws the open request (``Seat.open_request``)
 
     async def run(self) -> Handover | None:

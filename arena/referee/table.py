@@ -166,6 +166,7 @@ class TableRunner:
         self.sinks = list(sinks)
         self._request_ids = itertools.count(1)  # replaced per hand; see play_hand
         self.fast = fast.fast_loop()  # common decisions played as the Actions are read (arena.referee.fast)
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int],
                         config: TableConfig | None = None, entry_blinds: Collection[int] = ()) -> HandRecord:
@@ -279,6 +280,14 @@ class TableRunner:
             player.link.was_connected = False
             player.link.awaiting_reconnect = True
             await self._violation(player.participant, what)
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop the table plays in, asked of asyncio once (``asyncio.get_running_loop`` makes a getpid system
+        call each time)."""
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        return loop
 
     def next_request_id(self) -> int:
         """The id of the hand's next request (``plan.hand_number * REQUESTS_PER_HAND`` + 1, 2, ...)."""

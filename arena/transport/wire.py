@@ -51,14 +51,36 @@ def keys(message: type[Message], *names: str) -> tuple[int, ...]:
     return tuple(key(message, name) for name in names)
 
 
-def varint(value: int) -> bytes:
-    """A non-negative integer as protobuf's base-128 varint."""
+def _varint(value: int) -> bytes:
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+_SMALL = tuple(_varint(value) for value in range(1 << 14))  # every one- and two-byte varint, made once
+
+
+def varint(value: int) -> bytes:
+    """A non-negative integer as protobuf's base-128 varint (the small ones, nearly all, looked up)."""
+    return _SMALL[value] if 0 <= value < 16384 else _varint(value)
+
+
+_KEYED: dict[tuple[int, int], bytes] = {}  # int_field's small fields, made once each (bounded: keys x 128 values)
+
+
+def int_field(tag: int, value: int) -> bytes:
+    """A non-negative integer or enum field as protobuf encodes it: nothing when the value is 0."""
+    if not value:
+        return b""
+    if value < 0x80:
+        field = _KEYED.get((tag, value))
+        if field is None:
+            field = _KEYED[(tag, value)] = bytes((tag, value))
+        return field
+    return bytes((tag,)) + varint(value)
 
 
 def field_bytes(tag: int, data: bytes) -> bytes:
@@ -74,9 +96,6 @@ def text_field(tag: int, text: str) -> bytes:
     return field_bytes(tag, text.encode()) if text else b""
 
 
-def int_field(tag: int, value: int) -> bytes:
-    """A non-negative integer or enum field as protobuf encodes it: nothing when the value is 0."""
-    return bytes((tag,)) + varint(value) if value else b""
 
 
 def serialized(message: Message | bytes) -> bytes:
