@@ -82,6 +82,19 @@ def test_sampled_runouts_are_uniform() -> None:
     assert runout_orders(pairs, (), 1000, 7) == runout_orders(pairs, (), 1000, 7)  # seeded: reproducible
 
 
+def test_sampled_runouts_are_pinned() -> None:
+    """The draws of a seed are part of the estimators' figures (all-in EV, AIVAT): these counts, the order of the
+    dict's keys included (it is the order their shares are added up in), were those of the first C core, and a
+    faster one must give them unchanged."""
+    first = runout_orders([(0, 1), (10, 11)], (), 1000, 7)
+    assert list(first.items()) == [((0, 0), 37), ((1, 0), 800), ((0, 1), 163)]
+    flop = runout_orders([(0, 1), (10, 11), (30, 47)], (20, 21, 22), 100, 99)
+    assert list(flop.items()) == [((0, 0, 0), 5), ((1, 0, 2), 69), ((2, 1, 0), 23), ((1, 1, 0), 2), ((1, 0, 1), 1)]
+    four = runout_orders([(48, 49), (50, 51), (44, 45), (40, 41)], (), 2000, 2**63 + 5)
+    assert sum(four.values()) == 2000 and four[(0, 0, 2, 3)] == 1139 and four[(1, 1, 0, 3)] == 344
+    assert list(four)[:3] == [(0, 0, 0, 0), (3, 0, 1, 2), (3, 2, 0, 1)]
+
+
 @pytest.mark.parametrize("bad", [[(0, 1)], [(0, 1), (1, 2)], [(0, 1), (2, 52)], [(0, 1, 2), (3, 4)]])
 def test_runout_orders_refuses_bad_cards(bad: list[tuple[int, ...]]) -> None:
     with pytest.raises(ValueError):

@@ -443,17 +443,15 @@ static uint32_t uniform_below(uint64_t *state, uint32_t bound)
     return (uint32_t)(m >> 32);
 }
 
-static int count_order(OrderSlot *table, int players, int hole[][2], const int *board, int board_n)
+/* Count one completed board, given as its suit masks ``board_masks``, for the players' hole-card masks
+   ``hole_masks``: each player's place (how many hold a strictly better hand) goes into a key, counted in ``table``.
+   Returns -1 when the table is full (too many distinct orders). */
+static int count_order(OrderSlot *table, int players, uint32_t hole_masks[][4], const uint32_t *board_masks)
 {
     uint32_t values[RUNOUT_MAX_PLAYERS];
-    int cards[7];
-    memcpy(cards + 2, board, sizeof(int) * 5);
-    (void)board_n;
-    for (int p = 0; p < players; p++) {
-        cards[0] = hole[p][0];
-        cards[1] = hole[p][1];
-        values[p] = eval_cards(cards, 7);
-    }
+    for (int p = 0; p < players; p++)
+        values[p] = eval_masks(board_masks[0] | hole_masks[p][0], board_masks[1] | hole_masks[p][1],
+                               board_masks[2] | hole_masks[p][2], board_masks[3] | hole_masks[p][3]);
     uint64_t key = 0;
     for (int p = 0; p < players; p++) {
         uint64_t better = 0;
@@ -571,29 +569,50 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
     if (table == NULL)
         return PyErr_NoMemory();
     int failed = 0;
+    /* the cards as suit masks (eval_masks' input), the players' and the known board's made once: a completion
+       adds only its own cards */
+    uint32_t hole_masks[RUNOUT_MAX_PLAYERS][4];
+    uint32_t known[4] = {0, 0, 0, 0};
+    for (int p = 0; p < players; p++) {
+        memset(hole_masks[p], 0, sizeof(hole_masks[p]));
+        for (int c = 0; c < 2; c++)
+            hole_masks[p][hole[p][c] & 3] |= 1u << (hole[p][c] >> 2);
+    }
+    for (int i = 0; i < board_n; i++)
+        known[board[i] & 3] |= 1u << (board[i] >> 2);
     Py_BEGIN_ALLOW_THREADS
     if (samples_ll > 0 && completions > (double)samples_ll) {
         uint64_t state = seed;
         int pick[52];
+        int swapped[5];
+        memcpy(pick, rest, sizeof(int) * rest_n);
         for (long long n = 0; n < samples_ll && !failed; n++) {
-            memcpy(pick, rest, sizeof(int) * rest_n);
+            uint32_t masks[4] = {known[0], known[1], known[2], known[3]};
             for (int k = 0; k < missing; k++) { /* partial Fisher-Yates: a uniform k-subset */
                 int j = k + (int)uniform_below(&state, (uint32_t)(rest_n - k));
                 int t = pick[k];
                 pick[k] = pick[j];
                 pick[j] = t;
-                board[board_n + k] = pick[k];
+                swapped[k] = j;
+                masks[pick[k] & 3] |= 1u << (pick[k] >> 2);
             }
-            failed = count_order(table, (int)players, hole, board, 5);
+            for (int k = missing - 1; k >= 0; k--) { /* undone, last swap first: ``pick`` is ``rest`` again */
+                int j = swapped[k];
+                int t = pick[k];
+                pick[k] = pick[j];
+                pick[j] = t;
+            }
+            failed = count_order(table, (int)players, hole_masks, masks);
         }
     } else {
         int idx[5];
         for (int k = 0; k < missing; k++)
             idx[k] = k;
         for (;;) {
+            uint32_t masks[4] = {known[0], known[1], known[2], known[3]};
             for (int k = 0; k < missing; k++)
-                board[board_n + k] = rest[idx[k]];
-            if (count_order(table, (int)players, hole, board, 5) < 0) {
+                masks[rest[idx[k]] & 3] |= 1u << (rest[idx[k]] >> 2);
+            if (count_order(table, (int)players, hole_masks, masks) < 0) {
                 failed = 1;
                 break;
             }
