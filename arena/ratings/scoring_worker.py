@@ -65,10 +65,12 @@ R_co = TypeVar("R_co", covariant=True)
 
 
 def pack(record: HandRecord, config: int) -> Packed:
-    """What scoring needs of a hand, as tuples of numbers (``config``: its table's index in the batch's list)."""
-    events = tuple((e.kind.value, e.seat, e.street, e.amount, e.cards, e.all_in, e.pot) for e in record.events)
-    decisions = tuple((d.seat, d.participant, d.action.kind.value, d.action.amount, d.event_index,
-                       tuple((a.kind.value, a.amount, p) for a, p in d.policy)) for d in record.decisions)
+    """What scoring needs of a hand, as tuples of numbers (``config``: its table's index in the batch's list). The
+    kinds' numbers are read as ``_value_``: the ``value`` property was a third of the time (it runs for every hand
+    in the referee's loop)."""
+    events = tuple((e.kind._value_, e.seat, e.street, e.amount, e.cards, e.all_in, e.pot) for e in record.events)
+    decisions = tuple((d.seat, d.participant, d.action.kind._value_, d.action.amount, d.event_index,
+                       tuple((a.kind._value_, a.amount, p) for a, p in d.policy)) for d in record.decisions)
     return (record.hand_number, record.deal, record.rotation, record.seating, record.button, config,
             record.starting_stacks, record.deck, record.hole, record.board, events, record.payoffs,
             record.final_stacks, decisions)
