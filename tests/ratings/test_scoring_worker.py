@@ -119,10 +119,11 @@ def test_sessions_of_a_dead_worker_are_scored_in_the_referee(tmp_path: Path,
         def hand_finished(self, record: HandRecord) -> None:
             super().hand_finished(record)
             if len(self.records) == HANDS // 2:
-                process = worker._worker.process if worker._worker is not None else None
-                assert process is not None
-                os.kill(process.pid, signal.SIGKILL)  # as an OOM killer would
-                process.wait()
+                processes = [lane.worker.process for lane in worker._lanes if lane.worker is not None]
+                assert len(processes) == 2  # a deal's hands go to one of two workers
+                for process in processes:
+                    os.kill(process.pid, signal.SIGKILL)  # as an OOM killer would
+                    process.wait()
 
     try:
         with caplog.at_level(logging.WARNING, logger="arena.ratings.scoring"):
