@@ -112,6 +112,9 @@ class RemoteSeat(Seat):
 
     def welcome(self, session: BotSession) -> None:
         """A stream joined over the endpoint: tell it where this seat plays (the endpoint calls this)."""
+        session.tables_welcomed += min(session.max_tables, self.tables)
+        if session.tables_welcomed > 1:  # requests of several tables: worth a loop turn to send them in one write
+            session.conn.gathers = True
         session.send(
             bot_pb2.RefereeMessage(
                 welcome=bot_pb2.Welcome(

@@ -42,6 +42,7 @@ class Connection:
     def __init__(self, peer: str) -> None:
         self.peer = peer
         self.batches = False  # pack what is ready at once into one RefereeBatch (Join.batches)
+        self.gathers = False  # the writer lets the loop turn once before it takes a batch: several tables add theirs
         self._messages: list[Outgoing] = []
         self._callbacks: list[Callable[[], None] | None] = []  # each message's, in step with ``_messages``
         self._woken: asyncio.Future[None] | None = None  # the writer's, while it waits for a message
@@ -147,6 +148,7 @@ class BotSession:
         self.join = join
         self.max_tables = max(1, join.max_tables)
         conn.batches = join.batches
+        self.tables_welcomed = 0  # tables of the seats welcomed on this stream (more than one: its writer gathers)
         self.pending: dict[tuple[str, int], tuple[Decision, Waiter]] = {}
         self._alarm: asyncio.TimerHandle | None = None  # fires at the soonest deadline of an open request, or before
         self._answered: list[tuple[tuple[str, int], Waiter]] = []  # opened requests answered: to leave ``pending``
