@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from arena.deals import DealPlan, commitment, cross_table_plan, deck_for_hand, duplicate_plan, policy_draw, rotations
+from arena.deals.schedule import duplicate_plan_length
 from arena.engine import ConfigError, TableConfig
 from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.engine.units import mbb_per_hand
@@ -108,7 +109,9 @@ class MatchSpec:
         """Hands the match plays: the schedule's (reset game), else the most its games can last."""
         if self.game.is_game:
             return self.game.games * self.game.stride(self.hands) * len(self.rotations(num_bots))
-        return len(self.plan(num_bots))
+        if self.cross_table(num_bots):
+            return len(self.plan(num_bots))
+        return duplicate_plan_length(num_bots, self.hands, self.all_orders, self.duplicate)
 
     def games(self, num_bots: int) -> list[Game]:
         """Every game of the match (cash game or freezeout), game by game, each in every rotation (R11.5)."""

@@ -11,7 +11,16 @@ from collections import Counter
 import pytest
 
 from arena.cards import format_cards
-from arena.deals import commitment, deck_for_hand, derive_seed, duplicate_plan, new_seed, rotations, verify_commitment
+from arena.deals import (
+    commitment,
+    deck_for_hand,
+    derive_seed,
+    duplicate_plan,
+    duplicate_plan_length,
+    new_seed,
+    rotations,
+    verify_commitment,
+)
 
 # Pinned vectors: any change to the shuffle, the commitment or the derivation breaks every published seed, so it must
 # be deliberate (and show here).
@@ -91,6 +100,14 @@ def test_rotations_put_every_bot_in_every_seat() -> None:
     six = rotations(6)
     assert len(six) == 6 and all(sorted(col) == list(range(6)) for col in zip(*six, strict=True))
     assert len(rotations(3, all_orders=True)) == 6
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+@pytest.mark.parametrize("all_orders, duplicate", [(False, True), (True, True), (False, False)])
+def test_a_plans_length_is_known_without_making_it(seats: int, all_orders: bool, duplicate: bool) -> None:
+    for hands in (0, 1, 2, 5, 7, 24, 25, 101):
+        assert duplicate_plan_length(seats, hands, all_orders, duplicate) == len(
+            list(duplicate_plan(seats, hands, all_orders, duplicate)))
 
 
 def test_duplicate_plan_replays_each_deal_in_every_rotation_with_the_button_fixed() -> None:
