@@ -351,8 +351,8 @@ def _report(run: MatchRun, result: MatchResult, as_json: bool, tally: SessionTal
 
 
 def match_tally(spec: MatchSpec, players: int, db: Database | None) -> SessionTally:
-    """The tally of a reset match, its sessions scored by a worker process as they finish (arena.ratings.
-    scoring_worker: only hand numbers go to the worker when ``db`` records the match, which it reads back)."""
+    """The tally of a reset match, its hands scored by worker processes as they finish (arena.ratings.
+    scoring_worker: only hand numbers go to the workers when ``db`` records the match, which they read back)."""
     cross = spec.cross_table(players)
     scorer = ScoringWorker(spec.config.big_blind, cross, db.path if db is not None else None, spec.match_id)
     return SessionTally(players, spec.hands_per_deal(players), spec.config.big_blind, cross, scorer)

@@ -9,8 +9,9 @@ numbers go (the worker reads the hands back from the file, which holds every han
 without one, the hands themselves, packed into plain tuples and pickled as they finish (``pack``). The worker returns
 each hand's deltas (``arena.ratings.session_scoring.hand_deltas``), and a session's changes are folded from them as
 it completes (``fold_changes``): the functions the tally runs in-process, so the figures are the same to the last
-bit. Should the worker die or fail, the batches it did not return are scored in this process instead (from the
-database, or from the packed hands they were sent with), and said so in the log.
+bit. Should a worker die or fail, the batches it did not return, and every batch after them, are scored in this
+process instead, a batch at a time (from the database, or from the packed hands they were sent with), and said so in
+the log.
 
 A tournament's matches are rescored the same way as their hands are recorded (``RecordedScoring``: each hand's
 payoffs by all-in EV and AIVAT, ``arena.ratings.estimators.rescore``, the function its leaderboard runs), so the
@@ -215,7 +216,8 @@ class WorkerFailed(RuntimeError):
 class _Worker:
     """The worker process (``python -m arena.ratings.scoring_worker``, a child with pipes: no multiprocessing
     machinery, nothing asked of the caller's main module) and two threads: one pickles batches into its input,
-    one reads its replies into futures, in order."""
+    one reads its replies into futures, in order. It runs ``NICE`` above this process (a match's workers and a
+    tournament's alike): the referee's loop and the bots come first."""
 
     def __init__(self) -> None:
         package_root = str(Path(__file__).resolve().parents[2])  # the worker imports the same arena as we do
@@ -314,7 +316,7 @@ class ScoringWorker:
         self.backlog_hands = backlog_hands
         self._lanes = [_Lane() for _ in range(max(1, workers))]  # a deal's hands go to lane ``deal % workers``
         self._configs: dict[TableConfig, int] = {}  # every table's config so far, by its index in ``pack``
-        self._sent: deque[tuple[Batch, Future[Scored] | None]] = deque()  # in order; None: score here
+        self._sent: deque[tuple[Batch, Future[Scored]]] = deque()  # batches at the workers, in order
         self._sent_hands = 0
         self._scored: Scored = {}  # hands back from the worker whose session is not complete or not folded yet
         self._sessions: deque[SessionJob] = deque()  # complete sessions, in order, not folded yet
@@ -324,11 +326,6 @@ class ScoringWorker:
     def pending_hands(self) -> int:
         """Hands finished and not scored back yet."""
         return self._sent_hands + sum(lane.hand_count for lane in self._lanes)
-
-    @property
-    def reads_back(self) -> bool:
-        """Whether the worker reads the hands from the match's database (they are not sent)."""
-        return bool(self.db_path)
 
     @property
     def _started(self) -> bool:
@@ -359,7 +356,6 @@ class ScoringWorker:
             return
         batch = Batch(self.db_path, self.match_id, tuple(lane.numbers), tuple(lane.hands), tuple(self._configs))
         lane.numbers, lane.hands = [], []
-        future = None
         if not self._broken and not inline:
             try:
                 worker = lane.worker
@@ -367,11 +363,13 @@ class ScoringWorker:
                     worker = next((other.worker for other in self._lanes if other.worker is not None), None)
                 if worker is None:
                     worker = lane.worker = _Worker()
-                future = worker.submit(batch)
-            except OSError as exc:  # no worker to be had: score here
+                self._sent.append((batch, worker.submit(batch)))
+                self._sent_hands += batch.hand_count
+                self._take(wait=False)
+                return
+            except OSError as exc:  # no worker to be had
                 self._give_up(exc)
-        self._sent.append((batch, future))
-        self._sent_hands += batch.hand_count
+        self._scored.update(score_batch(batch))  # here and now, a batch at a time (as a worker would have)
 
     def _send_last(self) -> None:
         """Every lane's hands left: scored here when no worker was started and they are fewer than a batch (a
@@ -386,13 +384,7 @@ class ScoringWorker:
         ``backlog_hands`` hands sent and not back, the oldest batches are waited for: the worker is far behind."""
         if wait:
             self._send_last()
-        while self._sent:
-            batch, future = self._sent[0]
-            if future is not None and not wait and not future.done() and self._sent_hands <= self.backlog_hands:
-                break
-            self._sent.popleft()
-            self._sent_hands -= batch.hand_count
-            self._scored.update(self._scored_batch(batch, future))
+        self._take(wait)
         out: list[Changes] = []
         scored = self._scored
         while self._sessions and all(n in scored for n in self._sessions[0].numbers):
@@ -404,17 +396,34 @@ class ScoringWorker:
             raise LookupError(f"hands {missing[:5]} of a complete session were never given to the scorer (keep)")
         return out
 
-    def _scored_batch(self, batch: Batch, future: Future[Scored] | None) -> Scored:
-        if future is not None:
-            try:
-                return future.result()
-            except WorkerFailed as exc:  # a worker that died or failed: its batches are scored here
-                self._give_up(exc)
-        return score_batch(batch)
+    def _take(self, wait: bool) -> None:
+        """The batches the workers have scored, or failed, so far; with ``wait`` every one (each waited for), and
+        past ``backlog_hands`` hands sent and not back the oldest are waited for (the workers are far behind). A
+        failed batch is scored here at once, as it is taken (never left to pile up)."""
+        if any(future.done() for _, future in self._sent):
+            pending: deque[tuple[Batch, Future[Scored]]] = deque()
+            for batch, future in self._sent:
+                if future.done():
+                    self._absorb(batch, future)
+                else:
+                    pending.append((batch, future))
+            self._sent = pending
+        while self._sent and (wait or self._sent_hands > self.backlog_hands):
+            self._absorb(*self._sent.popleft())
+
+    def _absorb(self, batch: Batch, future: Future[Scored]) -> None:
+        """A batch taken back: its hands' deltas, from the worker, or worked out here if the worker failed."""
+        self._sent_hands -= batch.hand_count
+        try:
+            self._scored.update(future.result())
+        except WorkerFailed as exc:  # a worker that died or failed: its batches are scored here
+            self._give_up(exc)
+            self._scored.update(score_batch(batch))
 
     def _give_up(self, exc: BaseException) -> None:
         if not self._broken:
-            log.warning("%s: the hands it did not score are scored in the referee's process", exc)
+            log.warning("%s: the hands it did not score, and every hand from now on, are scored in the referee's "
+                        "process", exc)
         self._broken = True
 
     def close(self) -> None:

@@ -24,12 +24,7 @@ class Scorer(Protocol):
 
     @property
     def pending_hands(self) -> int:
-        """Hands of sessions submitted and not returned by ``results`` yet."""
-        ...
-
-    @property
-    def reads_back(self) -> bool:
-        """Whether it reads a session's hands back by number (from a database) and is given none."""
+        """Hands finished (given to ``keep``) and not scored back yet."""
         ...
 
     def keep(self, record: HandRecord) -> object:
@@ -56,7 +51,6 @@ class InlineScorer:
     arena.ratings.scoring_worker, which keeps AIVAT's milliseconds a hand out of its event loop)."""
 
     pending_hands = 0
-    reads_back = False
 
     def __init__(self, big_blind: int, cross_table: bool) -> None:
         self.big_blind = big_blind

@@ -96,8 +96,6 @@ def text_field(tag: int, text: str) -> bytes:
     return field_bytes(tag, text.encode()) if text else b""
 
 
-
-
 def serialized(message: Message | bytes) -> bytes:
     """A message serialized, or bytes already serialized as they are."""
     return message if isinstance(message, bytes) else message.SerializeToString()

@@ -182,8 +182,9 @@ def test_a_tally_whose_scorer_reads_its_hands_back_from_the_database_scores_them
     db = Database(tmp_path / "t.db")
     spec = MatchSpec("r", "reader", 200)
     kept = SessionTally(2, 2, 100)
-    read_back = SessionTally(2, 2, 100, scorer=ScoringWorker(100, False, db.path, "r"))
-    assert read_back.scorer.reads_back and not kept.scorer.reads_back
+    worker = ScoringWorker(100, False, db.path, "r")
+    read_back = SessionTally(2, 2, 100, scorer=worker)
+    assert worker.db_path and not isinstance(kept.scorer, ScoringWorker)
 
     class Both:
         def hand_finished(self, record: HandRecord) -> None:

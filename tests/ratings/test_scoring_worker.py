@@ -10,6 +10,7 @@ import logging
 import os
 import random
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -134,6 +135,35 @@ def test_sessions_of_a_dead_worker_are_scored_in_the_referee(tmp_path: Path,
         assert "exit status -9" in caplog.text  # it did die, and the fallback scored its sessions
     finally:
         killed.close()
+
+
+def test_after_a_worker_dies_each_batch_is_scored_as_it_is_formed(tmp_path: Path) -> None:
+    """Hands whose sessions are still open (a local match's first rotation) keep coming after a worker died: each
+    batch is scored here as it is formed, never left to pile up for the first session that completes (which would
+    then stall the referee's loop for all of them at once)."""
+    sink = Tallies()
+    recorded_match(tmp_path, sink)
+    worker = ScoringWorker(100, False, tmp_path / "w.db", "w", batch_hands=BATCH, workers=1)
+    try:
+        for record in sink.records[:BATCH]:
+            worker.keep(record)  # the first batch: the worker is started for it
+        lane = worker._lanes[0]
+        assert lane.worker is not None
+        dead = lane.worker
+        os.kill(dead.process.pid, signal.SIGKILL)
+        dead.process.wait()
+        for _ in range(100):  # until its reader has seen it go
+            if dead._ended:
+                break
+            time.sleep(0.05)
+        for record in sink.records[BATCH:BATCH * 4]:
+            worker.keep(record)
+            assert worker._sent_hands <= BATCH  # the first batch at most (it may be scored yet)
+        worker.results()
+        assert worker._sent_hands == 0 and not worker._sent
+        assert len(worker._scored) == BATCH * 4  # every hand scored, none waiting for a session
+    finally:
+        worker.close()
 
 
 class Rescoring(Tallies):
