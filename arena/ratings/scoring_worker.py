@@ -316,7 +316,7 @@ class ScoringWorker:
         self.backlog_hands = backlog_hands
         self._lanes = [_Lane() for _ in range(max(1, workers))]  # a deal's hands go to lane ``deal % workers``
         self._configs: dict[TableConfig, int] = {}  # every table's config so far, by its index in ``pack``
-        self._sent: deque[tuple[Batch, Future[Scored]]] = deque()  # batches at the workers, in order
+        self._sent: deque[_Sent] = deque()  # batches at the workers, in order
         self._sent_hands = 0
         self._scored: Scored = {}  # hands back from the worker whose session is not complete or not folded yet
         self._sessions: deque[SessionJob] = deque()  # complete sessions, in order, not folded yet
@@ -363,7 +363,7 @@ class ScoringWorker:
                     worker = next((other.worker for other in self._lanes if other.worker is not None), None)
                 if worker is None:
                     worker = lane.worker = _Worker()
-                self._sent.append((batch, worker.submit(batch)))
+                self._sent.append(_Sent(batch, worker.submit(batch), worker))
                 self._sent_hands += batch.hand_count
                 self._take(wait=False)
                 return
@@ -400,25 +400,30 @@ class ScoringWorker:
         """The batches the workers have scored, or failed, so far; with ``wait`` every one (each waited for), and
         past ``backlog_hands`` hands sent and not back the oldest are waited for (the workers are far behind). A
         failed batch is scored here at once, as it is taken (never left to pile up)."""
-        if any(future.done() for _, future in self._sent):
-            pending: deque[tuple[Batch, Future[Scored]]] = deque()
-            for batch, future in self._sent:
-                if future.done():
-                    self._absorb(batch, future)
-                else:
-                    pending.append((batch, future))
-            self._sent = pending
+        # a worker answers its batches in order: past its first one not back, none of its others is (a dead
+        # worker's all fail at once), so each call asks about a few batches, not all of a long backlog
+        waiting: set[_Worker] = set()
+        kept: deque[_Sent] = deque()
+        for sent in self._sent:
+            if sent.worker in waiting:
+                kept.append(sent)
+            elif sent.future.done():
+                self._absorb(sent)
+            else:
+                waiting.add(sent.worker)
+                kept.append(sent)
+        self._sent = kept
         while self._sent and (wait or self._sent_hands > self.backlog_hands):
-            self._absorb(*self._sent.popleft())
+            self._absorb(self._sent.popleft())
 
-    def _absorb(self, batch: Batch, future: Future[Scored]) -> None:
+    def _absorb(self, sent: _Sent) -> None:
         """A batch taken back: its hands' deltas, from the worker, or worked out here if the worker failed."""
-        self._sent_hands -= batch.hand_count
+        self._sent_hands -= sent.batch.hand_count
         try:
-            self._scored.update(future.result())
+            self._scored.update(sent.future.result())
         except WorkerFailed as exc:  # a worker that died or failed: its batches are scored here
             self._give_up(exc)
-            self._scored.update(score_batch(batch))
+            self._scored.update(score_batch(sent.batch))
 
     def _give_up(self, exc: BaseException) -> None:
         if not self._broken:
@@ -432,6 +437,15 @@ class ScoringWorker:
             if lane.worker is not None:
                 lane.worker.close()
                 lane.worker = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """A batch at a worker, and the future of its scores."""
+
+    batch: Batch
+    future: Future[Scored]
+    worker: _Worker
 
 
 @dataclass(slots=True)
