@@ -47,11 +47,13 @@ class Hog(Bot):
 
     def hog(self) -> None:
         held = [0] * self.children
+        printing = threading.Lock()  # print writes a line and its newline apart: two threads' lines could interleave
 
         def follow(index: int, proc: subprocess.Popen[str]) -> None:
             assert proc.stdout is not None
             for line in proc.stdout:  # until it holds all its memory (or dies)
-                print(line.rstrip(), flush=True)
+                with printing:
+                    print(line.rstrip(), flush=True)
                 words = line.split()
                 if words[0] == "HOG-CHILD":
                     held[index] = int(words[2])
