@@ -32,6 +32,7 @@ from tests.bench.bench_grpc import BOTS, ROOT, print_load, print_machine
 
 HANDS = int(os.environ.get("ARENA_BENCH_DECISIONS_HANDS", "20000"))
 SEED = "bench-decisions-20261204"
+MATCH_ID = "bench-decisions"  # fixed: the random bots seed their draws from the hand ids, so every run plays alike
 TIMEOUT_S = 900.0
 CPP_BOT = ROOT / "sample_bots" / "cpp" / "build" / "arena-cpp-bot"
 
@@ -101,6 +102,7 @@ def play(setup: Setup, hands: int, folder: Path) -> Outcome:
         sys.executable, "-c", "import sys; from arena.cli import main; sys.argv[0] = 'arena'; sys.exit(main())",
         "match", *bot_flags(setup.bots), "--hands", str(hands), "--tables", str(setup.tables),
         *(["--db", str(folder / "match.db")] if setup.db else []), "--seed-file", str(seed), "--no-sandbox", "--json",
+        "--match-id", MATCH_ID,
     ]
     outcome = Outcome(setup)
     started = time.perf_counter()
