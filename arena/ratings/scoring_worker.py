@@ -225,7 +225,7 @@ class _Worker:
         self.process = subprocess.Popen([sys.executable, "-m", "arena.ratings.scoring_worker"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         env=dict(os.environ, PYTHONPATH=path))
-        with contextlib.suppress(OSError):  # the referee and the bots first: the worker takes the CPU they leave
+        with contextlib.suppress(OSError, AttributeError):  # the referee and the bots first (no niceness on Windows)
             os.setpriority(os.PRIO_PROCESS, self.process.pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE))
         self._outbox: queue.SimpleQueue[Job[Any] | None] = queue.SimpleQueue()
         self._futures: deque[Future[Any]] = deque()

@@ -166,6 +166,19 @@ def test_after_a_worker_dies_each_batch_is_scored_as_it_is_formed(tmp_path: Path
         worker.close()
 
 
+def test_the_workers_run_below_the_referee() -> None:
+    """A worker is niced ``NICE`` above the referee: while a match is played, the referee's loop and the bots get
+    the CPU first."""
+    from arena.ratings.scoring_worker import NICE, _Worker
+
+    worker = _Worker()
+    try:
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == min(19, mine + NICE)
+    finally:
+        worker.close()
+
+
 class Rescoring(Tallies):
     """A sink handing every recorded hand to a RecordedScoring, as a tournament's hands callback does."""
 
