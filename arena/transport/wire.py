@@ -60,12 +60,17 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
-_SMALL = tuple(_varint(value) for value in range(1 << 14))  # every one- and two-byte varint, made once
+_SMALL: dict[int, bytes] = {}  # the one- and two-byte varints, each made the first time it is asked for
 
 
 def varint(value: int) -> bytes:
     """A non-negative integer as protobuf's base-128 varint (the small ones, nearly all, looked up)."""
-    return _SMALL[value] if 0 <= value < 16384 else _varint(value)
+    found = _SMALL.get(value)
+    if found is None:
+        found = _varint(value)  # a negative value raises ValueError here
+        if value < 1 << 14:
+            _SMALL[value] = found
+    return found
 
 
 _KEYED: dict[tuple[int, int], bytes] = {}  # int_field's small fields, made once each (bounded: keys x 128 values)
