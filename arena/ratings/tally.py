@@ -3,17 +3,15 @@ result tables (the same per-session samples as ``arena.ratings.sessions`` reads 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from array import array
 from collections import deque
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, cast
 
 from arena.deals.fold import fold_session, mbb_per_hand
-from arena.ratings.allin import runout_point
 from arena.ratings.estimators import ADJUSTED, Estimator
-from arena.ratings.session_scoring import Changes, SessionJob, session_changes
+from arena.ratings.session_scoring import Changes, HandDeltas, SessionJob, fold_changes, hand_deltas
 from arena.ratings.stats import RunningRate, WinRate, win_rate
 from arena.referee import HandRecord
 
@@ -28,9 +26,9 @@ class Scorer(Protocol):
         ...
 
     def keep(self, record: HandRecord) -> object:
-        """A hand that just finished: what its session, until complete, must hold of it for ``submit`` (the hand,
-        or nothing when the scorer has taken it already: the worker scores each hand as it finishes). Every object
-        an open session holds is walked by each pass of the garbage collector, so the less the better."""
+        """A hand that just finished: what its session, until complete, must hold of it for ``submit`` (its deltas,
+        or nothing when the scorer keeps them itself: the worker's are in its processes). Every object an open
+        session holds is walked by each pass of the garbage collector, so the less the better."""
         ...
 
     def submit(self, job: SessionJob, kept: Sequence[object]) -> None:
@@ -58,12 +56,13 @@ class InlineScorer:
         self._done: list[Changes] = []
 
     def keep(self, record: HandRecord) -> object:
-        """The hand, its events only if all-in EV reads them."""
-        return record if runout_point(record) is not None else dataclasses.replace(record, events=())
+        """The hand scored now: its number, seats and deltas (``hand_deltas``), a few numbers where the hand is a
+        few dozen objects; the worker does the same, elsewhere."""
+        return record.hand_number, record.seating, hand_deltas(record)
 
     def submit(self, job: SessionJob, kept: Sequence[object]) -> None:
-        records = [h for h in kept if isinstance(h, HandRecord)]
-        self._done.append(session_changes(records, job, self.big_blind, self.cross_table))
+        hands = cast(Sequence[tuple[int, Sequence[int], HandDeltas]], kept)
+        self._done.append(fold_changes(hands, job, self.big_blind, self.cross_table))
 
     def results(self, wait: bool = False) -> list[Changes]:
         done, self._done = self._done, []
