@@ -1289,6 +1289,7 @@ struct WireFormat {
     uint8_t clock[2];  /* Clock: action_ms_left, bank_ms_left */
     uint8_t event[7];  /* PublicEvent: kind, seat, street, amount, cards, by_timeout, pot_index */
     uint8_t end[1];    /* HandEnd: history */
+    uint8_t outer[3];  /* RefereeMessage: action_request; ActionRequest: request_id, seat (Hand.request_wire) */
     int64_t status[3]; /* SeatStatus: active, folded, all-in */
     int64_t event_kind[16];
     int64_t all_in_kind;
@@ -1296,7 +1297,7 @@ struct WireFormat {
     std::string card[52]; /* each card's text with its length before it */
 };
 WireFormat wire_format;
-constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7 + 1;
+constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7 + 1 + 3;
 
 /* A protobuf encoding under construction. */
 struct Buf {
@@ -1453,42 +1454,93 @@ bool event_flags(PyObject *indexes, size_t count, std::vector<bool> &flags)
     return !PyErr_Occurred();
 }
 
+/* view_wire's and request_wire's arguments after the seat: names, timeouts, action_ms_left, bank_ms_left, checked
+ * and encoded into ``out`` (the view); false with an exception set. */
+bool view_args(const State &s, PyObject *const *args, long *seat_out, Buf &out)
+{
+    long seat = PyLong_AsLong(args[0]);
+    if (seat == -1 && PyErr_Occurred())
+        return false;
+    if (seat != s.to_act || seat < 0) {
+        PyErr_Format(PyExc_ValueError, "a request is only built for the seat to act (%d), not seat %ld", s.to_act, seat);
+        return false;
+    }
+    PyObject *names = args[1];
+    if (!PyTuple_Check(names) || PyTuple_GET_SIZE(names) != s.n) {
+        PyErr_Format(PyExc_TypeError, "names must be a tuple of %d names", s.n);
+        return false;
+    }
+    for (int i = 0; i < s.n; i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
+            PyErr_SetString(PyExc_TypeError, "names must be strings");
+            return false;
+        }
+    std::vector<bool> timeouts;
+    if (!event_flags(args[2], s.events.size(), timeouts))
+        return false;
+    long long action_ms = PyLong_AsLongLong(args[3]);
+    long long bank_ms = PyLong_AsLongLong(args[4]);
+    if ((action_ms == -1 || bank_ms == -1) && PyErr_Occurred())
+        return false;
+    *seat_out = seat;
+    return encode_view(s, int(seat), names, timeouts, action_ms, bank_ms, out);
+}
+
 PyObject *hand_view_wire(HandObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "view_wire() takes seat, names, timeouts, action_ms_left, bank_ms_left");
         return NULL;
     }
-    const State &s = self->s;
     if (!wire_format.ready)
         return PyBytes_FromStringAndSize(NULL, 0);
-    long seat = PyLong_AsLong(args[0]);
-    if (seat == -1 && PyErr_Occurred())
-        return NULL;
-    if (seat != s.to_act || seat < 0) {
-        PyErr_Format(PyExc_ValueError, "a request is only built for the seat to act (%d), not seat %ld", s.to_act, seat);
-        return NULL;
-    }
-    PyObject *names = args[1];
-    if (!PyTuple_Check(names) || PyTuple_GET_SIZE(names) != s.n) {
-        PyErr_Format(PyExc_TypeError, "names must be a tuple of %d names", s.n);
-        return NULL;
-    }
-    for (int i = 0; i < s.n; i++)
-        if (!PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
-            PyErr_SetString(PyExc_TypeError, "names must be strings");
-            return NULL;
-        }
-    std::vector<bool> timeouts;
-    if (!event_flags(args[2], s.events.size(), timeouts))
-        return NULL;
-    long long action_ms = PyLong_AsLongLong(args[3]);
-    long long bank_ms = PyLong_AsLongLong(args[4]);
-    if ((action_ms == -1 || bank_ms == -1) && PyErr_Occurred())
-        return NULL;
     Buf out;
-    if (!encode_view(s, int(seat), names, timeouts, action_ms, bank_ms, out))
+    long seat;
+    if (!view_args(self->s, args, &seat, out))
         return NULL;
+    return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
+}
+
+/* Hand.request_wire(seat, names, timeouts, action_ms_left, bank_ms_left, head, request_id, tail): the whole
+ * RefereeMessage asking ``seat`` to act, in ActionRequest's field order: ``head`` (the table and hand ids, encoded
+ * by the caller), request_id, seat, the view (view_wire's bytes), ``tail`` (the config field). One call where the
+ * table's fast path made six (arena.transport.wire.RequestBuilder.serialized joins the same parts). */
+PyObject *hand_request_wire(HandObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "request_wire() takes seat, names, timeouts, action_ms_left, bank_ms_left, "
+                                         "head, request_id, tail");
+        return NULL;
+    }
+    if (!wire_format.ready) {
+        PyErr_SetString(PyExc_RuntimeError, "request_wire(): the wire format is not set (set_wire_format)");
+        return NULL;
+    }
+    if (!PyBytes_Check(args[5]) || !PyBytes_Check(args[7])) {
+        PyErr_SetString(PyExc_TypeError, "request_wire(): head and tail are bytes");
+        return NULL;
+    }
+    long long request_id = PyLong_AsLongLong(args[6]);
+    if (request_id == -1 && PyErr_Occurred())
+        return NULL;
+    if (request_id < 0) {
+        PyErr_SetString(PyExc_ValueError, "request_wire(): a request id is not negative");
+        return NULL;
+    }
+    const WireFormat &w = wire_format;
+    Buf body;
+    body.b.append(PyBytes_AS_STRING(args[5]), size_t(PyBytes_GET_SIZE(args[5])));
+    body.num(w.outer[1], request_id);
+    long seat = 0;
+    Buf view;
+    if (!view_args(self->s, args, &seat, view))
+        return NULL;
+    body.num(w.outer[2], seat);
+    body.b.append(view.b);
+    body.b.append(PyBytes_AS_STRING(args[7]), size_t(PyBytes_GET_SIZE(args[7])));
+    Buf out;
+    out.b.reserve(body.b.size() + 6);
+    out.message(w.outer[0], body);
     return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
 }
 
@@ -1559,9 +1611,9 @@ PyObject *set_wire_format(PyObject *, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "every field key must fit one byte");
             return NULL;
         }
-    uint8_t *groups[] = {f.req, f.seat, f.pot, f.legal, f.clock, f.event, f.end};
-    int sizes[] = {9, 6, 2, 7, 2, 7, 1};
-    for (int g = 0, at = 0; g < 7; g++)
+    uint8_t *groups[] = {f.req, f.seat, f.pot, f.legal, f.clock, f.event, f.end, f.outer};
+    int sizes[] = {9, 6, 2, 7, 2, 7, 1, 3};
+    for (int g = 0, at = 0; g < 8; g++)
         for (int i = 0; i < sizes[g]; i++)
             groups[g][i] = uint8_t(k[at++]);
     f.all_in_kind = all_in;
@@ -1771,6 +1823,9 @@ PyMethodDef hand_methods[] = {
     {"end_wire", (PyCFunction)hand_end_wire, METH_O,
      "Each seat's HandEnd history (its own hole cards, shown cards, the referee's actions flagged), encoded "
      "(b'' each until arena.transport.wire has set the format)."},
+    {"request_wire", (PyCFunction)(void (*)(void))hand_request_wire, METH_FASTCALL,
+     "request_wire(seat, names, timeouts, action_ms_left, bank_ms_left, head, request_id, tail): the serialized "
+     "RefereeMessage asking the seat to act (head: the ids' fields; tail: the config field)."},
     {"view_wire", (PyCFunction)(void (*)(void))hand_view_wire, METH_FASTCALL,
      "view_wire(seat, names, timeouts, action_ms_left, bank_ms_left): the seat to act's ActionRequest fields "
      "hole_cards to history, encoded (b'' until arena.transport.wire has set the format)."},

@@ -70,6 +70,10 @@ class Hand:
     def view_wire(
         self, seat: int, names: tuple[str, ...], timeouts: frozenset[int], action_ms_left: int, bank_ms_left: int
     ) -> bytes: ...
+    def request_wire(
+        self, seat: int, names: tuple[str, ...], timeouts: frozenset[int], action_ms_left: int, bank_ms_left: int,
+        head: bytes, request_id: int, tail: bytes,
+    ) -> bytes: ...
     def end_wire(self, timeouts: frozenset[int]) -> tuple[bytes, ...]: ...
 
 def set_wire_format(

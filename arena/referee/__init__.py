@@ -5,7 +5,18 @@ time-outs, disconnects and what each seat may see. It knows nothing of gRPC: rem
 from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.game import EndReason, Game, GameHand, GameKind, GameResult, GameRules, Level
 from arena.referee.match import Match, MatchResult, MatchSpec, ParticipantResult
-from arena.referee.records import Answer, Commented, Decision, DecisionRecord, HandRecord, HandSink, MixedAction, Waiter
+from arena.referee.records import (
+    Answer,
+    Commented,
+    Decision,
+    DecisionRecord,
+    HandRecord,
+    HandSink,
+    MixedAction,
+    Request,
+    Waiter,
+    WireRequest,
+)
 from arena.referee.seat import FunctionSeat, HandStart, Introduction, InvalidAction, Seat, SeatUnavailable
 from arena.referee.status import BotOutcome, DecisionHow, MatchKind, MatchStatus
 from arena.referee.table import Participant, Player, TableRunner
@@ -41,9 +52,11 @@ __all__ = [
     "Participant",
     "ParticipantResult",
     "Player",
+    "Request",
     "Seat",
     "SeatUnavailable",
     "TableRunner",
     "TurnTimer",
     "Waiter",
+    "WireRequest",
 ]

@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from arena import switches
 from arena.engine import Action, ActionKind, IllegalActionError
-from arena.referee.records import Answer, Commented, Decision, DecisionRecord
+from arena.referee.clock import TurnTimer
+from arena.referee.records import Answer, Commented, Decision, DecisionRecord, WireHand, WireRequest
 from arena.referee.status import DecisionHow
 
 if TYPE_CHECKING:
@@ -58,15 +59,20 @@ def can_open(runner: TableRunner, play: HandPlay) -> bool:
 class FastRun:
     """The decisions of one hand, from the seat to act now, as long as they are common ones. ``run`` returns when
     the hand has no seat to act or the next decision is not for the fast path (None: the table asks as usual), or
-    with the ``Handover`` of a decision that the general path must finish."""
+    with the ``Handover`` of a decision that the general path must finish.
 
-    __slots__ = ("play", "runner", "stop", "withdraw")
+    A seat that is sent the compiled engine's bytes and reads no view is asked with a ``WireRequest`` (its request
+    encoded whole in one call, ``Hand.request_wire``); other seats with a ``Decision``, as the general path does."""
+
+    __slots__ = ("play", "runner", "stop", "wire", "withdraw")
 
     def __init__(self, runner: TableRunner, play: HandPlay) -> None:
         self.runner = runner
         self.play = play
         self.stop: asyncio.Future[Handover | None] = runner.loop().create_future()
         self.withdraw: Callable[[], None] | None = None  # withdraws the open request (``Seat.open_request``)
+        # the hand, if it encodes requests whole (the compiled engine's)
+        self.wire = cast(WireHand, play.hand) if hasattr(play.hand, "request_wire") else None
 
     async def run(self) -> Handover | None:
         self.next()
@@ -86,26 +92,57 @@ class FastRun:
         if not self.stop.done():
             self.stop.set_result(handover)
 
+    def _handover(self, waiter: _Waiter, first: Answer | BaseException | None) -> Handover:
+        """``waiter``'s decision for the general path, with what the seat answered first (the hand is as it was
+        when the request was made: an action is applied only if it is legal). A ``WireRequest``'s Decision is built
+        now, with the same request id, clock and request."""
+        hand = self.play.hand
+        legal = hand.legal_actions()
+        decision = waiter.decision
+        if type(decision) is WireRequest:
+            decision = self.runner.decision(self.play, waiter.seat, waiter.player, decision.request_id, legal,
+                                            decision.timer)
+        assert isinstance(decision, Decision)
+        fallback = Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.FOLD)
+        return Handover(decision, waiter.player, waiter.seat, waiter.index, fallback, first)
+
     def next(self) -> None:
         """Open the next decision's request, or end the run."""
         runner, play = self.runner, self.play
-        if not can_open(runner, play):
-            self._end(None)
-            return
         hand = play.hand
         seat = hand.to_act
-        assert seat is not None
+        if seat is None:
+            self._end(None)
+            return
         index = play.seating[seat]
         player = runner.players[index]
-        legal = hand.legal_actions()
-        fallback = Action(ActionKind.CHECK) if legal.can_check else Action(ActionKind.FOLD)
-        decision = runner.decision(play, seat, player, runner.next_request_id(), legal)
-        waiter = _Waiter(self, decision, player, seat, index, fallback)
-        self.withdraw = None
-        if decision.timer.remaining() > 0:
-            self.withdraw = player.seat.open_request(decision, waiter)
+        asked = player.seat
+        # a seat that opens requests, whose bot has not forfeited and is connected (else the general path plays the
+        # policy's action and counts the violation)
+        if not asked.opens_requests or player.participant.forfeited or not asked.connected:
+            self._end(None)
+            return
+        request_id = runner.next_request_id()
+        wire = self.wire
+        if wire is not None and asked.wire_requests and not asked.reads_view:
+            clock = player.clock
+            timer = TurnTimer(clock.allowance_s())
+            asking = WireRequest(
+                runner.table_id, play.hand_id, request_id, timer, wire, seat, play.names, play.timeouts,
+                play.stacks[seat], int(min(timer.allowance_s * 1000, runner.policy.per_action_ms)),
+                int(clock.bank_ms))
+            waiter = _Waiter(self, asking, player, seat, index)
+            self.withdraw = None
+            if timer.remaining() > 0:
+                self.withdraw = asked.open_wire(asking, waiter)
+        else:
+            decision = runner.decision(play, seat, player, request_id, hand.legal_actions())
+            waiter = _Waiter(self, decision, player, seat, index)
+            self.withdraw = None
+            if decision.timer.remaining() > 0:
+                self.withdraw = asked.open_request(decision, waiter)
         if self.withdraw is None:
-            self._end(Handover(decision, player, seat, index, fallback))  # the general path's own checks decide
+            self._end(self._handover(waiter, None))  # the general path's own checks decide
 
     def answered(self, waiter: _Waiter, answer: Answer) -> None:
         """The seat's answer, as it was read: applied and recorded if it is a legal action, and the next request
@@ -116,14 +153,14 @@ class FastRun:
             comment = action.comment
             action = action.answer
         if type(action) is not Action:  # a mixed action: drawn and checked by the general path
-            self._end(Handover(waiter.decision, waiter.player, waiter.seat, waiter.index, waiter.fallback, answer))
+            self._end(self._handover(waiter, answer))
             return
         hand = self.play.hand
         event_index = len(hand.events)
         try:
             hand.act(waiter.seat, action)  # the state is unchanged when it raises
         except IllegalActionError:  # rejected, and asked again, by the general path (which gets the same error)
-            self._end(Handover(waiter.decision, waiter.player, waiter.seat, waiter.index, waiter.fallback, answer))
+            self._end(self._handover(waiter, answer))
             return
         # TableRunner._outcome, for an action that counts
         timer = waiter.decision.timer
@@ -141,16 +178,15 @@ class FastRun:
 class _Waiter:
     """The answer to one request the fast path opened (``Waiter``: what the bot's session resolves)."""
 
-    __slots__ = ("_done", "decision", "fallback", "index", "player", "run", "seat")
+    __slots__ = ("_done", "decision", "index", "player", "run", "seat")
 
-    def __init__(self, run: FastRun, decision: Decision, player: Player, seat: int, index: int,
-                 fallback: Action) -> None:
+    def __init__(self, run: FastRun, decision: Decision | WireRequest, player: Player, seat: int,
+                 index: int) -> None:
         self.run = run
         self.decision = decision
         self.player = player
         self.seat = seat
         self.index = index
-        self.fallback = fallback
         self._done = False
 
     def done(self) -> bool:
@@ -168,4 +204,10 @@ class _Waiter:
 
     def set_exception(self, error: BaseException, /) -> None:
         self._done = True
-        self.run._end(Handover(self.decision, self.player, self.seat, self.index, self.fallback, error))
+        run = self.run
+        if run.stop.done():
+            return
+        try:
+            run._end(run._handover(self, error))
+        except Exception as exc:  # as in set_result: the table's task raises it
+            run.stop.set_exception(exc)

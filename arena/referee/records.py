@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from arena.engine import Action, Event, TableConfig
+from arena.engine import Action, Event, LegalActions, TableConfig
 from arena.engine.view import SeatView
 from arena.referee.clock import TurnTimer
 from arena.referee.status import DecisionHow
@@ -30,6 +30,51 @@ class Decision:
     # For a seat that sends requests as bytes (Seat.wire_requests): the compiled engine's encoding of the request's
     # fields that come from the hand (hole cards to history, Hand.view_wire); empty when the engine has none
     view_wire: bytes = b""
+
+
+class Request(Protocol):
+    """What a bot's session keeps of a request open on it: its ids and its clock (a ``Decision``, or the fast
+    path's ``WireRequest``)."""
+
+    table_id: str
+    hand_id: str
+    request_id: int
+    timer: TurnTimer
+
+
+class WireHand(Protocol):
+    """What the fast path reads of a hand of the compiled engine (arena.engine._core.Hand) for a ``WireRequest``."""
+
+    @property
+    def config(self) -> TableConfig: ...
+
+    @property
+    def num_seats(self) -> int: ...
+
+    def legal_actions(self) -> LegalActions: ...
+
+    def request_wire(self, seat: int, names: tuple[str, ...], timeouts: frozenset[int], action_ms_left: int,
+                     bank_ms_left: int, head: bytes, request_id: int, tail: bytes) -> bytes: ...
+
+
+@dataclass(slots=True)
+class WireRequest:
+    """A request of the table's fast path (arena.referee.fast) to a seat that is sent the compiled engine's bytes
+    (``Seat.open_wire``): its ids, its clock and what the hand's ``request_wire`` needs beside the hand, where a
+    ``Decision`` holds a view as well. The Decision is built only if the general path takes the decision over; its
+    request is the same, to the byte (tests/referee/test_fast_path.py)."""
+
+    table_id: str
+    hand_id: str
+    request_id: int
+    timer: TurnTimer
+    hand: WireHand  # the hand in play, as it stands when the request is made
+    seat: int
+    names: tuple[str, ...]
+    timeouts: frozenset[int]
+    starting_stack: int
+    action_ms_left: int
+    bank_ms_left: int
 
 
 @dataclass(frozen=True, slots=True)

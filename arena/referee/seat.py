@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.engine import Action, IllegalActionError
-from arena.referee.records import Answer, Decision, HandRecord, Waiter
+from arena.referee.records import Answer, Decision, HandRecord, Waiter, WireRequest
 
 UNLIMITED_TABLES = 1 << 20
 
@@ -102,6 +102,12 @@ class Seat(abc.ABC):
         (a seat that says ``opens_requests``, under the decision's clock as ``decide``), and return what withdraws
         the request unanswered (the table was stopped); None, with nothing sent, when the seat cannot be asked now:
         the table then asks through ``decide``."""
+        return None
+
+    def open_wire(self, request: WireRequest, waiter: Waiter) -> Callable[[], None] | None:
+        """``open_request`` for a seat that is sent requests as bytes and reads no view (``wire_requests`` and not
+        ``reads_view``), with the compiled engine: the request's bytes are ``request.encode``'s, in one call. None
+        when the seat cannot be asked now (the table then builds the Decision and asks through ``decide``)."""
         return None
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:

@@ -320,10 +320,13 @@ class TableRunner:
         return await self._outcome(handover.player, handover.decision, answer, play.hand, handover.seat,
                                    handover.index, handover.fallback)
 
-    def decision(self, play: HandPlay, seat: int, player: Player, request_id: int, legal: LegalActions) -> Decision:
-        """The request to ``seat`` (its view, its clock), timed from now."""
+    def decision(self, play: HandPlay, seat: int, player: Player, request_id: int, legal: LegalActions,
+                 timer: TurnTimer | None = None) -> Decision:
+        """The request to ``seat`` (its view, its clock), timed from now, or by ``timer`` (a request the fast path
+        made already: arena.referee.fast)."""
         hand = play.hand
-        timer = TurnTimer(player.clock.allowance_s())
+        if timer is None:
+            timer = TurnTimer(player.clock.allowance_s())
         view_wire = _VIEW_WIRE if player.seat.wire_requests else None
         if view_wire is not None and not player.seat.reads_view:  # the rest of the view is in view_wire's bytes
             view = SeatView(seat, hand.num_seats, hand.button, hand.street, hand.hole[seat], (), (), (), (), (), (),

@@ -21,9 +21,11 @@ from arena.referee import (
     HandStart,
     Introduction,
     InvalidAction,
+    Request,
     Seat,
     SeatUnavailable,
     Waiter,
+    WireRequest,
 )
 from arena.referee.match import MatchResult
 from arena.transport import convert, wire
@@ -138,7 +140,7 @@ class RemoteSeat(Seat):
 
     # ------------------------------------------------------------------ the Seat interface
 
-    def _asked(self, decision: Decision) -> BotSession | None:
+    def _asked(self, decision: Request) -> BotSession | None:
         """The session to ask ``decision`` through: None if there is none now, or if the one that was dealt this
         table's hand is gone (a bot that rejoined is dealt in from the next hand)."""
         session = self.endpoint.session
@@ -148,11 +150,14 @@ class RemoteSeat(Seat):
             return None
         return session
 
-    def _request(self, decision: Decision) -> bytes:
-        builder = self._requests.get(decision.table_id)
+    def _builder(self, table_id: str) -> wire.RequestBuilder:
+        builder = self._requests.get(table_id)
         if builder is None:
-            builder = self._requests[decision.table_id] = wire.RequestBuilder()
-        return builder.serialized(decision, decision.timeouts)
+            builder = self._requests[table_id] = wire.RequestBuilder()
+        return builder
+
+    def _request(self, decision: Decision) -> bytes:
+        return self._builder(decision.table_id).serialized(decision, decision.timeouts)
 
     async def decide(self, decision: Decision, retry: bool) -> Answer:
         session = self._asked(decision)
@@ -165,6 +170,12 @@ class RemoteSeat(Seat):
         if session is None:
             return None
         return session.open(decision, self._request(decision), waiter)
+
+    def open_wire(self, request: WireRequest, waiter: Waiter) -> Callable[[], None] | None:
+        session = self._asked(request)
+        if session is None:
+            return None
+        return session.open(request, self._builder(request.table_id).request_wire(request), waiter)
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
         self._send(bot_pb2.RefereeMessage(action_rejected=bot_pb2.ActionRejected(

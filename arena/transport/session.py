@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.referee import Answer, Decision, InvalidAction
-from arena.referee.records import Waiter
+from arena.referee.records import Request, Waiter
 from arena.transport import convert
 from arena_sdk.pb import bot_pb2, poker_pb2
 
@@ -149,7 +149,7 @@ class BotSession:
         self.max_tables = max(1, join.max_tables)
         conn.batches = join.batches
         self.tables_welcomed = 0  # tables of the seats welcomed on this stream (more than one: its writer gathers)
-        self.pending: dict[tuple[str, int], tuple[Decision, Waiter]] = {}
+        self.pending: dict[tuple[str, int], tuple[Request, Waiter]] = {}
         self._alarm: asyncio.TimerHandle | None = None  # fires at the soonest deadline of an open request, or before
         self._answered: list[tuple[tuple[str, int], Waiter]] = []  # opened requests answered: to leave ``pending``
         self._loop: asyncio.AbstractEventLoop | None = None  # the running loop, found once (``_running``)
@@ -177,7 +177,7 @@ class BotSession:
         finally:
             del self.pending[key]
 
-    def open(self, decision: Decision, request: bytes, waiter: Waiter) -> Callable[[], None]:
+    def open(self, decision: Request, request: bytes, waiter: Waiter) -> Callable[[], None]:
         """Open ``decision``'s request, send ``request`` and leave its answer to ``waiter`` (not an asyncio
         future: one that acts on it as it is given), under the decision's clock, without waiting. Returns what
         withdraws the request unanswered (as a cancelled ``ask`` does: an Action for it is then not for an open
@@ -201,7 +201,7 @@ class BotSession:
             loop = self._loop = asyncio.get_running_loop()
         return loop
 
-    def _watch(self, decision: Decision) -> None:
+    def _watch(self, decision: Request) -> None:
         """Let the alarm ring by ``decision``'s deadline: set it sooner if it would ring later."""
         loop = self._running()
         due = loop.time() + decision.timer.remaining()
@@ -309,7 +309,7 @@ class BotSession:
         ))
 
 
-def mismatches(action: poker_pb2.Action, decision: Decision) -> list[str]:
+def mismatches(action: poker_pb2.Action, decision: Request) -> list[str]:
     """How an Action's ids differ from the request's, e.g. ``["hand_id '' is not 'm1-3'"]``; empty if they match."""
     wrong = []
     if action.table_id != decision.table_id:

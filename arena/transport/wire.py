@@ -18,7 +18,7 @@ from google.protobuf.message import Message
 from arena.cards import format_card
 from arena.engine import Event, EventKind, LegalActions, Pot, TableConfig
 from arena.engine.view import public_history
-from arena.referee import Decision, HandRecord, HandStart
+from arena.referee import Decision, HandRecord, HandStart, WireRequest
 from arena.transport import convert
 from arena_sdk.pb import arena_pb2, bot_pb2, poker_pb2
 
@@ -327,6 +327,16 @@ class RequestBuilder:
         """The RefereeMessage that asks for ``decision``."""
         return bot_pb2.RefereeMessage.FromString(self.serialized(decision, timeouts))
 
+    def request_wire(self, request: WireRequest) -> bytes:
+        """The serialized RefereeMessage that asks for ``request`` (the table's fast path), encoded whole by the
+        compiled engine from the hand (``Hand.request_wire``) with the ids and config remembered here: the same
+        bytes as ``serialized`` gives for the request's Decision (tests/transport/test_view_wire.py)."""
+        hand = request.hand
+        return hand.request_wire(request.seat, request.names, request.timeouts, request.action_ms_left,
+                                 request.bank_ms_left, self._ids_fields(request.table_id, request.hand_id),
+                                 request.request_id,
+                                 self._config_field(hand.config, hand.num_seats, request.starting_stack))
+
     def serialized(self, decision: Decision, timeouts: frozenset[int] = frozenset()) -> bytes:
         """The serialized RefereeMessage that asks for ``decision``: the history's events, the config, the seats,
         pots, legal actions and clock are kept encoded and reused; only ids and cards are encoded anew. When the
@@ -385,7 +395,8 @@ def set_view_wire_format() -> None:
                "min_raise_to", "max_raise_to"),
          *keys(poker_pb2.Clock, "action_ms_left", "bank_ms_left"),
          *keys(poker_pb2.PublicEvent, "kind", "seat", "street", "amount", "cards", "by_timeout", "pot_index"),
-         key(bot_pb2.HandEnd, "history")),
+         key(bot_pb2.HandEnd, "history"),
+         _REQUEST, _REQUEST_ID, _SEAT),
         (poker_pb2.SEAT_STATUS_ACTIVE, poker_pb2.SEAT_STATUS_FOLDED, poker_pb2.SEAT_STATUS_ALL_IN),
         (0, *(convert._EVENT[EventKind(value)] for value in range(1, 16))),
         poker_pb2.EVENT_KIND_ALL_IN,

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from arena.engine import Action, ActionKind, TableConfig, hand_class
-from arena.referee import ClockPolicy, Decision, FunctionSeat, Match, MatchSpec
+from arena.referee import ClockPolicy, Decision, FunctionSeat, Match, MatchSpec, WireRequest
 from arena.referee import table as table_module
 from arena.referee.seat import Seat
 from arena.transport import convert
@@ -43,9 +43,9 @@ _PB_KIND = {ActionKind.FOLD: poker_pb2.ACTION_KIND_FOLD, ActionKind.CHECK: poker
             ActionKind.CALL: poker_pb2.ACTION_KIND_CALL, ActionKind.RAISE: poker_pb2.ACTION_KIND_RAISE}
 
 
-def choose(rng: random.Random, decision: Decision) -> Action:
+def choose(rng: random.Random, decision: Decision | WireRequest) -> Action:
     """bench_engine's random policy."""
-    legal = decision.view.legal
+    legal = decision.hand.legal_actions() if isinstance(decision, WireRequest) else decision.view.legal
     assert legal is not None
     r = rng.random()
     if r < RAISE and legal.max_raise_to:
@@ -73,6 +73,7 @@ class FreeConnection(Connection):
         session = self.seat.session
         assert session is not None
         decision = next(d for d, answer in session.pending.values() if not answer.done())
+        assert isinstance(decision, Decision | WireRequest)
         action = choose(self.rng, decision)
         session.deliver(poker_pb2.Action(table_id=decision.table_id, hand_id=decision.hand_id,
                                          request_id=decision.request_id, kind=_PB_KIND[action.kind],

@@ -1,7 +1,8 @@
 """The compiled engine's encoding of a request's view (``Hand.view_wire``, taken by ``RequestBuilder`` from
-``Decision.view_wire``) and of a hand end's history (``Hand.end_wire``, taken by ``hand_end_bytes`` from
-``HandRecord.end_wire``) are byte for byte the encodings the transport builds in Python, over random hands of every
-structure, ante, seat count and stack, with random time-out marks in the history."""
+``Decision.view_wire``), of a whole request (``Hand.request_wire``, the table's fast path's ``WireRequest``) and of
+a hand end's history (``Hand.end_wire``, taken by ``hand_end_bytes`` from ``HandRecord.end_wire``) are byte for byte
+the encodings the transport builds in Python, over random hands of every structure, ante, seat count and stack, with
+random time-out marks in the history."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.engine import Action, ActionKind, TableConfig, hand_class, seat_view
-from arena.referee import Decision, DecisionHow, DecisionRecord, HandRecord
+from arena.referee import Decision, DecisionHow, DecisionRecord, HandRecord, TurnTimer, WireRequest
 from arena.transport import wire
 from arena_sdk.pb import bot_pb2, poker_pb2
 from tests.engine.test_properties import BASE, Table, offered, tables
@@ -28,6 +29,14 @@ def request(table: Table, hand: Any, seat: int, timeouts: frozenset[int], encode
         decision.view_wire = hand.view_wire(seat, names, timeouts, 1500, 90_000)
         assert decision.view_wire
     return wire.RequestBuilder().serialized(decision, timeouts)
+
+
+def whole_request(table: Table, hand: Any, seat: int, timeouts: frozenset[int], request_id: int) -> bytes:
+    """The request as the fast path sends it (``RequestBuilder.request_wire``), the same names and clock."""
+    names = tuple(f"bot-{k}" if k % 3 else "" for k in range(len(table.stacks)))
+    asked = WireRequest("t-1", "m-7", request_id, TurnTimer(1.5), hand, seat, names, timeouts, table.stacks[seat], 1500,
+                        90_000)
+    return wire.RequestBuilder().request_wire(asked)
 
 
 def play_drawn(hand: Any, legal: Any, data: st.DataObject) -> None:
@@ -47,6 +56,7 @@ def test_the_compiled_view_is_the_transport_encoding(table: Table, data: st.Data
         timeouts = frozenset(data.draw(st.lists(st.integers(0, events + 2), max_size=3), label="timeouts"))
         built = request(table, hand, legal.seat, timeouts, encoded=True)
         assert built == request(table, hand, legal.seat, timeouts, encoded=False)
+        assert whole_request(table, hand, legal.seat, timeouts, 7001) == built
         message = bot_pb2.RefereeMessage.FromString(built).action_request
         assert len(message.history) == events and message.seat == legal.seat
         play_drawn(hand, legal, data)
@@ -59,6 +69,20 @@ def test_only_the_seat_to_act_is_encoded() -> None:
         hand.view_wire((seat + 1) % 3, ("a", "b", "c"), frozenset(), 0, 0)
     with pytest.raises(TypeError, match="names must be a tuple of 3 names"):
         hand.view_wire(seat, ("a", "b"), frozenset(), 0, 0)
+    with pytest.raises(ValueError, match="only built for the seat to act"):
+        hand.request_wire((seat + 1) % 3, ("a", "b", "c"), frozenset(), 0, 0, b"", 1, b"")
+    with pytest.raises(TypeError, match="head and tail are bytes"):
+        hand.request_wire(seat, ("a", "b", "c"), frozenset(), 0, 0, "", 1, b"")
+    with pytest.raises(ValueError, match="not negative"):
+        hand.request_wire(seat, ("a", "b", "c"), frozenset(), 0, 0, b"", -1, b"")
+
+
+def test_a_request_id_of_zero_and_a_large_one_are_encoded_as_protobuf_does() -> None:
+    table = Table(TableConfig(), (1000, 1000), 0, tuple(range(52)), ())
+    hand: Any = COMPILED(table.config, list(table.stacks), list(table.deck))
+    for request_id in (0, 1, 127, 128, 2**40):
+        message = bot_pb2.RefereeMessage.FromString(whole_request(table, hand, hand.to_act, frozenset(), request_id))
+        assert message.action_request.request_id == request_id
 
 
 def hand_end_messages(table: Table, hand: Any, timeouts: frozenset[int], encoded: bool) -> list[bytes]:
