@@ -54,6 +54,7 @@ struct Py {
     PyObject *py_hand;          /* arena.engine.hand.Hand: the reference, asked for the exact error of odd input */
     PyObject *evaluate;         /* arena.cards.evaluator.evaluate */
     PyObject *format_cards;     /* arena.cards.format_cards */
+    PyObject *hand_name;        /* arena.cards.evaluator.hand_name: a shown hand's category (Hand.end_wire) */
     Py_ssize_t legal_off[6];    /* slot offsets of LegalActions' fields, or -1 to build it by calling the class */
     Py_ssize_t pot_off[2];      /* slot offsets of Pot's fields, or -1 */
     PyObject *s_kind, *s_amount; /* interned attribute names of Action */
@@ -1290,6 +1291,9 @@ struct WireFormat {
     uint8_t event[7];  /* PublicEvent: kind, seat, street, amount, cards, by_timeout, pot_index */
     uint8_t end[1];    /* HandEnd: history */
     uint8_t outer[3];  /* RefereeMessage: action_request; ActionRequest: request_id, seat (Hand.request_wire) */
+    uint8_t end_head[6]; /* RefereeMessage: hand_end; HandEnd: table_id, hand_id, board, shown, payoffs */
+    uint8_t shown[3];  /* ShownHand: seat, cards, category */
+    uint8_t payoff[3]; /* SeatPayoff: seat, net, final_stack */
     int64_t status[3]; /* SeatStatus: active, folded, all-in */
     int64_t event_kind[16];
     int64_t all_in_kind;
@@ -1297,7 +1301,7 @@ struct WireFormat {
     std::string card[52]; /* each card's text with its length before it */
 };
 WireFormat wire_format;
-constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7 + 1 + 3;
+constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7 + 1 + 3 + 6 + 3 + 3;
 
 /* A protobuf encoding under construction. */
 struct Buf {
@@ -1544,23 +1548,95 @@ PyObject *hand_request_wire(HandObject *self, PyObject *const *args, Py_ssize_t 
     return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
 }
 
-/* Hand.end_wire(timeouts): each seat's HandEnd history, encoded. */
-PyObject *hand_end_wire(HandObject *self, PyObject *timeouts_arg)
+/* A str argument's UTF-8 bytes appended as the string field ``key`` (nothing when empty); false with an error set. */
+bool text_arg(PyObject *text, uint8_t key, Buf &out)
 {
+    Py_ssize_t size;
+    const char *data = PyUnicode_AsUTF8AndSize(text, &size);
+    if (data == NULL)
+        return false;
+    if (size)
+        out.bytes(key, data, size_t(size));
+    return true;
+}
+
+/* HandEnd's fields before the history, the same for every seat (wire.HandEndParts.head): the ids, the board, the
+ * hands shown at the showdown with their category's name (R8.4, R9), every seat's payoff and final stack. */
+bool encode_end_head(const State &s, PyObject *table_id, PyObject *hand_id, Buf &out)
+{
+    const WireFormat &w = wire_format;
+    if (!text_arg(table_id, w.end_head[1], out) || !text_arg(hand_id, w.end_head[2], out))
+        return false;
+    for (int i = 0; i < s.board_len; i++)
+        out.card(w.end_head[3], s.board[i]);
+    Buf inner;
+    for (int k = 0; k < s.shown_count; k++) {
+        int seat = s.shown_order[k];
+        inner.b.clear();
+        inner.num(w.shown[0], seat);
+        inner.card(w.shown[1], s.hole[seat][0]);
+        inner.card(w.shown[1], s.hole[seat][1]);
+        if (s.board_len >= 3) { /* convert.shown_hands: the category's name, from the seven cards' value */
+            PyObject *cards = PyList_New(2 + s.board_len);
+            if (cards == NULL)
+                return false;
+            for (int c = 0; c < 2 + s.board_len; c++)
+                PyList_SET_ITEM(cards, c, PyLong_FromLong(c < 2 ? s.hole[seat][c] : s.board[c - 2]));
+            PyObject *name = PyObject_CallOneArg(py.hand_name, cards);
+            Py_DECREF(cards);
+            if (name == NULL)
+                return false;
+            bool ok = PyUnicode_Check(name) && text_arg(name, w.shown[2], inner);
+            Py_DECREF(name);
+            if (!ok) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_TypeError, "hand_name() did not return a str");
+                return false;
+            }
+        }
+        out.message(w.end_head[4], inner);
+    }
+    for (int seat = 0; seat < s.n; seat++) {
+        inner.b.clear();
+        inner.num(w.payoff[0], seat);
+        inner.num(w.payoff[1], s.stacks[seat] - s.starting[seat]);
+        inner.num(w.payoff[2], s.stacks[seat]);
+        out.message(w.end_head[5], inner);
+    }
+    return true;
+}
+
+/* Hand.end_wire(timeouts, table_id, hand_id): each seat's RefereeMessage holding its HandEnd (its own hole cards in
+ * the history, nobody else's unless shown: R4.2, R8.4), serialized; empty bytes each without the wire format. */
+PyObject *hand_end_wire(HandObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyUnicode_Check(args[1]) || !PyUnicode_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "end_wire() takes timeouts, table_id (str), hand_id (str)");
+        return NULL;
+    }
     const State &s = self->s;
+    if (!s.over) {
+        PyErr_SetString(PyExc_ValueError, "end_wire(): the hand is not over");
+        return NULL;
+    }
     std::vector<bool> timeouts;
-    if (!event_flags(timeouts_arg, s.events.size(), timeouts))
+    if (!event_flags(args[0], s.events.size(), timeouts))
+        return NULL;
+    Buf head;
+    if (wire_format.ready && !encode_end_head(s, args[1], args[2], head))
         return NULL;
     PyObject *out = PyTuple_New(s.n);
     if (out == NULL)
         return NULL;
-    Buf buf;
+    Buf body, message;
     for (int seat = 0; seat < s.n; seat++) {
         PyObject *item;
         if (wire_format.ready) {
-            buf.b.clear();
-            encode_history(s, seat, timeouts, wire_format.end[0], buf);
-            item = PyBytes_FromStringAndSize(buf.b.data(), Py_ssize_t(buf.b.size()));
+            body.b.assign(head.b);
+            encode_history(s, seat, timeouts, wire_format.end[0], body);
+            message.b.clear();
+            message.message(wire_format.end_head[0], body);
+            item = PyBytes_FromStringAndSize(message.b.data(), Py_ssize_t(message.b.size()));
         } else {
             item = PyBytes_FromStringAndSize(NULL, 0);
         }
@@ -1611,9 +1687,10 @@ PyObject *set_wire_format(PyObject *, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "every field key must fit one byte");
             return NULL;
         }
-    uint8_t *groups[] = {f.req, f.seat, f.pot, f.legal, f.clock, f.event, f.end, f.outer};
-    int sizes[] = {9, 6, 2, 7, 2, 7, 1, 3};
-    for (int g = 0, at = 0; g < 8; g++)
+    uint8_t *groups[] = {f.req, f.seat, f.pot, f.legal, f.clock, f.event, f.end, f.outer, f.end_head, f.shown,
+                         f.payoff};
+    int sizes[] = {9, 6, 2, 7, 2, 7, 1, 3, 6, 3, 3};
+    for (int g = 0, at = 0; g < 11; g++)
         for (int i = 0; i < sizes[g]; i++)
             groups[g][i] = uint8_t(k[at++]);
     f.all_in_kind = all_in;
@@ -1820,9 +1897,10 @@ PyMethodDef hand_methods[] = {
     {"pots", (PyCFunction)hand_pots_method, METH_NOARGS, "Main and side pots as they stand (R10.1), current bets included."},
     {"is_active", (PyCFunction)hand_is_active, METH_O, "Whether a seat is still in the hand and has chips to bet."},
     {"copy", (PyCFunction)hand_copy, METH_NOARGS, "An independent copy of the hand as it stands."},
-    {"end_wire", (PyCFunction)hand_end_wire, METH_O,
-     "Each seat's HandEnd history (its own hole cards, shown cards, the referee's actions flagged), encoded "
-     "(b'' each until arena.transport.wire has set the format)."},
+    {"end_wire", (PyCFunction)(void (*)(void))hand_end_wire, METH_FASTCALL,
+     "end_wire(timeouts, table_id, hand_id): each seat's RefereeMessage holding its HandEnd (its own hole cards, "
+     "shown cards, the referee's actions flagged), serialized (b'' each until arena.transport.wire has set the "
+     "format)."},
     {"request_wire", (PyCFunction)(void (*)(void))hand_request_wire, METH_FASTCALL,
      "request_wire(seat, names, timeouts, action_ms_left, bank_ms_left, head, request_id, tail): the serialized "
      "RefereeMessage asking the seat to act (head: the ids' fields; tail: the config field)."},
@@ -1943,11 +2021,12 @@ int core_exec(PyObject *module)
     py.py_hand = attr_of("arena.engine.hand", "Hand");
     py.evaluate = attr_of("arena.cards.evaluator", "evaluate");
     py.format_cards = attr_of("arena.cards", "format_cards");
+    py.hand_name = attr_of("arena.cards.evaluator", "hand_name");
     py.s_kind = PyUnicode_InternFromString("kind");
     py.s_amount = PyUnicode_InternFromString("amount");
     py.empty_tuple = PyTuple_New(0);
     if (!py.event_type || !py.legal_type || !py.pot_type || !py.rule_error || !py.config_error ||
-        !py.illegal_error || !py.py_hand || !py.evaluate || !py.format_cards || !py.s_kind || !py.s_amount ||
+        !py.illegal_error || !py.py_hand || !py.evaluate || !py.format_cards || !py.hand_name || !py.s_kind || !py.s_amount ||
         !py.empty_tuple)
         return -1;
     if (!PyType_Check(py.event_type) || !PyType_IsSubtype(py.event_type, &PyTuple_Type)) {

@@ -161,9 +161,10 @@ class HandRecord:
     names: tuple[str, ...] = ()
     started_at: float = 0.0
     finished_at: float = 0.0
-    # For seats that are sent the hand's end as bytes: the compiled engine's encoding of each seat's HandEnd history
-    # (Hand.end_wire); empty when the engine has none, and once the seats are told. Not part of what the hand was:
-    # not compared, not shown, not sent with the record (TRANSIENT: arena.runner.codec leaves it out)
+    # For seats that are sent the hand's end as bytes: the compiled engine's encoding of each seat's RefereeMessage
+    # holding its HandEnd (Hand.end_wire); empty when the engine has none, and once the seats are told. Not part of
+    # what the hand was: not compared, not shown, not sent with the record (TRANSIENT: arena.runner.codec leaves it
+    # out)
     end_wire: tuple[bytes, ...] = field(default=(), compare=False, repr=False, metadata={TRANSIENT: True})
 
 

@@ -250,12 +250,12 @@ class TableRunner:
         return result
 
     def _end_wire(self, play: HandPlay) -> tuple[bytes, ...]:
-        """The compiled engine's encoding of every seat's HandEnd history (``Hand.end_wire``), when a seat is sent
+        """The compiled engine's encoding of every seat's HandEnd message (``Hand.end_wire``), when a seat is sent
         its messages as bytes; else empty (the Python engine has none: arena.transport.wire encodes it)."""
         end_wire = getattr(play.hand, "end_wire", None)
         if end_wire is None or not any(self.players[p].seat.wire_requests for p in play.seating):
             return ()
-        return end_wire(play.timeouts)  # type: ignore[no-any-return]
+        return end_wire(play.timeouts, self.table_id, play.hand_id)  # type: ignore[no-any-return]
 
     async def _check_connections(self, players: list[Player]) -> None:
         """Before a hand: a bot that lost its connection is a violation, and is given a moment to rejoin."""

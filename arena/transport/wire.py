@@ -396,7 +396,11 @@ def set_view_wire_format() -> None:
          *keys(poker_pb2.Clock, "action_ms_left", "bank_ms_left"),
          *keys(poker_pb2.PublicEvent, "kind", "seat", "street", "amount", "cards", "by_timeout", "pot_index"),
          key(bot_pb2.HandEnd, "history"),
-         _REQUEST, _REQUEST_ID, _SEAT),
+         _REQUEST, _REQUEST_ID, _SEAT,
+         key(bot_pb2.RefereeMessage, "hand_end"),
+         *keys(bot_pb2.HandEnd, "table_id", "hand_id", "board", "shown", "payoffs"),
+         *keys(poker_pb2.ShownHand, "seat", "cards", "category"),
+         *keys(poker_pb2.SeatPayoff, "seat", "net", "final_stack")),
         (poker_pb2.SEAT_STATUS_ACTIVE, poker_pb2.SEAT_STATUS_FOLDED, poker_pb2.SEAT_STATUS_ALL_IN),
         (0, *(convert._EVENT[EventKind(value)] for value in range(1, 16))),
         poker_pb2.EVENT_KIND_ALL_IN,
@@ -444,8 +448,9 @@ _END_TABLE_ID, _END_HAND_ID, _END_BOARD, _END_SHOWN, _END_PAYOFFS, _END_HISTORY 
 class HandEndParts:
     """What the HandEnd of every seat and the spectators' summary of one hand have in common, converted once:
     all but the seat's own hole cards, which only its DEAL_HOLE events show. The fields before the history are
-    encoded at once; the history's bytes only for a record without the compiled engine's (``HandRecord.end_wire``),
-    from ``event_field``'s shared encodings; the messages only when asked for (spectators, tests).
+    encoded at once; the history's bytes when a seat's HandEnd is asked for, from ``event_field``'s shared
+    encodings; the messages only when asked for (spectators, tests). A record of the compiled engine carries its
+    seats' HandEnds already (``HandRecord.end_wire``): for it these parts are built only for the spectators.
     """
 
     __slots__ = ("_amounts", "_history", "_own_deals", "_own_wire", "_record", "_timeouts", "_wire", "head", "shown")
@@ -477,9 +482,6 @@ class HandEndParts:
 
     def seat_wire(self, seat: int) -> bytes:
         """``seat``'s HandEnd serialized, without the field key and length around it."""
-        end_wire = self._record.end_wire
-        if end_wire:
-            return self.head + end_wire[seat]
         if self._wire is None:
             self._history_wire()
         assert self._wire is not None
@@ -561,8 +563,10 @@ def hand_end_parts(record: HandRecord) -> HandEndParts:
 
 
 def hand_end_bytes(record: HandRecord, seat: int) -> bytes:
-    """The serialized RefereeMessage holding ``hand_end(record, seat)``, joined from bytes made once per hand (the
-    history's from the compiled engine when the record has them, ``HandRecord.end_wire``)."""
+    """The serialized RefereeMessage holding ``hand_end(record, seat)``: the compiled engine's, when the record
+    carries them (``HandRecord.end_wire``), else joined from bytes made once per hand."""
+    if record.end_wire:
+        return record.end_wire[seat]
     return field_bytes(_HAND_END, hand_end_parts(record).seat_wire(seat))
 
 

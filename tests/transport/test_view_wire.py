@@ -92,7 +92,7 @@ def hand_end_messages(table: Table, hand: Any, timeouts: frozenset[int], encoded
     record = HandRecord("m", "t-1", "m-7", 7, 7, 0, tuple(range(len(table.stacks))), table.button, table.config,
                         table.stacks, table.deck, tuple(hand.hole), tuple(hand.board), tuple(hand.events),
                         tuple(hand.payoffs), tuple(hand.stacks), decisions,
-                        end_wire=hand.end_wire(timeouts) if encoded else ())
+                        end_wire=hand.end_wire(timeouts, "t-1", "m-7") if encoded else ())
     return [wire.hand_end_bytes(record, seat) for seat in range(len(table.stacks))]
 
 
@@ -112,3 +112,25 @@ def test_the_compiled_hand_end_history_is_the_transport_encoding(table: Table, d
         assert len(end.history) == events
         own = [e for e in end.history if e.kind == poker_pb2.EVENT_KIND_DEAL_HOLE and e.cards]
         assert {e.seat for e in own} == {seat}  # its own hole cards, nobody else's (R4.2)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 6])
+def test_a_showdown_hand_end_names_the_shown_hands_as_the_transport_does(seats: int) -> None:
+    table = Table(TableConfig(), (1000,) * seats, 0, tuple(range(52)), ())
+    hand: Any = COMPILED(table.config, list(table.stacks), list(table.deck))
+    while not hand.is_over:  # called and checked down: every seat shows (R8)
+        legal = hand.legal_actions()
+        hand.apply(legal.seat, ActionKind.CHECK if legal.can_check else ActionKind.CALL)
+    built = hand_end_messages(table, hand, frozenset(), encoded=True)
+    assert built == hand_end_messages(table, hand, frozenset(), encoded=False)
+    end = bot_pb2.RefereeMessage.FromString(built[0]).hand_end
+    assert end.shown and all(shown.category for shown in end.shown)
+    assert [p.final_stack for p in end.payoffs] == list(hand.stacks)
+
+
+def test_a_hand_end_is_only_encoded_once_the_hand_is_over() -> None:
+    hand: Any = COMPILED(TableConfig(), [1000, 1000], list(range(52)))
+    with pytest.raises(ValueError, match="not over"):
+        hand.end_wire(frozenset(), "t", "h")
+    with pytest.raises(TypeError, match="table_id"):
+        hand.end_wire(frozenset())
