@@ -1719,9 +1719,90 @@ PyObject *set_wire_format(PyObject *, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------------------------------ packed events */
+
+/* A hand's events as bytes, for the scoring worker (arena.ratings.scoring_worker): one object to pickle, read back
+ * by unpack_events, where a tuple per event was most of a hand's packing and a namedtuple per event most of its
+ * unpacking. A version byte, then per event: amount (8 bytes, little-endian two's complement), kind, seat, street,
+ * card count, all-in flag, pot, three card slots (0 past the count). */
+constexpr uint8_t PACKED_VERSION = 1;
+constexpr size_t PACKED_EVENT = 8 + 6 + 3;
+
+PyObject *hand_packed_events(HandObject *self, PyObject *)
+{
+    const std::vector<Ev> &events = self->s.events;
+    std::string out(1 + PACKED_EVENT * events.size(), '\0');
+    out[0] = char(PACKED_VERSION);
+    char *at = &out[1];
+    for (const Ev &e : events) {
+        uint64_t amount = uint64_t(e.amount);
+        for (int b = 0; b < 8; b++)
+            *at++ = char((amount >> (8 * b)) & 0xFF);
+        *at++ = char(e.kind);
+        *at++ = char(e.seat);
+        *at++ = char(e.street);
+        *at++ = char(e.ncards);
+        *at++ = char(e.all_in);
+        *at++ = char(e.pot);
+        for (int c = 0; c < 3; c++)
+            *at++ = char(c < e.ncards ? e.cards[c] : 0);
+    }
+    return PyBytes_FromStringAndSize(out.data(), Py_ssize_t(out.size()));
+}
+
+/* unpack_events(data): Hand.packed_events's bytes as the hand's ``events`` (a tuple of Event), each field checked. */
+PyObject *unpack_events(PyObject *, PyObject *data)
+{
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "unpack_events() takes bytes");
+        return NULL;
+    }
+    const unsigned char *at = reinterpret_cast<const unsigned char *>(PyBytes_AS_STRING(data));
+    size_t size = size_t(PyBytes_GET_SIZE(data));
+    if (size < 1 || at[0] != PACKED_VERSION || (size - 1) % PACKED_EVENT != 0) {
+        PyErr_SetString(PyExc_ValueError, "unpack_events(): not the packed events of this engine's version");
+        return NULL;
+    }
+    size_t count = (size - 1) / PACKED_EVENT;
+    at++;
+    PyObject *out = PyTuple_New(Py_ssize_t(count));
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < count; i++, at += PACKED_EVENT) {
+        Ev e;
+        uint64_t amount = 0;
+        for (int b = 0; b < 8; b++)
+            amount |= uint64_t(at[b]) << (8 * b);
+        e.amount = int64_t(amount);
+        e.kind = int8_t(at[8]);
+        e.seat = int8_t(at[9]);
+        e.street = int8_t(at[10]);
+        e.ncards = int8_t(at[11]);
+        e.all_in = int8_t(at[12]);
+        e.pot = int8_t(at[13]);
+        bool ok = e.kind >= POST_ANTE && e.kind <= WIN_POT && e.street >= PREFLOP && e.street <= SHOWDOWN &&
+                  e.ncards >= 0 && e.ncards <= 3 && (e.all_in == 0 || e.all_in == 1);
+        for (int c = 0; c < 3; c++) {
+            e.cards[c] = int8_t(at[14 + c]);
+            ok = ok && e.cards[c] >= 0 && e.cards[c] < 52;
+        }
+        PyObject *event = ok ? make_event(e) : NULL;
+        if (event == NULL) {
+            if (!ok)
+                PyErr_Format(PyExc_ValueError, "unpack_events(): event %zu is not an event", i);
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, Py_ssize_t(i), event);
+    }
+    return out;
+}
+
 PyMethodDef module_methods[] = {
     {"set_wire_format", (PyCFunction)set_wire_format, METH_VARARGS,
      "Set how Hand.view_wire encodes (arena.transport.wire calls it with the protocol's field keys and enums)."},
+    {"unpack_events", (PyCFunction)unpack_events, METH_O,
+     "unpack_events(data): the events Hand.packed_events packed, as a tuple of Event."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1897,6 +1978,8 @@ PyMethodDef hand_methods[] = {
     {"pots", (PyCFunction)hand_pots_method, METH_NOARGS, "Main and side pots as they stand (R10.1), current bets included."},
     {"is_active", (PyCFunction)hand_is_active, METH_O, "Whether a seat is still in the hand and has chips to bet."},
     {"copy", (PyCFunction)hand_copy, METH_NOARGS, "An independent copy of the hand as it stands."},
+    {"packed_events", (PyCFunction)hand_packed_events, METH_NOARGS,
+     "The events as bytes (for the scoring worker: _core.unpack_events reads them back)."},
     {"end_wire", (PyCFunction)(void (*)(void))hand_end_wire, METH_FASTCALL,
      "end_wire(timeouts, table_id, hand_id): each seat's RefereeMessage holding its HandEnd (its own hole cards, "
      "shown cards, the referee's actions flagged), serialized (b'' each until arena.transport.wire has set the "

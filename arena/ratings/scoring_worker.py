@@ -73,9 +73,11 @@ R_co = TypeVar("R_co", covariant=True)
 
 def pack(record: HandRecord, config: int) -> Packed:
     """What scoring needs of a hand, as tuples of numbers (``config``: its table's index in the batch's list). The
-    kinds' numbers are read as ``_value_``: the ``value`` property was a third of the time (it runs for every hand
-    in the referee's loop)."""
-    events = tuple((e.kind._value_, e.seat, e.street, e.amount, e.cards, e.all_in, e.pot) for e in record.events)
+    events are the compiled engine's bytes when the record carries them (``HandRecord.packed_events``: one object
+    to pickle, read back in C), else a tuple per event. The kinds' numbers are read as ``_value_``: the ``value``
+    property was a third of the time (it runs for every hand in the referee's loop)."""
+    events: bytes | tuple[tuple[Any, ...], ...] = record.packed_events or tuple(
+        (e.kind._value_, e.seat, e.street, e.amount, e.cards, e.all_in, e.pot) for e in record.events)
     decisions = tuple((d.seat, d.participant, d.action.kind._value_, d.action.amount, d.event_index,
                        tuple((a.kind._value_, a.amount, p) for a, p in d.policy)) for d in record.decisions)
     return (record.hand_number, record.deal, record.rotation, record.seating, record.button, config,
@@ -87,6 +89,13 @@ _EVENT_KINDS = {kind.value: kind for kind in EventKind}  # a dict lookup: callin
 _ACTION_KINDS = {kind.value: kind for kind in ActionKind}
 
 
+def _unpack_events(data: bytes) -> tuple[Event, ...]:
+    """Events the compiled engine packed (``Hand.packed_events``), by its ``unpack_events``."""
+    from arena.engine import _core  # only a record of the compiled engine carries packed events
+
+    return _core.unpack_events(data)
+
+
 def unpack(packed: Packed, configs: Sequence[TableConfig], match_id: str = "") -> HandRecord:
     """A packed hand as a HandRecord (without what scoring does not read: names, times, how each action came)."""
     (number, deal, rotation, seating, button, config, stacks, deck, hole, board, events, payoffs, final,
@@ -95,8 +104,9 @@ def unpack(packed: Packed, configs: Sequence[TableConfig], match_id: str = "") -
         match_id=match_id, table_id="", hand_id=f"{match_id}-{number}", hand_number=number, deal=deal,
         rotation=rotation, seating=seating, button=button, config=configs[config], starting_stacks=stacks, deck=deck,
         hole=hole, board=board,
-        events=tuple(Event(_EVENT_KINDS[k], seat, street, amount, cards, all_in, pot)
-                     for k, seat, street, amount, cards, all_in, pot in events),
+        events=_unpack_events(events) if isinstance(events, bytes) else tuple(
+            Event(_EVENT_KINDS[k], seat, street, amount, cards, all_in, pot)
+            for k, seat, street, amount, cards, all_in, pot in events),
         payoffs=payoffs, final_stacks=final,
         decisions=[DecisionRecord(seat=seat, participant=participant, request_id=0,
                                   action=Action(_ACTION_KINDS[kind], amount), elapsed_ms=0.0, how=DecisionHow.OK,

@@ -166,6 +166,9 @@ class HandRecord:
     # what the hand was: not compared, not shown, not sent with the record (TRANSIENT: arena.runner.codec leaves it
     # out)
     end_wire: tuple[bytes, ...] = field(default=(), compare=False, repr=False, metadata={TRANSIENT: True})
+    # The compiled engine's events as bytes (Hand.packed_events), for the scoring worker: empty when the engine has
+    # none, and once the sinks have it. Transient as end_wire is
+    packed_events: bytes = field(default=b"", compare=False, repr=False, metadata={TRANSIENT: True})
 
 
 class HandSink(Protocol):

@@ -238,6 +238,7 @@ class TableRunner:
             started_at=started,
             finished_at=time.time(),
             end_wire=self._end_wire(play),
+            packed_events=packed() if (packed := getattr(hand, "packed_events", None)) else b"",  # for scoring
         )
         for seat, p in enumerate(seating):
             self.players[p].participant.net += hand.payoffs[seat]
@@ -247,6 +248,7 @@ class TableRunner:
             player = self.players[p]
             await notify(player.seat.hand_finished(result, seat), f"hand end to {player.name}", player.seat)
         result.end_wire = ()  # told: a record kept (a test's, a caller's) keeps no more bytes than before
+        result.packed_events = b""
         return result
 
     def _end_wire(self, play: HandPlay) -> tuple[bytes, ...]:

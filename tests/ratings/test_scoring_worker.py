@@ -6,6 +6,7 @@ as they are recorded are the leaderboard's figures, bit for bit, and a worker th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import random
@@ -15,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.engine import Action, ActionKind
+from arena.engine import Action, ActionKind, AnteMode, TableConfig, hand_class
+from arena.engine.hand import Hand as PythonHand
 from arena.ratings import estimators
 from arena.ratings.estimators import ADJUSTED, Estimator
 from arena.ratings.scoring_worker import RecordedScoring, ScoringWorker, pack, unpack
@@ -55,9 +57,11 @@ class Tallies:
     def __init__(self, *tallies: SessionTally) -> None:
         self.tallies = tallies
         self.records: list[HandRecord] = []
+        self.packed: list[bytes] = []  # each record's packed events, which it carries only until its seats are told
 
     def hand_finished(self, record: HandRecord) -> None:
         self.records.append(record)
+        self.packed.append(record.packed_events)
         for tally in self.tallies:
             tally.add(record)
 
@@ -106,6 +110,31 @@ def test_a_packed_hand_scores_as_the_record(tmp_path: Path) -> None:
         job = SessionJob(tuple(r.hand_number for r in pair), (2, 2))
         unpacked = [unpack(pack(r, 0), configs, "w") for r in pair]
         assert session_changes(unpacked, job, 100, False) == session_changes(pair, job, 100, False)
+        # with the compiled engine's packed events (what the referee sends): the same hands, event for event
+        compiled = [unpack(pack(dataclasses.replace(r, packed_events=p), 0), configs, "w")
+                    for r, p in zip(pair, sink.packed[first:first + 2], strict=True)]
+        assert [r.events for r in compiled] == [r.events for r in pair]
+        assert [type(e.kind) for r in compiled for e in r.events] == [type(e.kind) for r in pair for e in r.events]
+        assert session_changes(compiled, job, 100, False) == session_changes(pair, job, 100, False)
+    if hand_class() is not PythonHand:
+        assert all(sink.packed)
+
+
+def test_packed_events_are_read_back_exactly_and_refused_when_damaged() -> None:
+    from arena.engine import _core
+
+    hand = _core.Hand(TableConfig(ante=5, ante_mode=AnteMode.EACH), [100, 3000, 40], list(range(52)))
+    while not hand.is_over:  # all in and called: side pots, all-in flags, a showdown
+        legal = hand.legal_actions()
+        hand.apply(legal.seat, ActionKind.RAISE if legal.max_raise_to else ActionKind.CALL, legal.max_raise_to)
+    data = hand.packed_events()
+    assert _core.unpack_events(data) == tuple(hand.events)
+    with pytest.raises(ValueError, match="version"):
+        _core.unpack_events(b"\x02" + data[1:])
+    with pytest.raises(ValueError, match="version"):
+        _core.unpack_events(data[:-1])
+    with pytest.raises(ValueError, match="not an event"):
+        _core.unpack_events(data[:9] + b"\x63" + data[10:])  # the first event's kind: 99
 
 
 def test_sessions_of_a_dead_worker_are_scored_in_the_referee(tmp_path: Path,
