@@ -163,31 +163,27 @@ class BotServicer:
         try:
             async for message in requests:
                 kind = message.WhichOneof("msg")
-                # Answers to open requests are always welcome, however fast the bot is; the limit is for the rest
-                if kind == "action":
-                    answer = session.answers(message.action)
-                elif kind == "actions":
-                    actions = message.actions.actions
-                    answer = len(actions) > 0 and all(session.answers(a) for a in actions) and \
-                        len({a.request_id for a in actions}) == len(actions)
-                else:
-                    answer = False
-                if not answer and not bucket.take():
-                    conn.send(error_message(
-                        bot_pb2.ERROR_CODE_RATE_LIMITED,
-                        f"more than {self.limits.messages_per_second:g} messages per second: stream closed; "
-                        "reconnect with your token to play on", fatal=True,
-                    ))
-                    conn.close("RESOURCE_EXHAUSTED", "rate limit exceeded")
-                    return
-                if kind == "action":
+                if kind == "action" or kind == "actions":
+                    # Answers to open requests are always welcome, however fast the bot is; the limit is for the
+                    # rest: a message with anything else (an Action for no open request, one answered already, an
+                    # empty batch) takes a token, once its answers are delivered
+                    actions = (message.action,) if kind == "action" else message.actions.actions
                     if endpoint.session is session:
-                        session.deliver(message.action)
-                elif kind == "actions":
-                    for action in message.actions.actions:
-                        if endpoint.session is session:
-                            session.deliver(action)
-                elif kind == "join":
+                        welcome = len(actions) > 0
+                        for action in actions:
+                            if endpoint.session is not session:  # a newer stream took the seat meanwhile
+                                welcome = welcome and session.answers(action)
+                            elif not session.deliver(action):
+                                welcome = False
+                    else:  # nothing is delivered from a stream that is not its endpoint's newest
+                        welcome = len(actions) > 0 and all(session.answers(a) for a in actions) and \
+                            len({a.request_id for a in actions}) == len(actions)
+                    if not welcome and not self._take(bucket, conn):
+                        return
+                    continue
+                if not self._take(bucket, conn):
+                    return
+                if kind == "join":
                     conn.send(error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, "already joined: Join only once"))
                 else:
                     conn.send(error_message(
@@ -204,6 +200,18 @@ class BotServicer:
             conn.close("INVALID_ARGUMENT", text)
             return
         conn.close()
+
+    def _take(self, bucket: TokenBucket, conn: Connection) -> bool:
+        """A token for a message that is not all answers; without one the stream is closed (False)."""
+        if bucket.take():
+            return True
+        conn.send(error_message(
+            bot_pb2.ERROR_CODE_RATE_LIMITED,
+            f"more than {self.limits.messages_per_second:g} messages per second: stream closed; "
+            "reconnect with your token to play on", fatal=True,
+        ))
+        conn.close("RESOURCE_EXHAUSTED", "rate limit exceeded")
+        return False
 
 
 JOIN_TEXT = (("bot_name", "name"), ("bot_version", "version"), ("language", "language"))  # field, its cap

@@ -263,8 +263,9 @@ class BotSession:
         pending = self.pending.get((message.table_id, message.request_id))  # table and request ids: the key
         return pending is not None and not pending[1].done() and pending[0].hand_id == message.hand_id
 
-    def deliver(self, message: poker_pb2.Action) -> None:
-        """An Action arrived on the stream: resolve the open request it names, or tell the bot why it was ignored.
+    def deliver(self, message: poker_pb2.Action) -> bool:
+        """An Action arrived on the stream: resolve the open request it names (True), or tell the bot why it was
+        ignored (False).
         An Action must echo an open request's table_id, hand_id and request_id: one that differs in any of them
         (an empty one included) is ignored, so that no action is ever applied to a table or hand it was not meant
         for."""
@@ -278,7 +279,7 @@ class BotSession:
             else:
                 pending[1].set_result(answer)
             self._settled(key, pending[1])
-            return
+            return True
         open_ = [p for p in self.pending.values() if not p[1].done()]  # what was wrong, for the bot
         if pending is None:  # the nearest open request: the one of that id (on another table), if there is one
             pending = next((p for p in open_ if p[0].request_id == message.request_id), None)
@@ -288,14 +289,14 @@ class BotSession:
                 f"no action is requested from you now (request {message.request_id} is not open); ignored",
                 message, "R6.3",
             ))
-            return
+            return False
         if pending is not None and pending[1].done():
             self.send(action_error(
                 bot_pb2.ERROR_CODE_OUT_OF_ORDER,
                 f"request {message.request_id} is answered already (one Action per request); ignored", message,
                 "R6.3",
             ))
-            return
+            return False
         if pending is None and len(open_) > 1:
             ids = ", ".join(str(d.request_id) for d, _ in open_)
             wrong = [f"request_id {message.request_id} is not one of the open requests ({ids})"]
@@ -307,6 +308,7 @@ class BotSession:
             "table_id, hand_id and request_id)",
             message,
         ))
+        return False
 
 
 def mismatches(action: poker_pb2.Action, decision: Request) -> list[str]:

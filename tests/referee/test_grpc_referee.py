@@ -273,6 +273,18 @@ def test_a_fast_bot_is_never_rate_limited_for_answering(tmp_path: Path) -> None:
     assert not any(e["code"] == "ERROR_CODE_RATE_LIMITED" for e in errors(played.bad))
 
 
+def test_a_bot_that_floods_its_stream_is_cut_off_naming_the_rate_limit_and_the_match_goes_on(
+        tmp_path: Path) -> None:
+    played = run(tmp_path, "flood", hands=4)  # each answer sent 5,000 times: the repeats are not answers
+    limited = [e for e in errors(played.bad) if e["code"] == "ERROR_CODE_RATE_LIMITED"]
+    assert limited and all(e["fatal"] and "messages per second" in e["message"] for e in limited)  # each process
+    assert any(m.get("status") == "StatusCode.RESOURCE_EXHAUSTED" for m in played.bad)
+    repeats = [e for e in errors(played.bad) if e["code"] != "ERROR_CODE_RATE_LIMITED"]
+    assert repeats and all(e["code"] in ("ERROR_CODE_UNKNOWN_REQUEST", "ERROR_CODE_OUT_OF_ORDER") and
+                           "ignored" in e["message"] for e in repeats)
+    assert played.evil.decisions >= 1  # its first answer, delivered before the repeats were counted
+
+
 def test_same_seed_and_deterministic_bots_give_identical_hands_and_results(tmp_path: Path) -> None:
     outcomes = []
     seed = tmp_path / "seed.txt"
