@@ -61,10 +61,10 @@ ESTIMATOR = "aivat-v1"  # the name results are shown under; a change of value fu
 PREFLOP_SAMPLES = 1_024  # board draws for a pre-flop check-down: about 0.1 ms heads-up
 PREFLOP_SAMPLES_BIG = 8_192  # when the pots are big, so that the draws' own noise stays small against them
 BIG_POT_BB = 20
-# check-downs remembered (arena.ratings.aivat._runouts): the hands of a duplicate set deal the same cards, and the
+# check-downs remembered (arena.ratings.aivat._shares): the hands of a duplicate set deal the same cards, and the
 # scoring worker scores each hand as it finishes, so a hand's mirror comes a whole rotation later (a local match plays
 # its rotations one after the other): at 256, a 20,000-hand match's worker spent 1.7 s more of CPU than when it met
-# a session's hands together. About 0.5 kB each: 16 MB in a process when full
+# a session's hands together. Each is its key's cards and a share per hand: a few MB in a process when full
 ORDERS_KEPT = 32_768
 _STREETS = ((0, 3, "flop"), (3, 4, "turn"), (4, 5, "river"))
 
@@ -143,30 +143,46 @@ def _outcome(hand: Hand) -> Outcome:
 
 
 @functools.lru_cache(maxsize=ORDERS_KEPT)
-def _runouts(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], samples: int) -> dict[tuple[int, ...], int]:
-    """How often each showdown order comes up over the runouts from ``board`` (a pure function of its arguments,
-    so remembered: the hands of a duplicate set deal the same cards, and often reach the same check-downs)."""
-    return runout_orders(list(holes), board, samples, _seed(list(holes), board))
+def _shares(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], samples: int) -> tuple[float, ...]:
+    """Each of ``holes``' expected share of a pot by check-down from ``board``: how often each showdown order comes
+    up over the runouts, a tie's count split among its winners (a pure function of its arguments, so remembered:
+    the hands of a duplicate set deal the same cards, and often reach the same check-downs)."""
+    orders = runout_orders(list(holes), board, samples, _seed(list(holes), board))
+    total = sum(orders.values())
+    shares = [0.0] * len(holes)
+    for order, count in orders.items():
+        winners = [i for i, rank in enumerate(order) if rank == 0]
+        for i in winners:
+            shares[i] += count / total / len(winners)
+    return tuple(shares)
 
 
 class _Checkdown:
-    """Expected shares of pots by check-down for one hand's hole cards, each (eligible seats, board) worked out once."""
+    """Expected shares of pots by check-down for one hand's hole cards (each pot's by ``_shares``)."""
 
     def __init__(self, record: HandRecord, big_blind: int) -> None:
         self.record = record
         self.big_blind = big_blind
+        self._hole = tuple(tuple(cards) for cards in record.hole)
+        self._holes: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {}  # eligible seats: their hole cards
 
     def value(self, pots: Sequence[Pot], board: tuple[int, ...] | None) -> list[float]:
         """Each seat's expected chips from ``pots`` by check-down from ``board`` (None: before the hole cards)."""
         won = [0.0] * len(self.record.seating)
         big = sum(p.amount for p in pots) > BIG_POT_BB * self.big_blind
+        samples = PREFLOP_SAMPLES_BIG if big and not board else PREFLOP_SAMPLES
         for pot in pots:
-            if len(pot.eligible) == 1 or board is None:
-                for seat in pot.eligible:
-                    won[seat] += pot.amount / len(pot.eligible)
+            eligible = pot.eligible
+            if len(eligible) == 1 or board is None:
+                for seat in eligible:
+                    won[seat] += pot.amount / len(eligible)
                 continue
-            for seat, share in self._shares(pot.eligible, board, big).items():
-                won[seat] += pot.amount * share
+            holes = self._holes.get(eligible)
+            if holes is None:
+                holes = self._holes[eligible] = tuple([self._hole[s] for s in eligible])
+            amount = pot.amount
+            for seat, share in zip(eligible, _shares(holes, board, samples), strict=True):
+                won[seat] += amount * share
         return won
 
     def net(self, outcome: Outcome, board: tuple[int, ...]) -> list[float]:
@@ -174,17 +190,6 @@ class _Checkdown:
         (an action moves chips into the pots, so what a seat put in counts, unlike across a chance event)."""
         won = self.value(outcome.pots, board)
         return [w - c for w, c in zip(won, outcome.committed, strict=True)]
-
-    def _shares(self, eligible: tuple[int, ...], board: tuple[int, ...], big: bool) -> dict[int, float]:
-        samples = PREFLOP_SAMPLES_BIG if big and not board else PREFLOP_SAMPLES
-        orders = _runouts(tuple(tuple(self.record.hole[s]) for s in eligible), board, samples)
-        total = sum(orders.values())
-        shares = dict.fromkeys(eligible, 0.0)
-        for order, count in orders.items():
-            winners = [seat for seat, rank in zip(eligible, order, strict=True) if rank == 0]
-            for seat in winners:
-                shares[seat] += count / total / len(winners)
-        return shares
 
 
 def _seed(holes: list[tuple[int, ...]], board: tuple[int, ...]) -> int:

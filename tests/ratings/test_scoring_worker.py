@@ -11,6 +11,7 @@ import logging
 import os
 import random
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -196,14 +197,16 @@ def test_after_a_worker_dies_each_batch_is_scored_as_it_is_formed(tmp_path: Path
 
 
 def test_the_workers_run_below_the_referee() -> None:
-    """A worker is niced ``NICE`` above the referee: while a match is played, the referee's loop and the bots get
-    the CPU first."""
+    """A worker is niced ``NICE`` above the referee and, on Linux, scheduled only on a core nobody else wants
+    (SCHED_IDLE): while a match is played, the referee's loop and the bots get the CPU first."""
     from arena.ratings.scoring_worker import NICE, _Worker
 
     worker = _Worker()
     try:
         mine = os.getpriority(os.PRIO_PROCESS, 0)
         assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == min(19, mine + NICE)
+        if sys.platform == "linux":
+            assert os.sched_getscheduler(worker.process.pid) == os.SCHED_IDLE
     finally:
         worker.close()
 
