@@ -108,12 +108,25 @@ def unpack(packed: Packed, configs: Sequence[TableConfig], match_id: str = "") -
             Event(_EVENT_KINDS[k], seat, street, amount, cards, all_in, pot)
             for k, seat, street, amount, cards, all_in, pot in events),
         payoffs=payoffs, final_stacks=final,
-        decisions=[DecisionRecord(seat=seat, participant=participant, request_id=0,
-                                  action=Action(_ACTION_KINDS[kind], amount), elapsed_ms=0.0, how=DecisionHow.OK,
-                                  event_index=index,
-                                  policy=tuple((Action(_ACTION_KINDS[k], a), p) for k, a, p in policy))
+        decisions=[DecisionRecord(seat, participant, 0, _action(kind, amount), 0.0, _OK, index, (),
+                                  tuple([(_action(k, a), p) for k, a, p in policy]) if policy else ())
                    for seat, participant, kind, amount, index, policy in decisions],
     )
+
+
+_OK = DecisionHow.OK
+_ACTIONS: dict[tuple[int, int], Action] = {}  # actions are frozen: one object for each kind and amount met
+_ACTIONS_KEPT = 4_096
+
+
+def _action(kind: int, amount: int) -> Action:
+    """The action of a packed kind and amount (a dict lookup where a frozen dataclass's __init__ took 0.4 us)."""
+    action = _ACTIONS.get((kind, amount))
+    if action is None:
+        if len(_ACTIONS) >= _ACTIONS_KEPT:  # raise amounts vary without bound: start again
+            _ACTIONS.clear()
+        action = _ACTIONS[(kind, amount)] = Action(_ACTION_KINDS[kind], amount)
+    return action
 
 
 # ---------------------------------------------------------------------------------------------- in the worker
