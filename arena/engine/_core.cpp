@@ -1294,14 +1294,17 @@ struct WireFormat {
     uint8_t end_head[6]; /* RefereeMessage: hand_end; HandEnd: table_id, hand_id, board, shown, payoffs */
     uint8_t shown[3];  /* ShownHand: seat, cards, category */
     uint8_t payoff[3]; /* SeatPayoff: seat, net, final_stack */
+    uint8_t start[8];  /* RefereeMessage: hand_start; HandStart: table_id, hand_id, hand_number, button, seat,
+                          hole_cards, seats */
     int64_t status[3]; /* SeatStatus: active, folded, all-in */
     int64_t event_kind[16];
     int64_t all_in_kind;
     int64_t street[5];
     std::string card[52]; /* each card's text with its length before it */
+    int64_t hand_number_offset; /* the protocol's hand number is the referee's plus this (convert.wire_hand_number) */
 };
 WireFormat wire_format;
-constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7 + 1 + 3 + 6 + 3 + 3;
+constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7 + 1 + 3 + 6 + 3 + 3 + 8;
 
 /* A protobuf encoding under construction. */
 struct Buf {
@@ -1372,18 +1375,11 @@ void encode_history(const State &s, int viewer, const std::vector<bool> &timeout
     }
 }
 
-/* The part of ``seat``'s ActionRequest that the hand decides (hole_cards .. history): see Hand.view_wire. */
-bool encode_view(const State &s, int viewer, PyObject *names, const std::vector<bool> &timeouts,
-                 int64_t action_ms_left, int64_t bank_ms_left, Buf &out)
+/* Every seat's SeatState (folded, else all-in with an empty stack, else active: wire.seats_field) as the repeated
+ * field ``key``; ``names`` is a tuple of str, one per seat (checked by the caller). */
+bool encode_seats(const State &s, PyObject *names, uint8_t key, Buf &out)
 {
     const WireFormat &w = wire_format;
-    out.b.reserve(256 + 24 * s.events.size() + 48 * s.n);
-    out.card(w.req[0], s.hole[viewer][0]);
-    out.card(w.req[0], s.hole[viewer][1]);
-    for (int i = 0; i < s.board_len; i++)
-        out.card(w.req[1], s.board[i]);
-    out.num(w.req[2], s.button);
-    out.num(w.req[3], w.street[s.street]);
     Buf inner;
     for (int i = 0; i < s.n; i++) {
         Py_ssize_t size;
@@ -1398,8 +1394,26 @@ bool encode_view(const State &s, int viewer, PyObject *names, const std::vector<
         inner.num(w.seat[3], s.bets[i]);
         inner.num(w.seat[4], s.committed[i]);
         inner.num(w.seat[5], w.status[s.folded[i] ? 1 : s.stacks[i] == 0 ? 2 : 0]);
-        out.message(w.req[4], inner);
+        out.message(key, inner);
     }
+    return true;
+}
+
+/* The part of ``seat``'s ActionRequest that the hand decides (hole_cards .. history): see Hand.view_wire. */
+bool encode_view(const State &s, int viewer, PyObject *names, const std::vector<bool> &timeouts,
+                 int64_t action_ms_left, int64_t bank_ms_left, Buf &out)
+{
+    const WireFormat &w = wire_format;
+    out.b.reserve(256 + 24 * s.events.size() + 48 * s.n);
+    out.card(w.req[0], s.hole[viewer][0]);
+    out.card(w.req[0], s.hole[viewer][1]);
+    for (int i = 0; i < s.board_len; i++)
+        out.card(w.req[1], s.board[i]);
+    out.num(w.req[2], s.button);
+    out.num(w.req[3], w.street[s.street]);
+    if (!encode_seats(s, names, w.req[4], out))
+        return false;
+    Buf inner;
     PotRec pots[MAX_N + 1];
     int np = hand_pots(s, pots);
     for (int k = 0; k < np; k++) {
@@ -1560,6 +1574,72 @@ bool text_arg(PyObject *text, uint8_t key, Buf &out)
     return true;
 }
 
+/* Hand.start_wire(seat, table_id, hand_id, hand_number, names): the RefereeMessage holding ``seat``'s HandStart,
+ * serialized (wire.hand_start_bytes: its hole cards, every seat's stack, bet and committed chips once the blinds
+ * and antes are posted, from the posts' events). ``hand_number`` as the referee counts it. */
+PyObject *hand_start_wire(HandObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || !PyUnicode_Check(args[1]) || !PyUnicode_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "start_wire() takes seat, table_id (str), hand_id (str), hand_number, names");
+        return NULL;
+    }
+    if (!wire_format.ready) {
+        PyErr_SetString(PyExc_RuntimeError, "start_wire(): the wire format is not set (set_wire_format)");
+        return NULL;
+    }
+    const State &s = self->s;
+    long seat = PyLong_AsLong(args[0]);
+    long long number = PyLong_AsLongLong(args[3]);
+    if ((seat == -1 || number == -1) && PyErr_Occurred())
+        return NULL;
+    if (seat < 0 || seat >= s.n || number < 0) {
+        PyErr_Format(PyExc_ValueError, "start_wire(): no seat %ld at a table of %d, or a negative hand number", seat,
+                     s.n);
+        return NULL;
+    }
+    PyObject *names = args[4];
+    if (!PyTuple_Check(names) || PyTuple_GET_SIZE(names) != s.n) {
+        PyErr_Format(PyExc_TypeError, "names must be a tuple of %d names", s.n);
+        return NULL;
+    }
+    for (int i = 0; i < s.n; i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
+            PyErr_SetString(PyExc_TypeError, "names must be strings");
+            return NULL;
+        }
+    const WireFormat &w = wire_format;
+    Buf body;
+    if (!text_arg(args[1], w.start[1], body) || !text_arg(args[2], w.start[2], body))
+        return NULL;
+    body.num(w.start[3], number + w.hand_number_offset);
+    body.num(w.start[4], s.button);
+    body.num(w.start[5], seat);
+    body.card(w.start[6], s.hole[seat][0]);
+    body.card(w.start[6], s.hole[seat][1]);
+    /* the seats as the posts left them (table.posted: the blinds count toward the bet, the antes only toward the
+     * chips committed), whatever happened since: posts that put every seat all in play the hand out at once */
+    State posts;
+    posts.n = s.n;
+    for (int i = 0; i < s.n; i++) {
+        posts.bets[i] = posts.committed[i] = 0;
+        posts.folded[i] = false;
+    }
+    for (const Ev &e : s.events) {
+        if (e.kind == POST_SMALL_BLIND || e.kind == POST_BIG_BLIND || e.kind == POST_ENTRY_BLIND)
+            posts.bets[e.seat] += e.amount;
+        else if (e.kind != POST_ANTE)
+            break;
+        posts.committed[e.seat] += e.amount;
+    }
+    for (int i = 0; i < s.n; i++)
+        posts.stacks[i] = s.starting[i] - posts.committed[i];
+    if (!encode_seats(posts, names, w.start[7], body))
+        return NULL;
+    Buf out;
+    out.message(w.start[0], body);
+    return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
+}
+
 /* HandEnd's fields before the history, the same for every seat (wire.HandEndParts.head): the ids, the board, the
  * hands shown at the showdown with their category's name (R8.4, R9), every seat's payoff and final stack. */
 bool encode_end_head(const State &s, PyObject *table_id, PyObject *hand_id, Buf &out)
@@ -1670,12 +1750,13 @@ bool small_ints(PyObject *seq, int64_t *out, Py_ssize_t count, const char *what)
     return true;
 }
 
-/* set_wire_format(keys, statuses, event_kinds, all_in_kind, streets, cards): see WireFormat. */
+/* set_wire_format(keys, statuses, event_kinds, all_in_kind, streets, cards, hand_number_offset): see WireFormat. */
 PyObject *set_wire_format(PyObject *, PyObject *args)
 {
     PyObject *keys, *statuses, *kinds, *streets, *cards;
-    long long all_in;
-    if (!PyArg_ParseTuple(args, "OOOLOO:set_wire_format", &keys, &statuses, &kinds, &all_in, &streets, &cards))
+    long long all_in, offset;
+    if (!PyArg_ParseTuple(args, "OOOLOOL:set_wire_format", &keys, &statuses, &kinds, &all_in, &streets, &cards,
+                          &offset))
         return NULL;
     WireFormat f;
     int64_t k[WIRE_KEYS];
@@ -1688,12 +1769,13 @@ PyObject *set_wire_format(PyObject *, PyObject *args)
             return NULL;
         }
     uint8_t *groups[] = {f.req, f.seat, f.pot, f.legal, f.clock, f.event, f.end, f.outer, f.end_head, f.shown,
-                         f.payoff};
-    int sizes[] = {9, 6, 2, 7, 2, 7, 1, 3, 6, 3, 3};
-    for (int g = 0, at = 0; g < 11; g++)
+                         f.payoff, f.start};
+    int sizes[] = {9, 6, 2, 7, 2, 7, 1, 3, 6, 3, 3, 8};
+    for (int g = 0, at = 0; g < 12; g++)
         for (int i = 0; i < sizes[g]; i++)
             groups[g][i] = uint8_t(k[at++]);
     f.all_in_kind = all_in;
+    f.hand_number_offset = offset;
     PyObject *fast = PySequence_Fast(cards, "cards");
     if (fast == NULL)
         return NULL;
@@ -1978,6 +2060,9 @@ PyMethodDef hand_methods[] = {
     {"pots", (PyCFunction)hand_pots_method, METH_NOARGS, "Main and side pots as they stand (R10.1), current bets included."},
     {"is_active", (PyCFunction)hand_is_active, METH_O, "Whether a seat is still in the hand and has chips to bet."},
     {"copy", (PyCFunction)hand_copy, METH_NOARGS, "An independent copy of the hand as it stands."},
+    {"start_wire", (PyCFunction)(void (*)(void))hand_start_wire, METH_FASTCALL,
+     "start_wire(seat, table_id, hand_id, hand_number, names): the serialized RefereeMessage holding the seat's "
+     "HandStart (the seats as the blinds and antes left them)."},
     {"packed_events", (PyCFunction)hand_packed_events, METH_NOARGS,
      "The events as bytes (for the scoring worker: _core.unpack_events reads them back)."},
     {"end_wire", (PyCFunction)(void (*)(void))hand_end_wire, METH_FASTCALL,

@@ -40,6 +40,9 @@ class HandStart:
     names: tuple[str, ...]
     bets: tuple[int, ...] = ()
     committed: tuple[int, ...] = ()
+    # For a seat that is sent its messages as bytes (Seat.wire_requests): the compiled engine's encoding of the
+    # RefereeMessage holding this HandStart (Hand.start_wire); empty when the engine has none
+    wire: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)

@@ -197,12 +197,15 @@ class TableRunner:
         hand = Hand(config, list(stacks), deck, button=plan.button, entry_blinds=entry_blinds)
         bets, committed = posted(hand)
         after_posts = tuple(stack - chips for stack, chips in zip(stacks, committed, strict=True))
+        start_wire = getattr(hand, "start_wire", None)  # the compiled engine encodes a seat's HandStart
         for seat, p in enumerate(seating):
             player = self.players[p]
             player.participant.hands += 1
             start = HandStart(
                 self.match_id, self.table_id, hand_id, plan.hand_number, seat, plan.button, hand.hole[seat],
                 after_posts, names, bets, committed,
+                start_wire(seat, self.table_id, hand_id, plan.hand_number, names)
+                if start_wire is not None and player.seat.wire_requests else b"",
             )
             await notify(player.seat.hand_started(start), f"hand start to {player.name}", player.seat)
         play = HandPlay(hand, hand_id, plan, seating, names, stacks)

@@ -11,7 +11,7 @@ from arena.engine import Action, ActionKind, AnteMode, Event, EventKind, Structu
 from arena.referee import HandRecord
 from arena.referee.match import MatchResult
 from arena.referee.records import Answer, Commented, Decision, MixedAction
-from arena.text import comment, for_terminal
+from arena.text import COMMENT_MAX, comment, for_terminal
 from arena_sdk.pb import bot_pb2, poker_pb2
 
 PROTOCOL_VERSION = 1
@@ -167,9 +167,26 @@ def action_from_pb(message: poker_pb2.Action) -> Answer:
         answer = MixedAction(tuple((_action(c.kind, c.amount), float(c.probability)) for c in message.policy))
     else:
         answer = _action(message.kind, message.amount)
-    if message.comment and (said := comment(message.comment)):
-        return Commented(answer, said)
-    return answer
+    said = message.comment
+    if not said:
+        return answer
+    if len(said) > COMMENT_MAX:  # never remembered: a long text is cut, and would hold memory as a key
+        cleaned = comment(said)
+        return Commented(answer, cleaned) if cleaned else answer
+    key = (answer, said)
+    commented = _COMMENTED.get(key)  # a bot's comments are mostly a few notes it repeats
+    if commented is None:
+        cleaned = comment(said)
+        if not cleaned:
+            return answer
+        if len(_COMMENTED) >= _COMMENTED_KEPT:
+            _COMMENTED.clear()
+        commented = _COMMENTED[key] = Commented(answer, cleaned)
+    return commented
+
+
+_COMMENTED: dict[tuple[Action | MixedAction, str], Commented] = {}  # frozen: one object per answer and note met
+_COMMENTED_KEPT = 1_024
 
 
 def _action(pb_kind: int, amount: int) -> Action:

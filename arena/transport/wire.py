@@ -400,12 +400,15 @@ def set_view_wire_format() -> None:
          key(bot_pb2.RefereeMessage, "hand_end"),
          *keys(bot_pb2.HandEnd, "table_id", "hand_id", "board", "shown", "payoffs"),
          *keys(poker_pb2.ShownHand, "seat", "cards", "category"),
-         *keys(poker_pb2.SeatPayoff, "seat", "net", "final_stack")),
+         *keys(poker_pb2.SeatPayoff, "seat", "net", "final_stack"),
+         key(bot_pb2.RefereeMessage, "hand_start"),
+         *keys(bot_pb2.HandStart, "table_id", "hand_id", "hand_number", "button", "seat", "hole_cards", "seats")),
         (poker_pb2.SEAT_STATUS_ACTIVE, poker_pb2.SEAT_STATUS_FOLDED, poker_pb2.SEAT_STATUS_ALL_IN),
         (0, *(convert._EVENT[EventKind(value)] for value in range(1, 16))),
         poker_pb2.EVENT_KIND_ALL_IN,
         _STREETS,
         [format_card(c) for c in range(52)],
+        convert.wire_hand_number(0),
     )
 
 

@@ -263,3 +263,23 @@ def test_an_action_message_reads_as_the_action_it_names_shared_or_not(amount: in
     for pb_kind in (poker_pb2.ACTION_KIND_UNSPECIFIED, 9):
         with pytest.raises(convert.MalformedAction, match=r"R6\.1"):
             convert.action_from_pb(poker_pb2.Action(kind=pb_kind, amount=amount))  # type: ignore[arg-type]
+
+
+def test_a_comment_is_cleaned_the_same_whether_it_was_met_before_or_not() -> None:
+    """Repeated notes are remembered (one object each), a long one never is, and the answer is the same either
+    way: cleaned, cut to COMMENT_MAX characters, blank ones dropped (arena.text.comment)."""
+    from arena.referee import Commented
+    from arena.text import COMMENT_MAX
+
+    def read(text: str) -> object:
+        return convert.action_from_pb(poker_pb2.Action(kind=poker_pb2.ACTION_KIND_CALL, comment=text))
+
+    first, again = read("  top pair\x1b[2J "), read("  top pair\x1b[2J ")
+    assert first == again == Commented(Action(ActionKind.CALL), "top pair\\x1b[2J") and first is again
+    assert read("   ") == Action(ActionKind.CALL)
+    long = read("x" * (COMMENT_MAX * 3))
+    assert isinstance(long, Commented) and len(long.comment) == COMMENT_MAX and long.comment.endswith("…")
+    assert long is not read("x" * (COMMENT_MAX * 3))
+    for i in range(convert._COMMENTED_KEPT + 5):  # a bot that never repeats itself: the memory stays bounded
+        read(f"note {i}")
+    assert len(convert._COMMENTED) <= convert._COMMENTED_KEPT

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.engine import Action, ActionKind, TableConfig, hand_class, seat_view
-from arena.referee import Decision, DecisionHow, DecisionRecord, HandRecord, TurnTimer, WireRequest
+from arena.referee import Decision, DecisionHow, DecisionRecord, HandRecord, HandStart, TurnTimer, WireRequest
+from arena.referee.table import posted
 from arena.transport import wire
 from arena_sdk.pb import bot_pb2, poker_pb2
 from tests.engine.test_properties import BASE, Table, offered, tables
@@ -134,3 +135,28 @@ def test_a_hand_end_is_only_encoded_once_the_hand_is_over() -> None:
         hand.end_wire(frozenset(), "t", "h")
     with pytest.raises(TypeError, match="table_id"):
         hand.end_wire(frozenset())
+
+
+@settings(BASE, max_examples=40)
+@given(table=tables(max_seats=10), number=st.integers(0, 10**6))
+def test_the_compiled_hand_start_is_the_transport_encoding(table: Table, number: int) -> None:
+    """Before anyone acts: every seat's HandStart (its hole cards; stacks, bets and committed chips after the posts,
+    all-in where the posts took a whole stack) as ``wire.hand_start_bytes`` writes it."""
+    hand: Any = COMPILED(table.config, table.stacks, table.deck, button=table.button, entry_blinds=table.entry_blinds)
+    names = tuple(f"bot-{k}" if k % 3 else "" for k in range(len(table.stacks)))
+    bets, committed = posted(hand)
+    after_posts = tuple(stack - chips for stack, chips in zip(table.stacks, committed, strict=True))
+    for seat in range(len(table.stacks)):
+        start = HandStart("m", "t-1", f"m-{number}", number, seat, table.button, tuple(hand.hole[seat]),
+                          after_posts, names, bets, committed)
+        built = hand.start_wire(seat, "t-1", f"m-{number}", number, names)
+        assert built == wire.hand_start_bytes(start)
+        assert bot_pb2.RefereeMessage.FromString(built).hand_start.hand_number == number + 1  # the protocol's count
+
+
+def test_a_hand_start_is_only_encoded_for_a_seat_at_the_table() -> None:
+    hand: Any = COMPILED(TableConfig(), [1000, 1000], list(range(52)))
+    with pytest.raises(ValueError, match="no seat 2"):
+        hand.start_wire(2, "t", "h", 0, ("a", "b"))
+    with pytest.raises(TypeError, match="names must be a tuple of 2"):
+        hand.start_wire(0, "t", "h", 0, ("a",))
