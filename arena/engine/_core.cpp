@@ -1296,6 +1296,7 @@ struct WireFormat {
     uint8_t payoff[3]; /* SeatPayoff: seat, net, final_stack */
     uint8_t start[8];  /* RefereeMessage: hand_start; HandStart: table_id, hand_id, hand_number, button, seat,
                           hole_cards, seats */
+    uint8_t batch[2];  /* RefereeMessage: batch; RefereeBatch: messages (pack_batch) */
     int64_t status[3]; /* SeatStatus: active, folded, all-in */
     int64_t event_kind[16];
     int64_t all_in_kind;
@@ -1304,7 +1305,7 @@ struct WireFormat {
     int64_t hand_number_offset; /* the protocol's hand number is the referee's plus this (convert.wire_hand_number) */
 };
 WireFormat wire_format;
-constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7 + 1 + 3 + 6 + 3 + 3 + 8;
+constexpr int WIRE_KEYS = 9 + 6 + 2 + 7 + 2 + 7 + 1 + 3 + 6 + 3 + 3 + 8 + 2;
 
 /* A protobuf encoding under construction. */
 struct Buf {
@@ -1769,9 +1770,9 @@ PyObject *set_wire_format(PyObject *, PyObject *args)
             return NULL;
         }
     uint8_t *groups[] = {f.req, f.seat, f.pot, f.legal, f.clock, f.event, f.end, f.outer, f.end_head, f.shown,
-                         f.payoff, f.start};
-    int sizes[] = {9, 6, 2, 7, 2, 7, 1, 3, 6, 3, 3, 8};
-    for (int g = 0, at = 0; g < 12; g++)
+                         f.payoff, f.start, f.batch};
+    int sizes[] = {9, 6, 2, 7, 2, 7, 1, 3, 6, 3, 3, 8, 2};
+    for (int g = 0, at = 0; g < 13; g++)
         for (int i = 0; i < sizes[g]; i++)
             groups[g][i] = uint8_t(k[at++]);
     f.all_in_kind = all_in;
@@ -1880,9 +1881,45 @@ PyObject *unpack_events(PyObject *, PyObject *data)
     return out;
 }
 
+/* pack_batch(messages): serialized RefereeMessages (a list of bytes) as one serialized RefereeMessage holding a
+ * RefereeBatch of them, each copied once (wire.packed, the reference, does the same in Python). */
+PyObject *pack_batch(PyObject *, PyObject *messages)
+{
+    if (!PyList_Check(messages)) {
+        PyErr_SetString(PyExc_TypeError, "pack_batch() takes a list of bytes");
+        return NULL;
+    }
+    if (!wire_format.ready) {
+        PyErr_SetString(PyExc_RuntimeError, "pack_batch(): the wire format is not set (set_wire_format)");
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(messages);
+    size_t total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyList_GET_ITEM(messages, i);
+        if (!PyBytes_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "pack_batch() takes a list of bytes");
+            return NULL;
+        }
+        total += size_t(PyBytes_GET_SIZE(item)) + 11;
+    }
+    Buf body;
+    body.b.reserve(total);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyList_GET_ITEM(messages, i);
+        body.bytes(wire_format.batch[1], PyBytes_AS_STRING(item), size_t(PyBytes_GET_SIZE(item)));
+    }
+    Buf out;
+    out.b.reserve(body.b.size() + 11);
+    out.message(wire_format.batch[0], body);
+    return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
+}
+
 PyMethodDef module_methods[] = {
     {"set_wire_format", (PyCFunction)set_wire_format, METH_VARARGS,
      "Set how Hand.view_wire encodes (arena.transport.wire calls it with the protocol's field keys and enums)."},
+    {"pack_batch", (PyCFunction)pack_batch, METH_O,
+     "pack_batch(messages): serialized RefereeMessages as one serialized RefereeMessage holding their RefereeBatch."},
     {"unpack_events", (PyCFunction)unpack_events, METH_O,
      "unpack_events(data): the events Hand.packed_events packed, as a tuple of Event."},
     {NULL, NULL, 0, NULL},

@@ -343,6 +343,7 @@ class ScoringWorker:
         self.backlog_hands = backlog_hands
         self._lanes = [_Lane() for _ in range(max(1, workers))]  # a deal's hands go to lane ``deal % workers``
         self._configs: dict[TableConfig, int] = {}  # every table's config so far, by its index in ``pack``
+        self._last_config: tuple[TableConfig, int] | None = None  # the last one looked up, and its index
         self._sent: deque[_Sent] = deque()  # batches at the workers, in order
         self._sent_hands = 0
         self._scored: Scored = {}  # hands back from the worker whose session is not complete or not folded yet
@@ -366,10 +367,20 @@ class ScoringWorker:
         if self.db_path:
             lane.numbers.append(record.hand_number)
         else:
-            config = self._configs.setdefault(record.config, len(self._configs))
+            config = self._config_index(record.config)
             lane.hands.append(pickle.dumps(pack(record, config), protocol=pickle.HIGHEST_PROTOCOL))
         if lane.hand_count >= self.batch_hands:
             self._send(lane)
+
+    def _config_index(self, config: TableConfig) -> int:
+        """``config``'s place in the batches' list of tables (the last one found again by identity: hashing a
+        frozen dataclass is a Python call a hand)."""
+        last = self._last_config
+        if last is not None and last[0] is config:
+            return last[1]
+        index = self._configs.setdefault(config, len(self._configs))
+        self._last_config = (config, index)
+        return index
 
     def submit(self, job: SessionJob, kept: Sequence[object]) -> None:
         """A complete session (its hands were ``keep``'s): its changes come from ``results`` once its hands' deltas

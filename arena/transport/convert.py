@@ -170,10 +170,10 @@ def action_from_pb(message: poker_pb2.Action) -> Answer:
     said = message.comment
     if not said:
         return answer
-    if len(said) > COMMENT_MAX:  # never remembered: a long text is cut, and would hold memory as a key
-        cleaned = comment(said)
+    if len(said) > COMMENT_MAX or type(answer) is not Action:  # never remembered: a long text is cut, and would
+        cleaned = comment(said)  # hold memory as a key; a mixed action is rare
         return Commented(answer, cleaned) if cleaned else answer
-    key = (answer, said)
+    key = (answer.kind._value_, answer.amount, said)  # plain values: hashed in C, where an Action's hash is Python's
     commented = _COMMENTED.get(key)  # a bot's comments are mostly a few notes it repeats
     if commented is None:
         cleaned = comment(said)
@@ -185,7 +185,7 @@ def action_from_pb(message: poker_pb2.Action) -> Answer:
     return commented
 
 
-_COMMENTED: dict[tuple[Action | MixedAction, str], Commented] = {}  # frozen: one object per answer and note met
+_COMMENTED: dict[tuple[int, int, str], Commented] = {}  # frozen: one object per action and note met
 _COMMENTED_KEPT = 1_024
 
 

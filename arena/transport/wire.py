@@ -9,7 +9,7 @@ pure functions; ``tests/transport/test_golden.py`` and ``tests/referee/test_perf
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache, lru_cache
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -219,11 +219,19 @@ def batches(messages: Sequence[Message | bytes]) -> Iterator[tuple[bytes, int]]:
         yield packed(pending), len(pending)
 
 
-def packed(messages: Sequence[bytes]) -> bytes:
+def packed(messages: list[bytes]) -> bytes:
     """Serialized RefereeMessages as one serialized RefereeMessage holding a RefereeBatch of them (one message: as
-    it is), written into one buffer: nothing is parsed, and each message is copied once."""
+    it is), written into one buffer: nothing is parsed, and each message is copied once (by the compiled engine's
+    ``pack_batch`` when there is one, else by ``packed_here``)."""
     if len(messages) == 1:
         return messages[0]
+    if _PACK_BATCH is not None:
+        return _PACK_BATCH(messages)
+    return packed_here(messages)
+
+
+def packed_here(messages: Sequence[bytes]) -> bytes:
+    """``packed``, in Python: the reference."""
     body = bytearray()
     for data in messages:
         size = len(data)
@@ -379,6 +387,9 @@ def packed_key(message: type[Message], name: str) -> int:
     return (field.number << 3) | 2
 
 
+_PACK_BATCH: Callable[[list[bytes]], bytes] | None = None  # the compiled engine's, once its format is set
+
+
 def set_view_wire_format() -> None:
     """Tell the compiled engine how ``Hand.view_wire`` and ``Hand.end_wire`` encode: the protocol's field keys and
     enum values, from the descriptors (as every key here comes), and the cards' texts."""
@@ -402,7 +413,8 @@ def set_view_wire_format() -> None:
          *keys(poker_pb2.ShownHand, "seat", "cards", "category"),
          *keys(poker_pb2.SeatPayoff, "seat", "net", "final_stack"),
          key(bot_pb2.RefereeMessage, "hand_start"),
-         *keys(bot_pb2.HandStart, "table_id", "hand_id", "hand_number", "button", "seat", "hole_cards", "seats")),
+         *keys(bot_pb2.HandStart, "table_id", "hand_id", "hand_number", "button", "seat", "hole_cards", "seats"),
+         _BATCH, _BATCH_MESSAGES),
         (poker_pb2.SEAT_STATUS_ACTIVE, poker_pb2.SEAT_STATUS_FOLDED, poker_pb2.SEAT_STATUS_ALL_IN),
         (0, *(convert._EVENT[EventKind(value)] for value in range(1, 16))),
         poker_pb2.EVENT_KIND_ALL_IN,
@@ -410,6 +422,8 @@ def set_view_wire_format() -> None:
         [format_card(c) for c in range(52)],
         convert.wire_hand_number(0),
     )
+    global _PACK_BATCH
+    _PACK_BATCH = _core.pack_batch
 
 
 set_view_wire_format()

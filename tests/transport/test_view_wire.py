@@ -160,3 +160,15 @@ def test_a_hand_start_is_only_encoded_for_a_seat_at_the_table() -> None:
         hand.start_wire(2, "t", "h", 0, ("a", "b"))
     with pytest.raises(TypeError, match="names must be a tuple of 2"):
         hand.start_wire(0, "t", "h", 0, ("a",))
+
+
+@settings(BASE, max_examples=60)
+@given(sizes=st.lists(st.integers(0, 20_000), min_size=2, max_size=40))
+def test_a_batch_packed_by_the_compiled_engine_is_the_transport_encoding(sizes: list[int]) -> None:
+    messages = [bot_pb2.RefereeMessage(error=bot_pb2.Error(message="x" * size)).SerializeToString()
+                for size in sizes]  # lengths either side of one-byte and two-byte varints
+    built = wire.packed(messages)
+    assert wire._PACK_BATCH is not None and built == wire.packed_here(messages)
+    assert [m.SerializeToString() for m in bot_pb2.RefereeMessage.FromString(built).batch.messages] == messages
+    with pytest.raises(TypeError, match="list of bytes"):
+        wire._PACK_BATCH([b"a", "b"])  # type: ignore[list-item]
