@@ -1340,6 +1340,21 @@ struct Buf {
     }
 };
 
+/* A length-delimited field ``key`` holding ``body``, as a new bytes object (written into it directly). */
+PyObject *message_bytes(uint8_t key, const Buf &body)
+{
+    Buf head;
+    head.b.push_back(char(key));
+    head.varint(body.b.size());
+    PyObject *out = PyBytes_FromStringAndSize(NULL, Py_ssize_t(head.b.size() + body.b.size()));
+    if (out == NULL)
+        return NULL;
+    char *at = PyBytes_AS_STRING(out);
+    std::memcpy(at, head.b.data(), head.b.size());
+    std::memcpy(at + head.b.size(), body.b.data(), body.b.size());
+    return out;
+}
+
 /* The hand's events as ``viewer`` sees them (every other seat's hole cards hidden, R4.2; viewer -1: everybody's),
  * each a PublicEvent in the repeated field ``key`` (ActionRequest.history, HandEnd.history): convert.event_message
  * with wire_amount's amounts and the referee's actions flagged ``by_timeout``. */
@@ -1547,20 +1562,18 @@ PyObject *hand_request_wire(HandObject *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     const WireFormat &w = wire_format;
-    Buf body;
+    thread_local Buf body, view; /* kept between calls: a request is encoded without allocating */
+    body.b.clear();
+    view.b.clear();
     body.b.append(PyBytes_AS_STRING(args[5]), size_t(PyBytes_GET_SIZE(args[5])));
     body.num(w.outer[1], request_id);
     long seat = 0;
-    Buf view;
     if (!view_args(self->s, args, &seat, view))
         return NULL;
     body.num(w.outer[2], seat);
     body.b.append(view.b);
     body.b.append(PyBytes_AS_STRING(args[7]), size_t(PyBytes_GET_SIZE(args[7])));
-    Buf out;
-    out.b.reserve(body.b.size() + 6);
-    out.message(w.outer[0], body);
-    return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
+    return message_bytes(w.outer[0], body);
 }
 
 /* A str argument's UTF-8 bytes appended as the string field ``key`` (nothing when empty); false with an error set. */
