@@ -169,8 +169,10 @@ class _Checkdown:
     def value(self, pots: Sequence[Pot], board: tuple[int, ...] | None) -> list[float]:
         """Each seat's expected chips from ``pots`` by check-down from ``board`` (None: before the hole cards)."""
         won = [0.0] * len(self.record.seating)
-        big = sum(p.amount for p in pots) > BIG_POT_BB * self.big_blind
-        samples = PREFLOP_SAMPLES_BIG if big and not board else PREFLOP_SAMPLES
+        total = 0
+        for pot in pots:  # a loop, not sum() of a generator: this runs six times a hand in the scoring worker
+            total += pot.amount
+        samples = PREFLOP_SAMPLES_BIG if total > BIG_POT_BB * self.big_blind and not board else PREFLOP_SAMPLES
         for pot in pots:
             eligible = pot.eligible
             if len(eligible) == 1 or board is None:
@@ -208,7 +210,7 @@ def luck_terms(record: HandRecord) -> list[tuple[str, tuple[float, ...]]]:
         if isinstance(point, ChanceEvent):
             before = checkdown.value(point.pots, point.before)
             after = checkdown.value(point.pots, point.after)
-            terms.append((point.street, tuple(a - b for a, b in zip(after, before, strict=True))))
+            terms.append((point.street, tuple([a - b for a, b in zip(after, before, strict=True)])))
             continue
         played = checkdown.net(point.played, point.board)
         expected = [0.0] * len(played)

@@ -31,14 +31,18 @@ _ACTIONS = frozenset({EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind
 def runout_point(record: HandRecord) -> int | None:
     """How many board cards were out when the betting ended, if the hand then went to a showdown with board cards
     still to come (an all-in); None otherwise."""
-    if not any(e.kind in (EventKind.SHOW, EventKind.MUCK) for e in record.events):
-        return None
     board = known = 0
-    for event in record.events:
-        if event.kind is EventKind.DEAL_BOARD:
+    showdown = False
+    for event in record.events:  # one pass (this runs for every hand the scoring worker scores)
+        kind = event.kind
+        if kind is EventKind.DEAL_BOARD:
             board += len(event.cards) or 1
-        elif event.kind in _ACTIONS:
+        elif kind in _ACTIONS:
             known = board  # the board when the last action so far was taken
+        elif kind is EventKind.SHOW or kind is EventKind.MUCK:
+            showdown = True
+    if not showdown:
+        return None
     return known if known < len(record.board) else None
 
 
