@@ -1488,6 +1488,21 @@ bool event_flags(PyObject *indexes, size_t count, std::vector<bool> &flags)
     return !PyErr_Occurred();
 }
 
+/* Whether ``names`` is a tuple of one str per seat (else a TypeError is set). */
+bool names_arg(const State &s, PyObject *names)
+{
+    if (!PyTuple_Check(names) || PyTuple_GET_SIZE(names) != s.n) {
+        PyErr_Format(PyExc_TypeError, "names must be a tuple of %d names", s.n);
+        return false;
+    }
+    for (int i = 0; i < s.n; i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
+            PyErr_SetString(PyExc_TypeError, "names must be strings");
+            return false;
+        }
+    return true;
+}
+
 /* view_wire's and request_wire's arguments after the seat: names, timeouts, action_ms_left, bank_ms_left, checked
  * and encoded into ``out`` (the view); false with an exception set. */
 bool view_args(const State &s, PyObject *const *args, long *seat_out, Buf &out)
@@ -1500,15 +1515,8 @@ bool view_args(const State &s, PyObject *const *args, long *seat_out, Buf &out)
         return false;
     }
     PyObject *names = args[1];
-    if (!PyTuple_Check(names) || PyTuple_GET_SIZE(names) != s.n) {
-        PyErr_Format(PyExc_TypeError, "names must be a tuple of %d names", s.n);
+    if (!names_arg(s, names))
         return false;
-    }
-    for (int i = 0; i < s.n; i++)
-        if (!PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
-            PyErr_SetString(PyExc_TypeError, "names must be strings");
-            return false;
-        }
     std::vector<bool> timeouts;
     if (!event_flags(args[2], s.events.size(), timeouts))
         return false;
@@ -1612,15 +1620,8 @@ PyObject *hand_start_wire(HandObject *self, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     PyObject *names = args[4];
-    if (!PyTuple_Check(names) || PyTuple_GET_SIZE(names) != s.n) {
-        PyErr_Format(PyExc_TypeError, "names must be a tuple of %d names", s.n);
+    if (!names_arg(s, names))
         return NULL;
-    }
-    for (int i = 0; i < s.n; i++)
-        if (!PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
-            PyErr_SetString(PyExc_TypeError, "names must be strings");
-            return NULL;
-        }
     const WireFormat &w = wire_format;
     Buf body;
     if (!text_arg(args[1], w.start[1], body) || !text_arg(args[2], w.start[2], body))
