@@ -1570,9 +1570,8 @@ PyObject *hand_request_wire(HandObject *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     const WireFormat &w = wire_format;
-    thread_local Buf body, view; /* kept between calls: a request is encoded without allocating */
-    body.b.clear();
-    view.b.clear();
+    Buf body, view; /* local: converting an argument may run Python code, which may encode another request */
+    body.b.reserve(size_t(PyBytes_GET_SIZE(args[5]) + PyBytes_GET_SIZE(args[7])) + 512);
     body.b.append(PyBytes_AS_STRING(args[5]), size_t(PyBytes_GET_SIZE(args[5])));
     body.num(w.outer[1], request_id);
     long seat = 0;
@@ -1614,9 +1613,9 @@ PyObject *hand_start_wire(HandObject *self, PyObject *const *args, Py_ssize_t na
     long long number = PyLong_AsLongLong(args[3]);
     if ((seat == -1 || number == -1) && PyErr_Occurred())
         return NULL;
-    if (seat < 0 || seat >= s.n || number < 0) {
-        PyErr_Format(PyExc_ValueError, "start_wire(): no seat %ld at a table of %d, or a negative hand number", seat,
-                     s.n);
+    if (seat < 0 || seat >= s.n || number < 0 || number > INT64_MAX - wire_format.hand_number_offset) {
+        PyErr_Format(PyExc_ValueError, "start_wire(): no seat %ld at a table of %d, or a hand number out of range",
+                     seat, s.n);
         return NULL;
     }
     PyObject *names = args[4];
@@ -1790,6 +1789,10 @@ PyObject *set_wire_format(PyObject *, PyObject *args)
         for (int i = 0; i < sizes[g]; i++)
             groups[g][i] = uint8_t(k[at++]);
     f.all_in_kind = all_in;
+    if (offset < 0) {
+        PyErr_SetString(PyExc_ValueError, "the hand number offset is not negative");
+        return NULL;
+    }
     f.hand_number_offset = offset;
     PyObject *fast = PySequence_Fast(cards, "cards");
     if (fast == NULL)
@@ -1878,10 +1881,11 @@ PyObject *unpack_events(PyObject *, PyObject *data)
         e.all_in = int8_t(at[12]);
         e.pot = int8_t(at[13]);
         bool ok = e.kind >= POST_ANTE && e.kind <= WIN_POT && e.street >= PREFLOP && e.street <= SHOWDOWN &&
-                  e.ncards >= 0 && e.ncards <= 3 && (e.all_in == 0 || e.all_in == 1);
-        for (int c = 0; c < 3; c++) {
+                  e.ncards >= 0 && e.ncards <= 3 && (e.all_in == 0 || e.all_in == 1) && e.seat >= -1 &&
+                  e.seat < MAX_N && e.pot >= -1 && e.pot <= MAX_N && e.amount >= 0; /* a pot may hold several 2**53 stacks */
+        for (int c = 0; c < 3; c++) { /* a card in each slot the count says, nothing in the others */
             e.cards[c] = int8_t(at[14 + c]);
-            ok = ok && e.cards[c] >= 0 && e.cards[c] < 52;
+            ok = ok && (c < e.ncards ? e.cards[c] >= 0 && e.cards[c] < 52 : e.cards[c] == 0);
         }
         PyObject *event = ok ? make_event(e) : NULL;
         if (event == NULL) {

@@ -242,7 +242,8 @@ class _Worker:
     one reads its replies into futures, in order. It runs ``NICE`` above this process (a match's workers and a
     tournament's alike) and, on Linux, under SCHED_IDLE: the referee's loop and the bots come first. (Niceness alone
     was not enough on this 2-core machine: a busy process at nice 19 beside a match slowed it by a fifth, one under
-    SCHED_IDLE by a sixth, the rest being the cores' own contention.)"""
+    SCHED_IDLE by a sixth, the rest being the cores' own contention.) Once the referee waits for it (``hurry``: the
+    match's end, or a backlog past its bound) it is scheduled as usual, still niced: busy bots cannot starve it."""
 
     def __init__(self) -> None:
         package_root = str(Path(__file__).resolve().parents[2])  # the worker imports the same arena as we do
@@ -254,6 +255,7 @@ class _Worker:
             os.setpriority(os.PRIO_PROCESS, self.process.pid, min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE))
         with contextlib.suppress(OSError, AttributeError):  # and only on a core nobody else wants (Linux)
             os.sched_setscheduler(self.process.pid, os.SCHED_IDLE, os.sched_param(0))
+        self._hurried = False
         self._outbox: queue.SimpleQueue[Job[Any] | None] = queue.SimpleQueue()
         self._futures: deque[Future[Any]] = deque()
         self._lock = threading.Lock()  # the futures, and why the worker ended (``_ended``)
@@ -262,6 +264,15 @@ class _Worker:
         self._reader = threading.Thread(target=self._read, name="scoring-reader", daemon=True)
         self._writer.start()
         self._reader.start()
+
+    def hurry(self) -> None:
+        """The referee is about to wait for this worker: from now on it is scheduled as any process is (still
+        niced), so that bots that keep both cores busy cannot starve what the referee waits for."""
+        if self._hurried:
+            return
+        self._hurried = True
+        with contextlib.suppress(OSError, AttributeError):
+            os.sched_setscheduler(self.process.pid, os.SCHED_OTHER, os.sched_param(0))
 
     def submit(self, job: Job[R]) -> Future[R]:
         future: Future[R] = Future()
@@ -452,7 +463,10 @@ class ScoringWorker:
                 kept.append(sent)
         self._sent = kept
         while self._sent and (wait or self._sent_hands > self.backlog_hands):
-            self._absorb(self._sent.popleft())
+            sent = self._sent.popleft()
+            if not sent.future.done():
+                sent.worker.hurry()
+            self._absorb(sent)
 
     def _absorb(self, sent: _Sent) -> None:
         """A batch taken back: its hands' deltas, from the worker, or worked out here if the worker failed."""
@@ -546,6 +560,8 @@ class RecordedScoring:
         """Take in the batches rescored so far (every one sent, with ``wait``)."""
         while self._sent and (wait or self._sent[0][1].done()):
             batch, future = self._sent.popleft()
+            if not future.done() and self._worker is not None:
+                self._worker.hurry()
             try:
                 rescored = future.result()
             except WorkerFailed as exc:

@@ -165,21 +165,23 @@ class BotServicer:
                 kind = message.WhichOneof("msg")
                 if kind == "action" or kind == "actions":
                     # Answers to open requests are always welcome, however fast the bot is; the limit is for the
-                    # rest: a message with anything else (an Action for no open request, one answered already, an
-                    # empty batch) takes a token, once its answers are delivered
+                    # rest: each Action that answers no open request (none is open by its ids, or it was answered
+                    # already) takes a token as it is read, and so does an empty batch; a stream out of tokens is
+                    # closed there, the rest of its batch unread (one token never buys a batch of strays)
                     actions = (message.action,) if kind == "action" else message.actions.actions
                     if endpoint.session is session:
-                        welcome = len(actions) > 0
+                        if not actions and not self._take(bucket, conn):
+                            return
                         for action in actions:
-                            if endpoint.session is not session:  # a newer stream took the seat meanwhile
-                                welcome = welcome and session.answers(action)
-                            elif not session.deliver(action):
-                                welcome = False
-                    else:  # nothing is delivered from a stream that is not its endpoint's newest
-                        welcome = len(actions) > 0 and all(session.answers(a) for a in actions) and \
-                            len({a.request_id for a in actions}) == len(actions)
-                    if not welcome and not self._take(bucket, conn):
-                        return
+                            if endpoint.session is session:
+                                answered = session.deliver(action)
+                            else:  # a newer stream took the seat meanwhile: nothing more is delivered from this one
+                                answered = session.answers(action)
+                            if not answered and not self._take(bucket, conn):
+                                return
+                    elif not (len(actions) > 0 and all(session.answers(a) for a in actions) and
+                              len({a.request_id for a in actions}) == len(actions)) and not self._take(bucket, conn):
+                        return  # nothing is delivered from a stream that is not its endpoint's newest
                     continue
                 if not self._take(bucket, conn):
                     return

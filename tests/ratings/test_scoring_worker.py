@@ -136,6 +136,10 @@ def test_packed_events_are_read_back_exactly_and_refused_when_damaged() -> None:
         _core.unpack_events(data[:-1])
     with pytest.raises(ValueError, match="not an event"):
         _core.unpack_events(data[:9] + b"\x63" + data[10:])  # the first event's kind: 99
+    with pytest.raises(ValueError, match="not an event"):
+        _core.unpack_events(data[:10] + b"\xfe" + data[11:])  # the first event's seat: -2
+    with pytest.raises(ValueError, match="not an event"):
+        _core.unpack_events(data[:15] + b"\x07" + data[16:])  # a card where the first event has none
 
 
 def test_sessions_of_a_dead_worker_are_scored_in_the_referee(tmp_path: Path,
@@ -198,7 +202,8 @@ def test_after_a_worker_dies_each_batch_is_scored_as_it_is_formed(tmp_path: Path
 
 def test_the_workers_run_below_the_referee() -> None:
     """A worker is niced ``NICE`` above the referee and, on Linux, scheduled only on a core nobody else wants
-    (SCHED_IDLE): while a match is played, the referee's loop and the bots get the CPU first."""
+    (SCHED_IDLE): while a match is played, the referee's loop and the bots get the CPU first; once the referee waits
+    for it, it is scheduled as usual."""
     from arena.ratings.scoring_worker import NICE, _Worker
 
     worker = _Worker()
@@ -207,6 +212,9 @@ def test_the_workers_run_below_the_referee() -> None:
         assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == min(19, mine + NICE)
         if sys.platform == "linux":
             assert os.sched_getscheduler(worker.process.pid) == os.SCHED_IDLE
+            worker.hurry()  # the referee waits for it: scheduled as usual, still niced
+            assert os.sched_getscheduler(worker.process.pid) == os.SCHED_OTHER
+            assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == min(19, mine + NICE)
     finally:
         worker.close()
 

@@ -4,8 +4,8 @@ Every RefereeMessage it receives is printed to standard output as one line ``EVI
 bot's output in its log file), so a test can check what the referee said. Modes: good (check/call), timeout,
 crash, crash_slowly (closes its stream, then exits with status 3 ``EVIL_EXIT_DELAY_S`` later, as a bot whose
 teardown is slow), reconnect, garbage, unknown, out_of_turn, negative,
-huge, illegal_always, bad_token, steal_token (joins with ``EVIL_OTHER_TOKEN``), flood, silent (never joins),
-fold_always.
+huge, illegal_always, bad_token, steal_token (joins with ``EVIL_OTHER_TOKEN``), flood, flood_batch (its answer and
+2,000 copies in one ActionBatch, within the 64 KiB a message may hold), silent (never joins), fold_always.
 """
 
 from __future__ import annotations
@@ -146,6 +146,10 @@ def main() -> int:
                 elif MODE == "flood":
                     for _ in range(5000):
                         outbox.put(safe(request))
+                elif MODE == "flood_batch":
+                    one = bot_pb2.BotMessage.FromString(safe(request)).action
+                    batch = bot_pb2.ActionBatch(actions=[one] * 2001)
+                    outbox.put(bot_pb2.BotMessage(actions=batch).SerializeToString())
                 else:
                     outbox.put(safe(request))
                 good += 1

@@ -24,6 +24,7 @@ from arena.records.ledger import Ledger
 from arena.referee import ClockPolicy, DecisionHow, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.remote_match import play, prepare_match, run_local_match
+from arena.transport.limits import ServerLimits
 from arena_sdk.pb import bot_pb2
 from tests.bots import cpp, random_bot
 
@@ -283,6 +284,18 @@ def test_a_bot_that_floods_its_stream_is_cut_off_naming_the_rate_limit_and_the_m
     assert repeats and all(e["code"] in ("ERROR_CODE_UNKNOWN_REQUEST", "ERROR_CODE_OUT_OF_ORDER") and
                            "ignored" in e["message"] for e in repeats)
     assert played.evil.decisions >= 1  # its first answer, delivered before the repeats were counted
+
+
+def test_a_batch_of_stray_actions_costs_a_token_each_and_is_cut_off_where_they_run_out(tmp_path: Path) -> None:
+    """An answer and 2,000 copies of it in one ActionBatch: the answer is played, each copy takes a token as it is
+    read, and the stream closes when they run out, the rest of the batch unread (one token never buys a batch)."""
+    played = run(tmp_path, "flood_batch", hands=2)
+    limited = [e for e in errors(played.bad) if e["code"] == "ERROR_CODE_RATE_LIMITED"]
+    assert limited and all(e["fatal"] for e in limited)
+    repeats = [e for e in errors(played.bad) if e["code"] != "ERROR_CODE_RATE_LIMITED"]
+    burst = ServerLimits().burst
+    assert 0 < len(repeats) <= burst * len(limited) + 10  # at most a burst of errors a stream, not 2,000
+    assert played.evil.decisions >= 1
 
 
 def test_same_seed_and_deterministic_bots_give_identical_hands_and_results(tmp_path: Path) -> None:
