@@ -44,9 +44,9 @@ from arena.ratings.estimators import ADJUSTED, Estimator, Rescored, remember, re
 from arena.ratings.session_scoring import Changes, HandDeltas, SessionJob, fold_changes, hand_deltas
 from arena.records import queries
 from arena.records.db import Database
-from arena.runner.collector import collect_in_batches
 from arena.referee import DecisionRecord, HandRecord
 from arena.referee.status import DecisionHow
+from arena.runner.collector import collect_in_batches
 
 log = logging.getLogger("arena.ratings.scoring")
 
