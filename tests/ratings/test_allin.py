@@ -9,6 +9,7 @@ import itertools
 import random
 import statistics
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,26 @@ def test_sampled_runouts_are_pinned() -> None:
     four = runout_orders([(48, 49), (50, 51), (44, 45), (40, 41)], (), 2000, 2**63 + 5)
     assert sum(four.values()) == 2000 and four[(0, 0, 2, 3)] == 1139 and four[(1, 1, 0, 3)] == 344
     assert list(four)[:3] == [(0, 0, 0, 0), (3, 0, 1, 2), (3, 2, 0, 1)]
+
+
+def test_runouts_counted_at_once_in_threads_are_the_ones_counted_in_turn() -> None:
+    """The draws run without the GIL, and one call's table is kept for the next: calls made at once in threads (one
+    holds the kept table, the others make their own) count what calls made one after another do, key order
+    included, before and after a call that is refused."""
+    rng = random.Random(11)
+    calls = []
+    for _ in range(120):
+        players = rng.choice([2, 3, 6])
+        cards = rng.sample(range(52), 2 * players + 5)
+        holes = [tuple(cards[2 * p:2 * p + 2]) for p in range(players)]
+        board = tuple(cards[2 * players:2 * players + rng.choice([0, 3, 4, 5])])
+        calls.append((holes, board, rng.choice([200, 2000]), rng.getrandbits(64)))
+    expected = [list(runout_orders(*call).items()) for call in calls]
+    with ThreadPoolExecutor(4) as pool:
+        assert [list(r.items()) for r in pool.map(lambda call: runout_orders(*call), calls)] == expected
+    with pytest.raises(ValueError):
+        runout_orders([(0, 1), (0, 2)], (), 0, 0)
+    assert [list(runout_orders(*call).items()) for call in calls[:10]] == expected[:10]
 
 
 @pytest.mark.parametrize("bad", [[(0, 1)], [(0, 1), (1, 2)], [(0, 1), (2, 52)], [(0, 1, 2), (3, 4)]])

@@ -420,6 +420,19 @@ typedef struct {
     int used;
 } OrderSlot;
 
+/* A call's table: ``slots`` (all unused between calls), and the slots it took, in the order taken. One table is
+   kept between calls and cleared slot by slot (where allocating and clearing all of it, and reading every slot
+   back, took about 4 us a call: most of a river's or a turn's); a call made while another holds it (threads: the
+   draws run without the GIL) allocates its own. ``shared_busy`` is read and written with the GIL held only. */
+typedef struct {
+    OrderSlot *slots;
+    int taken[RUNOUT_TABLE];
+    int count;
+} OrderTable;
+
+static OrderTable *shared_table = NULL;
+static int shared_busy = 0;
+
 static uint64_t splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
@@ -446,8 +459,15 @@ static uint32_t uniform_below(uint64_t *state, uint32_t bound)
 /* Count one completed board, given as its suit masks ``board_masks``, for the players' hole-card masks
    ``hole_masks``: each player's place (how many hold a strictly better hand) goes into a key, counted in ``table``.
    Returns -1 when the table is full (too many distinct orders). */
-static int count_order(OrderSlot *table, int players, uint32_t hole_masks[][4], const uint32_t *board_masks)
+#if defined(__GNUC__)
+#define RUNOUT_INLINE __attribute__((always_inline)) static inline /* the draws' loop is slower when it is a call */
+#else
+#define RUNOUT_INLINE static inline
+#endif
+
+RUNOUT_INLINE int count_order(OrderTable *orders, int players, uint32_t hole_masks[][4], const uint32_t *board_masks)
 {
+    OrderSlot *table = orders->slots;
     uint32_t values[RUNOUT_MAX_PLAYERS];
     for (int p = 0; p < players; p++)
         values[p] = eval_masks(board_masks[0] | hole_masks[p][0], board_masks[1] | hole_masks[p][1],
@@ -461,11 +481,13 @@ static int count_order(OrderSlot *table, int players, uint32_t hole_masks[][4], 
     }
     uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> 51; /* 13 bits */
     for (int probe = 0; probe < RUNOUT_TABLE; probe++) {
-        OrderSlot *slot = &table[(h + probe) & (RUNOUT_TABLE - 1)];
+        int at = (int)((h + probe) & (RUNOUT_TABLE - 1));
+        OrderSlot *slot = &table[at];
         if (!slot->used) {
             slot->used = 1;
             slot->key = key;
             slot->count = 1;
+            orders->taken[orders->count++] = at;
             return 0;
         }
         if (slot->key == key) {
@@ -565,9 +587,29 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
     for (int k = 0; k < missing; k++)
         completions = completions * (rest_n - k) / (k + 1);
 
-    OrderSlot *table = calloc(RUNOUT_TABLE, sizeof(OrderSlot));
-    if (table == NULL)
-        return PyErr_NoMemory();
+    OrderTable *orders = NULL;
+    if (!shared_busy) {
+        if (shared_table == NULL) {
+            shared_table = calloc(1, sizeof(OrderTable));
+            if (shared_table != NULL && (shared_table->slots = calloc(RUNOUT_TABLE, sizeof(OrderSlot))) == NULL) {
+                free(shared_table);
+                shared_table = NULL;
+            }
+        }
+        orders = shared_table;
+    }
+    if (orders != NULL) {
+        shared_busy = 1;
+    } else { /* another call holds the kept table (or it could not be made): one of this call's own */
+        orders = calloc(1, sizeof(OrderTable));
+        if (orders != NULL && (orders->slots = calloc(RUNOUT_TABLE, sizeof(OrderSlot))) == NULL) {
+            free(orders);
+            orders = NULL;
+        }
+        if (orders == NULL)
+            return PyErr_NoMemory();
+    }
+    orders->count = 0;
     int failed = 0;
     /* the cards as suit masks (eval_masks' input), the players' and the known board's made once: a completion
        adds only its own cards */
@@ -602,7 +644,7 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
                 pick[k] = pick[j];
                 pick[j] = t;
             }
-            failed = count_order(table, (int)players, hole_masks, masks);
+            failed = count_order(orders, (int)players, hole_masks, masks);
         }
     } else {
         int idx[5];
@@ -612,7 +654,7 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
             uint32_t masks[4] = {known[0], known[1], known[2], known[3]};
             for (int k = 0; k < missing; k++)
                 masks[rest[idx[k]] & 3] |= 1u << (rest[idx[k]] >> 2);
-            if (count_order(table, (int)players, hole_masks, masks) < 0) {
+            if (count_order(orders, (int)players, hole_masks, masks) < 0) {
                 failed = 1;
                 break;
             }
@@ -627,30 +669,47 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
         }
     }
     Py_END_ALLOW_THREADS
-    if (failed) {
-        free(table);
-        PyErr_SetString(PyExc_RuntimeError, "runout_orders(): too many distinct orders of finish");
-        return NULL;
-    }
-    PyObject *result = PyDict_New();
-    for (int i = 0; result != NULL && i < RUNOUT_TABLE; i++) {
-        if (!table[i].used)
-            continue;
-        PyObject *key = PyTuple_New(players);
-        for (Py_ssize_t p = 0; key != NULL && p < players; p++)
-            PyTuple_SET_ITEM(key, p, PyLong_FromLong((long)((table[i].key >> (4 * p)) & 15)));
-        PyObject *count = PyLong_FromUnsignedLongLong(table[i].count);
-        if (key == NULL || count == NULL || PyDict_SetItem(result, key, count) < 0) {
-            Py_XDECREF(key);
-            Py_XDECREF(count);
-            Py_DECREF(result);
-            result = NULL;
-            break;
+    /* the taken slots in slot order: the order a scan of the whole table reads them in (the result's key order,
+       which callers sum in) */
+    int *taken = orders->taken;
+    for (int i = 1; i < orders->count; i++) {
+        int at = taken[i], j = i - 1;
+        while (j >= 0 && taken[j] > at) {
+            taken[j + 1] = taken[j];
+            j--;
         }
-        Py_DECREF(key);
-        Py_DECREF(count);
+        taken[j + 1] = at;
     }
-    free(table);
+    PyObject *result = NULL;
+    if (failed) {
+        PyErr_SetString(PyExc_RuntimeError, "runout_orders(): too many distinct orders of finish");
+    } else {
+        result = PyDict_New();
+        for (int i = 0; result != NULL && i < orders->count; i++) {
+            const OrderSlot *slot = &orders->slots[taken[i]];
+            PyObject *key = PyTuple_New(players);
+            for (Py_ssize_t p = 0; key != NULL && p < players; p++)
+                PyTuple_SET_ITEM(key, p, PyLong_FromLong((long)((slot->key >> (4 * p)) & 15)));
+            PyObject *count = PyLong_FromUnsignedLongLong(slot->count);
+            if (key == NULL || count == NULL || PyDict_SetItem(result, key, count) < 0) {
+                Py_XDECREF(key);
+                Py_XDECREF(count);
+                Py_DECREF(result);
+                result = NULL;
+                break;
+            }
+            Py_DECREF(key);
+            Py_DECREF(count);
+        }
+    }
+    for (int i = 0; i < orders->count; i++) /* unused again, for the next call */
+        orders->slots[taken[i]].used = 0;
+    if (orders == shared_table) {
+        shared_busy = 0;
+    } else {
+        free(orders->slots);
+        free(orders);
+    }
     return result;
 }
 
