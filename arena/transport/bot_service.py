@@ -167,21 +167,16 @@ class BotServicer:
                     # Answers to open requests are always welcome, however fast the bot is; the limit is for the
                     # rest: each Action that answers no open request (none is open by its ids, or it was answered
                     # already) takes a token as it is read, and so does an empty batch; a stream out of tokens is
-                    # closed there, the rest of its batch unread (one token never buys a batch of strays)
+                    # closed there, the rest of its batch unread (one token never buys a batch of strays). Nothing
+                    # is delivered from a stream that is no longer its endpoint's newest (the newer one failed every
+                    # request open on this one): none of its Actions answers anything
                     actions = (message.action,) if kind == "action" else message.actions.actions
-                    if endpoint.session is session:
-                        if not actions and not self._take(bucket, conn):
+                    if not actions and not self._take(bucket, conn):
+                        return
+                    for action in actions:
+                        if not (endpoint.session is session and session.deliver(action)) and \
+                                not self._take(bucket, conn):
                             return
-                        for action in actions:
-                            if endpoint.session is session:
-                                answered = session.deliver(action)
-                            else:  # a newer stream took the seat meanwhile: nothing more is delivered from this one
-                                answered = session.answers(action)
-                            if not answered and not self._take(bucket, conn):
-                                return
-                    elif not (len(actions) > 0 and all(session.answers(a) for a in actions) and
-                              len({a.request_id for a in actions}) == len(actions)) and not self._take(bucket, conn):
-                        return  # nothing is delivered from a stream that is not its endpoint's newest
                     continue
                 if not self._take(bucket, conn):
                     return
@@ -204,7 +199,8 @@ class BotServicer:
         conn.close()
 
     def _take(self, bucket: TokenBucket, conn: Connection) -> bool:
-        """A token for a message that is not all answers; without one the stream is closed (False)."""
+        """A token for a message, or an Action, that answers no open request; without one the stream is closed
+        (False)."""
         if bucket.take():
             return True
         conn.send(error_message(
