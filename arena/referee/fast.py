@@ -46,14 +46,24 @@ class Handover:
     first: Answer | BaseException | None = None
 
 
-def can_open(runner: TableRunner, play: HandPlay) -> bool:
-    """Whether the seat to act can be asked by the fast path: a seat that opens requests, whose bot has not
-    forfeited and is connected (else the general path plays the policy's action and counts the violation)."""
+def to_ask(runner: TableRunner, play: HandPlay) -> tuple[int, int, Player] | None:
+    """The seat to act (its seat, participant index and player) if the fast path can ask it: a seat that opens
+    requests, whose bot has not forfeited and is connected (else the general path plays the policy's action and
+    counts the violation); None otherwise, or when nobody is to act."""
     seat = play.hand.to_act
     if seat is None:
-        return False
-    player = runner.players[play.seating[seat]]
-    return player.seat.opens_requests and not player.participant.forfeited and player.seat.connected
+        return None
+    index = play.seating[seat]
+    player = runner.players[index]
+    asked = player.seat
+    if not asked.opens_requests or player.participant.forfeited or not asked.connected:
+        return None
+    return seat, index, player
+
+
+def can_open(runner: TableRunner, play: HandPlay) -> bool:
+    """Whether the seat to act can be asked by the fast path (``to_ask``)."""
+    return to_ask(runner, play) is not None
 
 
 class FastRun:
@@ -109,19 +119,12 @@ class FastRun:
     def next(self) -> None:
         """Open the next decision's request, or end the run."""
         runner, play = self.runner, self.play
-        hand = play.hand
-        seat = hand.to_act
-        if seat is None:
+        found = to_ask(runner, play)
+        if found is None:
             self._end(None)
             return
-        index = play.seating[seat]
-        player = runner.players[index]
-        asked = player.seat
-        # a seat that opens requests, whose bot has not forfeited and is connected (else the general path plays the
-        # policy's action and counts the violation)
-        if not asked.opens_requests or player.participant.forfeited or not asked.connected:
-            self._end(None)
-            return
+        seat, index, player = found
+        hand, asked = play.hand, player.seat
         request_id = runner.next_request_id()
         wire = self.wire
         if wire is not None and asked.wire_requests and not asked.reads_view:

@@ -109,8 +109,9 @@ class Seat(abc.ABC):
 
     def open_wire(self, request: WireRequest, waiter: Waiter) -> Callable[[], None] | None:
         """``open_request`` for a seat that is sent requests as bytes and reads no view (``wire_requests`` and not
-        ``reads_view``), with the compiled engine: the request's bytes are ``request.encode``'s, in one call. None
-        when the seat cannot be asked now (the table then builds the Decision and asks through ``decide``)."""
+        ``reads_view``), with the compiled engine: the request's bytes come whole from ``request.hand.request_wire``
+        (arena.transport.wire.RequestBuilder.request_wire), in one call. None when the seat cannot be asked now (the
+        table then builds the Decision and asks through ``decide``)."""
         return None
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
