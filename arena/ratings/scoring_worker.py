@@ -278,6 +278,12 @@ class _Worker:
         with contextlib.suppress(OSError, AttributeError):
             os.sched_setscheduler(self.process.pid, os.SCHED_OTHER, os.sched_param(0))
 
+    def result(self, future: Future[R]) -> R:
+        """The result of one of this worker's jobs, waited for if need be (``hurry`` first: the referee waits)."""
+        if not future.done():
+            self.hurry()
+        return future.result()
+
     def submit(self, job: Job[R]) -> Future[R]:
         future: Future[R] = Future()
         with self._lock:
@@ -467,16 +473,14 @@ class ScoringWorker:
                 kept.append(sent)
         self._sent = kept
         while self._sent and (wait or self._sent_hands > self.backlog_hands):
-            sent = self._sent.popleft()
-            if not sent.future.done():
-                sent.worker.hurry()
-            self._absorb(sent)
+            self._absorb(self._sent.popleft())
 
     def _absorb(self, sent: _Sent) -> None:
         """A batch taken back: its hands' deltas, from the worker, or worked out here if the worker failed."""
         self._sent_hands -= sent.batch.hand_count
         try:
-            self._scored.update(sent.future.result())
+            scored: Scored = sent.worker.result(sent.future)
+            self._scored.update(scored)
         except WorkerFailed as exc:  # a worker that died or failed: its batches are scored here
             self._give_up(exc)
             self._scored.update(score_batch(sent.batch))
@@ -564,10 +568,8 @@ class RecordedScoring:
         """Take in the batches rescored so far (every one sent, with ``wait``)."""
         while self._sent and (wait or self._sent[0][1].done()):
             batch, future = self._sent.popleft()
-            if not future.done() and self._worker is not None:
-                self._worker.hurry()
             try:
-                rescored = future.result()
+                rescored = self._worker.result(future) if self._worker is not None else future.result()
             except WorkerFailed as exc:
                 self._give_up(exc)
                 self._failed.add(batch.match_id)
