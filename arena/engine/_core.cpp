@@ -1649,9 +1649,7 @@ PyObject *hand_start_wire(HandObject *self, PyObject *const *args, Py_ssize_t na
         posts.stacks[i] = s.starting[i] - posts.committed[i];
     if (!encode_seats(posts, names, w.start[7], body))
         return NULL;
-    Buf out;
-    out.message(w.start[0], body);
-    return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
+    return message_bytes(w.start[0], body);
 }
 
 /* HandEnd's fields before the history, the same for every seat (wire.HandEndParts.head): the ids, the board, the
@@ -1722,15 +1720,13 @@ PyObject *hand_end_wire(HandObject *self, PyObject *const *args, Py_ssize_t narg
     PyObject *out = PyTuple_New(s.n);
     if (out == NULL)
         return NULL;
-    Buf body, message;
+    Buf body;
     for (int seat = 0; seat < s.n; seat++) {
         PyObject *item;
         if (wire_format.ready) {
             body.b.assign(head.b);
             encode_history(s, seat, timeouts, wire_format.end[0], body);
-            message.b.clear();
-            message.message(wire_format.end_head[0], body);
-            item = PyBytes_FromStringAndSize(message.b.data(), Py_ssize_t(message.b.size()));
+            item = message_bytes(wire_format.end_head[0], body);
         } else {
             item = PyBytes_FromStringAndSize(NULL, 0);
         }
@@ -1927,10 +1923,7 @@ PyObject *pack_batch(PyObject *, PyObject *messages)
         PyObject *item = PyList_GET_ITEM(messages, i);
         body.bytes(wire_format.batch[1], PyBytes_AS_STRING(item), size_t(PyBytes_GET_SIZE(item)));
     }
-    Buf out;
-    out.b.reserve(body.b.size() + 11);
-    out.message(wire_format.batch[0], body);
-    return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
+    return message_bytes(wire_format.batch[0], body);
 }
 
 PyMethodDef module_methods[] = {
