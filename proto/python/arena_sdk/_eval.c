@@ -456,15 +456,26 @@ static uint32_t uniform_below(uint64_t *state, uint32_t bound)
     return (uint32_t)(m >> 32);
 }
 
-/* Count one completed board, given as its suit masks ``board_masks``, for the players' hole-card masks
-   ``hole_masks``: each player's place (how many hold a strictly better hand) goes into a key, counted in ``table``.
-   Returns -1 when the table is full (too many distinct orders). */
 #if defined(__GNUC__)
 #define RUNOUT_INLINE __attribute__((always_inline)) static inline /* the draws' loop is slower when it is a call */
 #else
 #define RUNOUT_INLINE static inline
 #endif
 
+/* A table with every slot unused and none taken, or NULL (out of memory). */
+static OrderTable *new_order_table(void)
+{
+    OrderTable *orders = calloc(1, sizeof(OrderTable));
+    if (orders != NULL && (orders->slots = calloc(RUNOUT_TABLE, sizeof(OrderSlot))) == NULL) {
+        free(orders);
+        orders = NULL;
+    }
+    return orders;
+}
+
+/* Count one completed board, given as its suit masks ``board_masks``, for the players' hole-card masks
+   ``hole_masks``: each player's place (how many hold a strictly better hand) goes into a key, counted in
+   ``orders``. Returns -1 when the table is full (too many distinct orders). */
 RUNOUT_INLINE int count_order(OrderTable *orders, int players, uint32_t hole_masks[][4], const uint32_t *board_masks)
 {
     OrderSlot *table = orders->slots;
@@ -589,23 +600,14 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
 
     OrderTable *orders = NULL;
     if (!shared_busy) {
-        if (shared_table == NULL) {
-            shared_table = calloc(1, sizeof(OrderTable));
-            if (shared_table != NULL && (shared_table->slots = calloc(RUNOUT_TABLE, sizeof(OrderSlot))) == NULL) {
-                free(shared_table);
-                shared_table = NULL;
-            }
-        }
+        if (shared_table == NULL)
+            shared_table = new_order_table();
         orders = shared_table;
     }
     if (orders != NULL) {
         shared_busy = 1;
     } else { /* another call holds the kept table (or it could not be made): one of this call's own */
-        orders = calloc(1, sizeof(OrderTable));
-        if (orders != NULL && (orders->slots = calloc(RUNOUT_TABLE, sizeof(OrderSlot))) == NULL) {
-            free(orders);
-            orders = NULL;
-        }
+        orders = new_order_table();
         if (orders == NULL)
             return PyErr_NoMemory();
     }
