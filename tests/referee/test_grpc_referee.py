@@ -280,9 +280,11 @@ def test_a_bot_that_floods_its_stream_is_cut_off_naming_the_rate_limit_and_the_m
     limited = [e for e in errors(played.bad) if e["code"] == "ERROR_CODE_RATE_LIMITED"]
     assert limited and all(e["fatal"] and "messages per second" in e["message"] for e in limited)  # each process
     assert any(m.get("status") == "StatusCode.RESOURCE_EXHAUSTED" for m in played.bad)
-    repeats = [e for e in errors(played.bad) if e["code"] != "ERROR_CODE_RATE_LIMITED"]
-    assert repeats and all(e["code"] in ("ERROR_CODE_UNKNOWN_REQUEST", "ERROR_CODE_OUT_OF_ORDER") and
-                           "ignored" in e["message"] for e in repeats)
+    repeats = [e for e in errors(played.bad) if e["code"] in ("ERROR_CODE_UNKNOWN_REQUEST", "ERROR_CODE_OUT_OF_ORDER")]
+    assert repeats and all("ignored" in e["message"] for e in repeats)
+    # besides: the limit, and (on a loaded machine, its answers queued behind 5,000 repeats) a clock that ran out
+    assert {e["code"] for e in errors(played.bad)} <= {"ERROR_CODE_UNKNOWN_REQUEST", "ERROR_CODE_OUT_OF_ORDER",
+                                                       "ERROR_CODE_RATE_LIMITED", "ERROR_CODE_TIMEOUT"}
     assert played.evil.decisions >= 1  # its first answer, delivered before the repeats were counted
 
 
@@ -292,7 +294,7 @@ def test_a_batch_of_stray_actions_costs_a_token_each_and_is_cut_off_where_they_r
     played = run(tmp_path, "flood_batch", hands=2)
     limited = [e for e in errors(played.bad) if e["code"] == "ERROR_CODE_RATE_LIMITED"]
     assert limited and all(e["fatal"] for e in limited)
-    repeats = [e for e in errors(played.bad) if e["code"] != "ERROR_CODE_RATE_LIMITED"]
+    repeats = [e for e in errors(played.bad) if e["code"] in ("ERROR_CODE_UNKNOWN_REQUEST", "ERROR_CODE_OUT_OF_ORDER")]
     burst = ServerLimits().burst
     assert 0 < len(repeats) <= burst * len(limited) + 10  # at most a burst of errors a stream, not 2,000
     assert played.evil.decisions >= 1
