@@ -26,6 +26,9 @@
  * AND-ing the suit masks (ranks held in >= 2, >= 3, 4 suits).  Four small tables indexed by a 13-bit mask
  * (popcount, top bit, straight top card, top five ranks as nibbles) are built once at module init.
  * With at most seven cards a flush excludes four of a kind and a full house, so a flush decides the hand.
+ *
+ * runout_orders (all-in EV and AIVAT, millions of boards a match) compares hands only, and there by a strength
+ * without branches: two table lookups a hand (see "Runout strengths").
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -89,25 +92,10 @@ static void build_tables(void)
     }
 }
 
-/* Value of a hand given as its four suit masks (the core; 5 to 7 distinct cards). */
-static inline uint32_t eval_masks(uint32_t c, uint32_t d, uint32_t h, uint32_t s)
+/* Value of a hand that makes no flush, from its four suit masks: only how many suits hold each rank counts (so any
+   hand with the same ranks, however suited, has the same value here). */
+static inline uint32_t eval_ranks(uint32_t c, uint32_t d, uint32_t h, uint32_t s)
 {
-    uint32_t flush_mask = 0;
-    if (POPCOUNT[c] >= 5)
-        flush_mask = c;
-    else if (POPCOUNT[d] >= 5)
-        flush_mask = d;
-    else if (POPCOUNT[h] >= 5)
-        flush_mask = h;
-    else if (POPCOUNT[s] >= 5)
-        flush_mask = s;
-    if (flush_mask) {
-        int st = STRAIGHT_TOP[flush_mask];
-        if (st >= 0)
-            return ((uint32_t)STRAIGHT_FLUSH << CATEGORY_SHIFT) | ((uint32_t)st << 16);
-        return ((uint32_t)FLUSH << CATEGORY_SHIFT) | TOP5[flush_mask];
-    }
-
     uint32_t ranks = c | d | h | s;
     uint32_t quads = c & d & h & s;
     if (quads) {
@@ -143,6 +131,27 @@ static inline uint32_t eval_masks(uint32_t c, uint32_t d, uint32_t h, uint32_t s
         return ((uint32_t)ONE_PAIR << CATEGORY_SHIFT) | (hi << 16) | ((TOP5[ranks & ~(1u << hi)] >> 4) & 0xFFF0u);
     }
     return ((uint32_t)HIGH_CARD << CATEGORY_SHIFT) | TOP5[ranks];
+}
+
+/* Value of a hand given as its four suit masks (the core; 5 to 7 distinct cards). */
+static inline uint32_t eval_masks(uint32_t c, uint32_t d, uint32_t h, uint32_t s)
+{
+    uint32_t flush_mask = 0;
+    if (POPCOUNT[c] >= 5)
+        flush_mask = c;
+    else if (POPCOUNT[d] >= 5)
+        flush_mask = d;
+    else if (POPCOUNT[h] >= 5)
+        flush_mask = h;
+    else if (POPCOUNT[s] >= 5)
+        flush_mask = s;
+    if (flush_mask) {
+        int st = STRAIGHT_TOP[flush_mask];
+        if (st >= 0)
+            return ((uint32_t)STRAIGHT_FLUSH << CATEGORY_SHIFT) | ((uint32_t)st << 16);
+        return ((uint32_t)FLUSH << CATEGORY_SHIFT) | TOP5[flush_mask];
+    }
+    return eval_ranks(c, d, h, s);
 }
 
 /* Value of n (5..7) distinct, valid cards: the single evaluation path shared by every entry point. */
@@ -409,6 +418,208 @@ static PyObject *py_value_histogram(PyObject *self, PyObject *arg)
 }
 
 /* ------------------------------------------------------------------------------------------------------------ */
+/* Runout strengths: a 7-card hand's place in the order of all hands, without branches                            */
+
+/* The runouts' loop only compares hands, two or more per completed board, and eval_masks' branches on the category
+   are what a random board makes unpredictable: about half the loop's time. There a hand's strength is its dense
+   rank among all 7-card values (1 = the weakest, equal = a tie, so it orders and ties hands exactly as eval_masks
+   does) from two lookups:
+   - the best flush in the suit that may hold one (0 for a mask of fewer than five cards);
+   - the strength of its ranks without a flush, through a perfect hash of the ranks' key: the sum of 5^rank over
+     the cards (a rank is held at most four times, so the key is the counts in base 5, one key per multiset).
+   With seven cards a flush rules out a full house and four of a kind, so it beats whatever else the hand makes and
+   the strength is the larger of the two. The tables are built by the first call that needs them (not at import:
+   every bot imports this module). */
+
+#define R7_SLOTS 65536      /* the perfect hash's table: 49,205 multisets of seven ranks */
+#define R7_BUCKET_BITS 14   /* its buckets, each displaced as a whole */
+#define R7_MULTIPLIER 0x9E3779B97F4A7C15ULL
+
+static uint32_t CARD_KEY[52];                   /* 5^rank */
+static uint64_t CARD_BIT[52];                   /* the card's bit in four 16-bit suit masks: suit * 16 + rank */
+static uint16_t R7_DISPLACE[1 << R7_BUCKET_BITS];
+static uint16_t R7_STRENGTH[R7_SLOTS];
+static uint16_t FLUSH_STRENGTH[8192];          /* by the flush suit's mask; 0 below five cards */
+static int r7_state = 0;                        /* 0 not built, 1 built, -1 could not be built */
+
+static inline uint32_t r7_slot(uint32_t key)
+{
+    uint64_t h = (uint64_t)key * R7_MULTIPLIER;
+    return ((uint32_t)(h >> 20) + R7_DISPLACE[h >> (64 - R7_BUCKET_BITS)]) & (R7_SLOTS - 1);
+}
+
+/* The strength of a 7-card hand from its ranks' key and the mask of the suit that may hold a flush. */
+static inline uint32_t r7_strength(uint32_t key, uint32_t flush_mask)
+{
+    uint32_t plain = R7_STRENGTH[r7_slot(key)];
+    uint32_t flush = FLUSH_STRENGTH[flush_mask];
+    return flush > plain ? flush : plain;
+}
+
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The dense rank of ``value`` among the sorted, distinct ``values``. */
+static uint16_t dense_rank(const uint32_t *values, int n, uint32_t value)
+{
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (values[mid] < value)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (uint16_t)(lo + 1);
+}
+
+/* Every multiset of ``left`` more ranks from rank ``r`` up, at most four of each, on top of ``counts``: its key
+   and its value without a flush written at ``keys`` and ``values``; returns how many. */
+static int r7_multisets(int r, int left, int *counts, uint32_t *keys, uint32_t *values)
+{
+    if (left == 0) {
+        uint32_t m[4] = {0, 0, 0, 0}, key = 0;
+        for (int q = 0; q < 13; q++) {
+            for (int c = 0; c < counts[q]; c++)
+                m[c] |= 1u << q;
+            key += (uint32_t)counts[q] * CARD_KEY[q * 4];
+        }
+        *keys = key;
+        *values = eval_ranks(m[0], m[1], m[2], m[3]);
+        return 1;
+    }
+    if (r == 13)
+        return 0;
+    int n = 0;
+    for (int c = 0; c <= 4 && c <= left; c++) {
+        counts[r] = c;
+        n += r7_multisets(r + 1, left - c, counts, keys + n, values + n);
+    }
+    counts[r] = 0;
+    return n;
+}
+
+/* Build the tables; 0 on success, -1 when out of memory or when no displacement fits a bucket (a fixed input:
+   tests/cards/test_runout_strength.py checks every 7-card hand against eval_masks). */
+static int build_r7(void)
+{
+    enum { MULTISETS = 49205 };
+    uint32_t *keys = malloc(sizeof(uint32_t) * MULTISETS);
+    uint32_t *values = malloc(sizeof(uint32_t) * (MULTISETS + 8192));
+    uint32_t *order = malloc(sizeof(uint32_t) * MULTISETS);
+    uint32_t *bucket_of = malloc(sizeof(uint32_t) * MULTISETS);
+    uint8_t *taken = calloc(R7_SLOTS, 1);
+    int *first = malloc(sizeof(int) * ((1 << R7_BUCKET_BITS) + 1));
+    int ok = keys && values && order && bucket_of && taken && first;
+    int n = 0, nv = 0;
+    if (ok) {
+        uint32_t pow5 = 1;
+        for (int r = 0; r < 13; r++, pow5 *= 5)
+            for (int s = 0; s < 4; s++) {
+                CARD_KEY[r * 4 + s] = pow5;
+                CARD_BIT[r * 4 + s] = 1ULL << (s * 16 + r);
+            }
+        int counts[13] = {0};
+        n = r7_multisets(0, 7, counts, keys, values);
+        ok = n == MULTISETS;
+        nv = n;
+    }
+    if (ok) {
+        for (uint32_t mask = 0; mask < 8192; mask++)
+            if (POPCOUNT[mask] >= 5 && POPCOUNT[mask] <= 7)
+                values[nv++] = eval_masks(mask, 0, 0, 0);
+        uint32_t *sorted = malloc(sizeof(uint32_t) * nv);
+        ok = sorted != NULL;
+        int distinct = 0;
+        if (ok) {
+            memcpy(sorted, values, sizeof(uint32_t) * nv);
+            qsort(sorted, nv, sizeof(uint32_t), compare_u32);
+            for (int i = 0; i < nv; i++)
+                if (distinct == 0 || sorted[distinct - 1] != sorted[i])
+                    sorted[distinct++] = sorted[i];
+            memset(FLUSH_STRENGTH, 0, sizeof(FLUSH_STRENGTH));
+            for (uint32_t mask = 0; mask < 8192; mask++)
+                if (POPCOUNT[mask] >= 5 && POPCOUNT[mask] <= 7)
+                    FLUSH_STRENGTH[mask] = dense_rank(sorted, distinct, eval_masks(mask, 0, 0, 0));
+            for (int i = 0; i < n; i++)
+                values[i] = dense_rank(sorted, distinct, values[i]);
+            free(sorted);
+        }
+    }
+    if (ok) {
+        /* hash and displace: the buckets, largest first, each at the first displacement where all its keys land on
+           free slots */
+        int buckets = 1 << R7_BUCKET_BITS;
+        memset(first, 0, sizeof(int) * (buckets + 1));
+        for (int i = 0; i < n; i++) {
+            bucket_of[i] = (uint32_t)(((uint64_t)keys[i] * R7_MULTIPLIER) >> (64 - R7_BUCKET_BITS));
+            first[bucket_of[i] + 1]++;
+        }
+        int largest = 0;
+        for (int b = 0; b < buckets; b++) {
+            if (first[b + 1] > largest)
+                largest = first[b + 1];
+            first[b + 1] += first[b];
+        }
+        int *fill = malloc(sizeof(int) * buckets);
+        ok = fill != NULL;
+        if (ok) {
+            memcpy(fill, first, sizeof(int) * buckets);
+            for (int i = 0; i < n; i++)
+                order[fill[bucket_of[i]]++] = (uint32_t)i;
+            free(fill);
+            memset(R7_DISPLACE, 0, sizeof(R7_DISPLACE));
+            for (int size = largest; size > 0 && ok; size--) {
+                for (int b = 0; b < buckets && ok; b++) {
+                    if (first[b + 1] - first[b] != size)
+                        continue;
+                    int d = 0;
+                    for (; d < 65536; d++) {
+                        int fits = 1;
+                        for (int i = first[b]; i < first[b + 1] && fits; i++) {
+                            uint64_t h = (uint64_t)keys[order[i]] * R7_MULTIPLIER;
+                            uint32_t slot = ((uint32_t)(h >> 20) + (uint32_t)d) & (R7_SLOTS - 1);
+                            if (taken[slot])
+                                fits = 0;
+                            else
+                                taken[slot] = 2; /* for now: the bucket's own keys must not collide either */
+                        }
+                        for (int i = first[b]; i < first[b + 1]; i++) { /* undo the trial's marks */
+                            uint64_t h = (uint64_t)keys[order[i]] * R7_MULTIPLIER;
+                            uint32_t slot = ((uint32_t)(h >> 20) + (uint32_t)d) & (R7_SLOTS - 1);
+                            if (taken[slot] == 2)
+                                taken[slot] = 0;
+                        }
+                        if (fits)
+                            break;
+                    }
+                    if (d == 65536) {
+                        ok = 0;
+                        break;
+                    }
+                    R7_DISPLACE[b] = (uint16_t)d;
+                    for (int i = first[b]; i < first[b + 1]; i++) {
+                        uint32_t slot = r7_slot(keys[order[i]]);
+                        taken[slot] = 1;
+                        R7_STRENGTH[slot] = (uint16_t)values[order[i]];
+                    }
+                }
+            }
+        }
+    }
+    free(keys);
+    free(values);
+    free(order);
+    free(bucket_of);
+    free(taken);
+    free(first);
+    return ok ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------------------------------------------------ */
 /* Runouts: how often each order of finish occurs over the ways to complete a board (all-in EV)                 */
 
 #define RUNOUT_MAX_PLAYERS 12 /* places fit in 4 bits each of a uint64 key */
@@ -473,23 +684,10 @@ static OrderTable *new_order_table(void)
     return orders;
 }
 
-/* Count one completed board, given as its suit masks ``board_masks``, for the players' hole-card masks
-   ``hole_masks``: each player's place (how many hold a strictly better hand) goes into a key, counted in
-   ``orders``. Returns -1 when the table is full (too many distinct orders). */
-RUNOUT_INLINE int count_order(OrderTable *orders, int players, uint32_t hole_masks[][4], const uint32_t *board_masks)
+/* Add ``count`` to the order of finish ``key`` in ``orders``; -1 when the table is full (too many distinct orders). */
+RUNOUT_INLINE int add_order(OrderTable *orders, uint64_t key, uint64_t count)
 {
     OrderSlot *table = orders->slots;
-    uint32_t values[RUNOUT_MAX_PLAYERS];
-    for (int p = 0; p < players; p++)
-        values[p] = eval_masks(board_masks[0] | hole_masks[p][0], board_masks[1] | hole_masks[p][1],
-                               board_masks[2] | hole_masks[p][2], board_masks[3] | hole_masks[p][3]);
-    uint64_t key = 0;
-    for (int p = 0; p < players; p++) {
-        uint64_t better = 0;
-        for (int q = 0; q < players; q++)
-            better += values[q] > values[p];
-        key |= better << (4 * p);
-    }
     uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> 51; /* 13 bits */
     for (int probe = 0; probe < RUNOUT_TABLE; probe++) {
         int at = (int)((h + probe) & (RUNOUT_TABLE - 1));
@@ -497,16 +695,139 @@ RUNOUT_INLINE int count_order(OrderTable *orders, int players, uint32_t hole_mas
         if (!slot->used) {
             slot->used = 1;
             slot->key = key;
-            slot->count = 1;
+            slot->count = count;
             orders->taken[orders->count++] = at;
             return 0;
         }
         if (slot->key == key) {
-            slot->count++;
+            slot->count += count;
             return 0;
         }
     }
     return -1;
+}
+
+/* Count one completed board for the players: its ranks' key ``board_key`` and the mask of the suit that may make a
+   flush (``flush_suit``: the suit with three board cards or more, else 4, a suit nobody holds). Two players' boards
+   are counted in ``heads_up`` (by who wins: index 0 a tie, 1 the first, 2 the second; heads_up_orders adds them to
+   ``orders`` at the end), more players' straight into ``orders``, under the key of their places (per player, how
+   many hold a strictly better hand). Returns -1 when the table is full (too many distinct orders). */
+RUNOUT_INLINE int count_order(OrderTable *orders, uint64_t *heads_up, int players, const uint32_t *hole_keys,
+                              uint32_t hole_masks[][5], uint32_t board_key, const uint32_t *board_masks,
+                              int flush_suit)
+{
+    uint32_t board_flush = board_masks[flush_suit];
+    if (players == 2) { /* most calls (heads-up all-ins and check-downs): no table in the loop, 14% of its time */
+        uint32_t first = r7_strength(board_key + hole_keys[0], board_flush | hole_masks[0][flush_suit]);
+        uint32_t second = r7_strength(board_key + hole_keys[1], board_flush | hole_masks[1][flush_suit]);
+        heads_up[(first > second) + 2 * (second > first)]++;
+        return 0;
+    }
+    uint32_t values[RUNOUT_MAX_PLAYERS];
+    for (int p = 0; p < players; p++)
+        values[p] = r7_strength(board_key + hole_keys[p], board_flush | hole_masks[p][flush_suit]);
+    uint64_t key = 0;
+    for (int p = 0; p < players; p++) {
+        uint64_t better = 0;
+        for (int q = 0; q < players; q++)
+            better += values[q] > values[p];
+        key |= better << (4 * p);
+    }
+    return add_order(orders, key, 1);
+}
+
+/* Two players' counts into ``orders``, under the keys count_order gives them: a tie (0, 0), the first wins (0, 1),
+   the second wins (1, 0). Their slots are their hash's own (0, 5062 and 7278: none probes), so the result, read
+   back in slot order, is the one counting board by board gave. */
+static void heads_up_orders(OrderTable *orders, const uint64_t *heads_up)
+{
+    static const uint64_t keys[3] = {0, 1ULL << 4, 1};
+    for (int i = 0; i < 3; i++)
+        if (heads_up[i])
+            add_order(orders, keys[i], heads_up[i]);
+}
+
+/* The suit of a completed board's masks that holds three cards or more (the only one where a hand can make a flush:
+   two hole cards and three of the board's five), else 4. */
+RUNOUT_INLINE int flush_suit_of(const uint32_t *board_masks)
+{
+    int suit = 4;
+    for (int s = 0; s < 4; s++)
+        suit = POPCOUNT[board_masks[s]] >= 3 ? s : suit;
+    return suit;
+}
+
+PyDoc_STRVAR(runout_strengths_wrong_doc,
+             "runout_strengths_wrong()\n--\n\n"
+             "How many of all 133,784,560 seven-card hands the runouts' strength tables order differently from\n"
+             "evaluate (0 when they are right: equal values get one strength, higher values a higher one).");
+
+/* Every 7-card hand's strength (r7_strength, given its fullest suit) against its value (eval_masks): the count of
+   hands whose value already had another strength, plus the values whose strength is not above the last lower
+   value's; -1 when out of memory. */
+static long long count_wrong_strengths(void)
+{
+    uint16_t *seen = calloc(MAX_VALUE, sizeof(uint16_t));
+    if (seen == NULL)
+        return -1;
+    long long wrong = 0;
+    int idx[7] = {0, 1, 2, 3, 4, 5, 6};
+    for (;;) {
+        uint32_t m[4] = {0, 0, 0, 0}, key = 0;
+        for (int i = 0; i < 6; i++) {
+            m[idx[i] & 3] |= 1u << (idx[i] >> 2);
+            key += CARD_KEY[idx[i]];
+        }
+        for (int k = idx[6]; k < 52; k++) {
+            idx[6] = k;
+            uint32_t h[4] = {m[0], m[1], m[2], m[3]};
+            h[k & 3] |= 1u << (k >> 2);
+            int suit = 0;
+            for (int s = 1; s < 4; s++)
+                suit = POPCOUNT[h[s]] > POPCOUNT[h[suit]] ? s : suit;
+            uint32_t value = eval_masks(h[0], h[1], h[2], h[3]);
+            uint16_t strength = (uint16_t)r7_strength(key + CARD_KEY[k], h[suit]);
+            if (seen[value] == 0)
+                seen[value] = strength;
+            else if (seen[value] != strength)
+                wrong++;
+        }
+        int i = 5;
+        while (i >= 0 && idx[i] == 52 - 7 + i)
+            i--;
+        if (i < 0)
+            break;
+        idx[i]++;
+        for (int j = i + 1; j < 7; j++)
+            idx[j] = idx[j - 1] + 1;
+    }
+    uint16_t last = 0;
+    for (uint32_t value = 0; value < MAX_VALUE; value++) {
+        if (seen[value] == 0)
+            continue;
+        if (seen[value] <= last)
+            wrong++;
+        last = seen[value];
+    }
+    free(seen);
+    return wrong;
+}
+
+static PyObject *py_runout_strengths_wrong(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    if (r7_state == 0)
+        r7_state = build_r7() == 0 ? 1 : -1;
+    if (r7_state < 0)
+        return PyErr_NoMemory();
+    long long wrong;
+    Py_BEGIN_ALLOW_THREADS
+    wrong = count_wrong_strengths();
+    Py_END_ALLOW_THREADS
+    if (wrong < 0)
+        return PyErr_NoMemory();
+    return PyLong_FromLongLong(wrong);
 }
 
 PyDoc_STRVAR(runout_orders_doc,
@@ -598,6 +919,12 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
     for (int k = 0; k < missing; k++)
         completions = completions * (rest_n - k) / (k + 1);
 
+    if (r7_state == 0)
+        r7_state = build_r7() == 0 ? 1 : -1;
+    if (r7_state < 0) {
+        PyErr_SetString(PyExc_MemoryError, "runout_orders(): could not build the runouts' strength tables");
+        return NULL;
+    }
     OrderTable *orders = NULL;
     if (!shared_busy) {
         if (shared_table == NULL)
@@ -613,17 +940,25 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
     }
     orders->count = 0;
     int failed = 0;
-    /* the cards as suit masks (eval_masks' input), the players' and the known board's made once: a completion
-       adds only its own cards */
-    uint32_t hole_masks[RUNOUT_MAX_PLAYERS][4];
-    uint32_t known[4] = {0, 0, 0, 0};
+    /* the cards as suit masks and ranks' keys (r7_strength's input), the players' and the known board's made once:
+       a completion adds only its own cards; a hole's fifth suit is the one nobody holds (flush_suit_of) */
+    uint32_t hole_masks[RUNOUT_MAX_PLAYERS][5];
+    uint32_t hole_keys[RUNOUT_MAX_PLAYERS];
+    uint32_t known[5] = {0, 0, 0, 0, 0};
+    uint32_t known_key = 0;
+    uint64_t heads_up[3] = {0, 0, 0};
     for (int p = 0; p < players; p++) {
         memset(hole_masks[p], 0, sizeof(hole_masks[p]));
-        for (int c = 0; c < 2; c++)
+        hole_keys[p] = 0;
+        for (int c = 0; c < 2; c++) {
             hole_masks[p][hole[p][c] & 3] |= 1u << (hole[p][c] >> 2);
+            hole_keys[p] += CARD_KEY[hole[p][c]];
+        }
     }
-    for (int i = 0; i < board_n; i++)
+    for (int i = 0; i < board_n; i++) {
         known[board[i] & 3] |= 1u << (board[i] >> 2);
+        known_key += CARD_KEY[board[i]];
+    }
     Py_BEGIN_ALLOW_THREADS
     if (samples_ll > 0 && completions > (double)samples_ll) {
         uint64_t state = seed;
@@ -631,32 +966,36 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
         int swapped[5];
         memcpy(pick, rest, sizeof(int) * rest_n);
         for (long long n = 0; n < samples_ll && !failed; n++) {
-            uint32_t masks[4] = {known[0], known[1], known[2], known[3]};
+            uint64_t drawn = 0; /* the completion's cards, a bit each (CARD_BIT), in a register */
+            uint32_t key = known_key;
             for (int k = 0; k < missing; k++) { /* partial Fisher-Yates: a uniform k-subset */
                 int j = k + (int)uniform_below(&state, (uint32_t)(rest_n - k));
-                int t = pick[k];
-                pick[k] = pick[j];
-                pick[j] = t;
+                int card = pick[j];
+                pick[j] = pick[k]; /* (position k is never read again in this draw: it need not hold ``card``) */
                 swapped[k] = j;
-                masks[pick[k] & 3] |= 1u << (pick[k] >> 2);
+                drawn |= CARD_BIT[card];
+                key += CARD_KEY[card];
             }
-            for (int k = missing - 1; k >= 0; k--) { /* undone, last swap first: ``pick`` is ``rest`` again */
-                int j = swapped[k];
-                int t = pick[k];
-                pick[k] = pick[j];
-                pick[j] = t;
-            }
-            failed = count_order(orders, (int)players, hole_masks, masks);
+            for (int k = 0; k < missing; k++) /* undone: every position written holds rest's card again */
+                pick[swapped[k]] = rest[swapped[k]];
+            uint32_t masks[5] = {known[0] | (uint32_t)(drawn & 0x1FFF), known[1] | (uint32_t)((drawn >> 16) & 0x1FFF),
+                                 known[2] | (uint32_t)((drawn >> 32) & 0x1FFF), known[3] | (uint32_t)(drawn >> 48), 0};
+            failed = count_order(orders, heads_up, (int)players, hole_keys, hole_masks, key, masks,
+                                 flush_suit_of(masks));
         }
     } else {
         int idx[5];
         for (int k = 0; k < missing; k++)
             idx[k] = k;
         for (;;) {
-            uint32_t masks[4] = {known[0], known[1], known[2], known[3]};
-            for (int k = 0; k < missing; k++)
+            uint32_t masks[5] = {known[0], known[1], known[2], known[3], 0};
+            uint32_t key = known_key;
+            for (int k = 0; k < missing; k++) {
                 masks[rest[idx[k]] & 3] |= 1u << (rest[idx[k]] >> 2);
-            if (count_order(orders, (int)players, hole_masks, masks) < 0) {
+                key += CARD_KEY[rest[idx[k]]];
+            }
+            if (count_order(orders, heads_up, (int)players, hole_keys, hole_masks, key, masks, flush_suit_of(masks)) <
+                0) {
                 failed = 1;
                 break;
             }
@@ -671,6 +1010,8 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
         }
     }
     Py_END_ALLOW_THREADS
+    if (players == 2)
+        heads_up_orders(orders, heads_up);
     /* the taken slots in slot order: the order a scan of the whole table reads them in (the result's key order,
        which callers sum in) */
     int *taken = orders->taken;
@@ -722,6 +1063,7 @@ static PyMethodDef eval_methods[] = {
     {"category_counts_7", py_category_counts_7, METH_NOARGS, category_counts_7_doc},
     {"value_histogram", py_value_histogram, METH_O, value_histogram_doc},
     {"runout_orders", py_runout_orders, METH_VARARGS, runout_orders_doc},
+    {"runout_strengths_wrong", py_runout_strengths_wrong, METH_NOARGS, runout_strengths_wrong_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -24,3 +24,6 @@ def runout_orders(holes: Sequence[Sequence[int]], board: Sequence[int], samples:
                   ) -> dict[tuple[int, ...], int]:
     """How often each order of finish (per player: players with a strictly better hand) occurs over the ways to
     complete the board: all of them, or ``samples`` uniform draws seeded by ``seed`` when there are more."""
+
+def runout_strengths_wrong() -> int:
+    """How many seven-card hands runout_orders' strength tables order differently from ``evaluate`` (0: none)."""
