@@ -22,8 +22,9 @@ PACKAGE = Path(arena.__file__).resolve().parent
 SDK = Path(arena_sdk.__file__).resolve().parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("text", "switches"),  # untrusted text made safe for terminals, file names and pages; the environment's
-    # switches (ARENA_ENGINE, ARENA_TABLE_LOOP): needed everywhere, need nothing
+    ("text", "switches", "scratch"),  # untrusted text made safe for terminals, file names and pages; the
+    # environment's switches (ARENA_ENGINE, ARENA_TABLE_LOOP); scratch folders that a killed process's successor
+    # sweeps: needed everywhere, need nothing
     ("cards",),
     ("engine",),
     ("adapters",),  # beside the SDK, outside the referee: built on arena_sdk and the engine's types only

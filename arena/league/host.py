@@ -28,14 +28,13 @@ import fcntl
 import logging
 import os
 import secrets
-import shutil
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from arena import scratch
 from arena.league.matchmaker import Candidate, Rules, pick
 from arena.league.settings import LeagueConfig
 from arena.ratings.blocks import rating_games
@@ -485,7 +484,7 @@ class LeagueHost:
         for member, seat in zip(members, seats, strict=True):
             if member is not None:
                 member.seats.add(seat)
-        logs = Path(tempfile.mkdtemp(prefix="arena-league-bots-")) if any(residents) else None
+        logs = scratch.scratch_folder("arena-league-bots-") if any(residents) else None
         policy = self.sandbox.hiding(*self.ledger.hidden)
         local = [r.bot() if r is not None else None for r in residents]
 
@@ -549,7 +548,7 @@ class LeagueHost:
                 player.matches += 1
             self.live.pop(match_id, None)
             if logs is not None:
-                shutil.rmtree(logs, ignore_errors=True)
+                scratch.remove(logs)
         result = run.finish(result).result
         if live.match is not None:
             directory.set_status(match_id, arena_pb2.MATCH_STATUS_FINISHED if result.reason.over

@@ -22,16 +22,14 @@ import json
 import logging
 import re
 import shutil
-import tempfile
 import threading
 import time
 from collections import OrderedDict
-from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-from arena import __version__
+from arena import __version__, scratch
 from arena.league.host import LeagueHost
 from arena.publish import match_data, publish
 from arena.publish.site import environment
@@ -63,7 +61,7 @@ class LeagueSite:
     def __init__(self, host: LeagueHost, title: str | None = None) -> None:
         self.host = host
         self.title = title or f"{host.config.name}: live league"
-        self.folder = Path(tempfile.mkdtemp(prefix="arena-league-site-"))
+        self.folder = scratch.scratch_folder("arena-league-site-")
         self.leaderboard: dict[str, Any] = {"rows": [], "sessions": 0, "generated_at": time.time()}
         self.matches: list[dict[str, Any]] = []
         self.slugs: dict[str, str] = {}  # slug -> match id, as the published pages link hands
@@ -93,7 +91,7 @@ class LeagueSite:
             ids = queries.matches_of(db, self.host.config.name, MatchKind.LEAGUE)
             board = build_leaderboard(db, ids, rules=self.host.config.rating_rules)
             data = leaderboard_json(board)
-            staging = Path(tempfile.mkdtemp(prefix="arena-league-build-"))
+            staging = scratch.scratch_folder("arena-league-build-")
             drawn_at = time.monotonic()
             keep = self.folder if drawn_at - self._charts_at < CHARTS_S else None  # the charts drawn last time
             result = publish(db, staging, self.title, board, live_site=True, reuse=self.folder,  # finished kept
@@ -102,14 +100,14 @@ class LeagueSite:
             if keep is None:
                 self._charts_at = drawn_at
             if self.host.frozen and not frozen:
-                shutil.rmtree(staging, ignore_errors=True)
+                scratch.remove(staging)
                 return None
             for item in staging.iterdir():  # swap the new pages in, file by file
                 target = self.folder / item.name
                 if target.is_dir():
                     shutil.rmtree(target)
                 shutil.move(str(item), target)
-            shutil.rmtree(staging, ignore_errors=True)
+            scratch.remove(staging)
             matches = sorted(data["matches"], key=lambda m: m["created_at"], reverse=True)
             return data, matches, result.match_slugs
         finally:
@@ -182,7 +180,7 @@ class LeagueSite:
             self._task.cancel()
         if self._runner is not None:
             await self._runner.cleanup()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        scratch.remove(self.folder)
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         index = self.folder / "index.html"

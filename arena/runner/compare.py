@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import scratch
 from arena.deals.fold import Hand, fold_session, mbb_per_hand
 from arena.engine import TableConfig
 from arena.referee import ClockPolicy, HandRecord, HandSink, Match, MatchKind, MatchResult, MatchSpec, MatchStatus
@@ -278,7 +278,7 @@ async def run_local_comparison(
 
     parts: list[list[tuple[MatchResult, int]]] = [[] for _ in plan.pairings]
     players = [(p.first, p.second) for p in plan.pairings]
-    with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:  # bots' output, for a crash report
+    with scratch.scratch("arena-logs-") as logs:  # bots' output, for a crash report
         for deals in blocks(plan.rounds):
             for phase in phases(players, ROTATIONS):
                 if collector.stopped:
@@ -289,7 +289,7 @@ async def run_local_comparison(
                 for half in phase:
                     run = runs[half.match]
                     halves.append(dataclasses.replace(run.job, recorded=skipped(run.job.spec, deals, half.rotation),
-                                                      log_dir=log_dir or Path(scratch)))
+                                                      log_dir=log_dir or logs))
                 results = await asyncio.gather(*(
                     runs[half.match].play(executor, sinks, collector.hand_finished, control, part=job)
                     for half, job, control in zip(phase, halves, controls, strict=True)))

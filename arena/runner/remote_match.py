@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import tempfile
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import scratch
 from arena.referee import HandRecord, HandSink, Match, MatchResult, MatchSpec, MatchStatus
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.collector import collect_in_batches
@@ -197,9 +197,9 @@ async def run_local_match(
         recorded=recorded, lanes=lanes_for(spec, len(bots)), local=True, tcp=False, history=history,
     )
     stopping = asyncio.ensure_future(stop_when(stop, setup.match, stop_reason)) if stop is not None else None
-    with tempfile.TemporaryDirectory(prefix="arena-logs-") as scratch:  # bots' output, for a crash report
+    with scratch.scratch("arena-logs-") as logs:  # bots' output, for a crash report
         try:
-            await launch(setup, bots, log_dir or Path(scratch), cwd, policy, on_crash)
+            await launch(setup, bots, log_dir or logs, cwd, policy, on_crash)
             return await play_watched(setup)
         finally:
             if stopping is not None:

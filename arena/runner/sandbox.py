@@ -42,13 +42,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import arena
 import arena_sdk
+from arena import scratch
 from arena.runner import sandbox_cgroup
 from arena.runner.sandbox_cgroup import BotCgroup, CgroupError, enter_argv
 from arena.runner.sandbox_seccomp import SeccompError, filter_program, program_fd
@@ -208,8 +208,8 @@ def check_views() -> None:
     """Build one sandbox with the static views of /proc (after ``check_sandbox``); ``SandboxError`` if this host
     will not let bubblewrap bind them."""
     bwrap = bwrap_path() or "bwrap"
-    with tempfile.TemporaryDirectory(prefix="arena-check-") as folder:
-        argv = [bwrap, *_namespaces(), *_system_binds(), *write_views(Path(folder), 0), "--", "/bin/true"]
+    with scratch.scratch("arena-check-") as folder:
+        argv = [bwrap, *_namespaces(), *_system_binds(), *write_views(folder, 0), "--", "/bin/true"]
         try:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -360,7 +360,7 @@ class BotSandbox:
         self.policy = policy
         self.socket_path = socket_path
         self.cwd = cwd.resolve()
-        self.folder = Path(tempfile.mkdtemp(prefix="arena-bot-"))  # the referee's: the bot sees only its views
+        self.folder = scratch.scratch_folder("arena-bot-")  # the referee's: the bot sees only its views
         self.uid: int | None = None
         self.cgroup: BotCgroup | None = None
         self._lease: UidLease | None = None
@@ -503,7 +503,7 @@ class BotSandbox:
         if self._lease is not None:
             self._lease.release()
             self._lease = None
-        shutil.rmtree(self.folder, ignore_errors=True)
+        scratch.remove(self.folder)
 
 
 def describe(policy: SandboxPolicy) -> str:

@@ -16,11 +16,11 @@ from __future__ import annotations
 import atexit
 import functools
 import os
-import shutil
-import tempfile
 import threading
 import time
 from pathlib import Path
+
+from arena import scratch
 
 PROC = Path("/proc")
 PRESSURE_KINDS = ("cpu", "io", "memory", "irq")
@@ -156,7 +156,7 @@ def shared_views(memory_mb: int) -> list[str]:
         if os.getpid() != _SHARED_PID:  # a forked child writes its own
             _SHARED.clear()
             _SHARED_PID = os.getpid()
-        folder = Path(tempfile.mkdtemp(prefix="arena-proc-views-"))
+        folder = scratch.scratch_folder("arena-proc-views-")
         if not _SHARED:
             atexit.register(_remove_shared)
         _SHARED[memory_mb] = (folder, write_views(folder, memory_mb))
@@ -167,7 +167,7 @@ def _remove_shared() -> None:
     if os.getpid() != _SHARED_PID:
         return
     for folder, _ in _SHARED.values():
-        shutil.rmtree(folder, ignore_errors=True)
+        scratch.remove(folder)
     _SHARED.clear()
 
 

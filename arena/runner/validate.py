@@ -17,12 +17,12 @@ import asyncio
 import enum
 import secrets
 import statistics
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import arena
+from arena import scratch
 from arena.referee import ClockPolicy, DecisionHow, HandRecord, MatchResult, MatchSpec, ParticipantResult
 from arena.runner.bots import BotProcess, BotSpec
 from arena.runner.remote_match import lanes_for, launch, play_watched, prepare_match
@@ -212,9 +212,9 @@ async def _play(folder: Path, command: str, opponent: str, settings: ValidationS
     bots = [BotSpec(CANDIDATE, command), BotSpec(opponent, opponent_command(opponent))]
     setup = await prepare_match(spec, [b.name for b in bots], [decisions], local=True, tcp=False,
                                 lanes=lanes_for(spec, len(bots)))
-    with tempfile.TemporaryDirectory(prefix="arena-validate-") as logs:
+    with scratch.scratch("arena-validate-") as logs:
         try:
-            await launch(setup, bots, Path(logs), folder, policy)
+            await launch(setup, bots, logs, folder, policy)
             result = await play_watched(setup)
         finally:
             await asyncio.gather(*(p.stop() for p in setup.processes))

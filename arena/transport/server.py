@@ -12,9 +12,7 @@ import asyncio
 import logging
 import os
 import resource
-import shutil
 import socket
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena import scratch
 from arena.referee.match import Match
 from arena.transport.bot_service import BotServicer, Resolver
 from arena.transport.connections import Claims, ConnectionWarden, connection_ceiling, warden_available
@@ -180,7 +179,7 @@ class RefereeServer:
         """Bind and start serving; returns the TCP port (0 when only the local socket is served)."""
         raise_open_files_limit()
         if self.local:
-            self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
+            self._socket_dir = scratch.scratch_folder("arena-referee-")
             self._socket_dir.chmod(0o700)
             self.socket_path = self._socket_dir / "referee.sock"
             server = await self._server(spectators=False)
@@ -240,6 +239,6 @@ class RefereeServer:
         servers, self._servers = self._servers, []
         await asyncio.gather(*(server.stop(grace_s) for server in servers))
         if self._socket_dir is not None:
-            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            scratch.remove(self._socket_dir)
             self._socket_dir = None
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from arena import scratch
 from arena.cli.exits import EXIT_BOT_FAILED, EXIT_OK, EXIT_USAGE
 from arena.engine import ActionKind
 from arena.records import queries
@@ -182,6 +183,17 @@ def wait_for_hands(db: Path, target: int, process: subprocess.Popen[bytes], limi
     return done
 
 
+def scratch_folders_of(pid: int) -> list[Path]:
+    """The scratch folders process ``pid`` holds (``arena.scratch``: their owner files, which it keeps open)."""
+    held = []
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = Path(os.readlink(fd))
+            if target.name == scratch.OWNER:
+                held.append(target.parent)
+    return held
+
+
 @pytest.mark.timeout(240)
 def test_a_referee_killed_on_eight_tables_resumes_to_the_uninterrupted_records(
     tmp_path: Path, seed_file: Path, one_table: tuple[Path, dict[str, Any]]
@@ -197,6 +209,7 @@ def test_a_referee_killed_on_eight_tables_resumes_to_the_uninterrupted_records(
     try:
         wait_for_hands(cut, target, victim)
         assert victim.poll() is None, "the match ended before it could be killed"
+        left = scratch_folders_of(victim.pid)  # its socket's, its bots' sandboxes', its logs'
         os.kill(victim.pid, signal.SIGKILL)  # the referee alone: its sandboxed bots die with it
         victim.wait(timeout=30)
     finally:
@@ -223,6 +236,7 @@ def test_a_referee_killed_on_eight_tables_resumes_to_the_uninterrupted_records(
     logs = tmp_path / "resumed-logs"
     resumed = arena(*match_args(cut, 8), "--resume", "--log-dir", logs, cwd=tmp_path)
     assert resumed.returncode == EXIT_OK, resumed.stdout + resumed.stderr
+    assert left and not [f for f in left if f.exists()]  # what the killed referee left in /tmp: swept
     resumed_report = json.loads(resumed.stdout)
     assert sorted(p.name.split("-")[1] for p in logs.glob("*.log")) == ["r1"] * 3 + ["r2"] * 3
 

@@ -1,0 +1,101 @@
+"""Scratch folders in the system's temp folder (a referee's socket, a bot's sandbox files, a league's pages) that
+never outlive their process for long: each holds a lock on a file inside for as long as its process lives, and the
+first scratch folder a later process makes removes every one whose process died without removing it (SIGKILL, the
+out-of-memory killer, a power cut). A league host or a match resumed after a crash cleans up after the crash.
+
+The lock (``flock``) is released by the kernel however its process ends, and is seen across PID namespaces, so a
+folder whose process is alive, here or in another container sharing the temp folder, is never taken for a dead one's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+PREFIX = "arena-"  # every scratch folder's name starts with it
+OWNER = ".arena-owner"  # the file inside whose lock says the folder's process is alive
+
+_held: dict[Path, int] = {}  # this process's folders: the owner file's descriptor, which holds the lock
+_lock = threading.Lock()
+_swept_in: int | None = None  # the process (pid) that swept already: a forked child sweeps once more
+
+
+def scratch_folder(prefix: str) -> Path:
+    """A new folder in the temp folder, named ``prefix`` (which starts with ``arena-``) and a random suffix, owned
+    by this process until ``remove`` or its end. The process's first one sweeps the dead ones first (``sweep``)."""
+    if not prefix.startswith(PREFIX):
+        raise ValueError(f"a scratch folder's prefix starts with {PREFIX!r}, got {prefix!r}")
+    global _swept_in
+    with _lock:
+        sweep_now = _swept_in != os.getpid()
+        _swept_in = os.getpid()
+    if sweep_now:
+        sweep()
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    fd = os.open(folder / OWNER, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    with _lock:
+        _held[folder] = fd
+    return folder
+
+
+def remove(folder: Path) -> None:
+    """Remove a scratch folder of this process, and give up its lock."""
+    shutil.rmtree(folder, ignore_errors=True)
+    with _lock:
+        fd = _held.pop(folder, None)
+    if fd is not None:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def scratch(prefix: str) -> Iterator[Path]:
+    """A scratch folder for a block (``tempfile.TemporaryDirectory``'s use, swept if the process dies in it)."""
+    folder = scratch_folder(prefix)
+    try:
+        yield folder
+    finally:
+        remove(folder)
+
+
+def sweep(root: Path | None = None) -> list[Path]:
+    """Remove the scratch folders in ``root`` (the temp folder) whose process has died: those with an owner file
+    whose lock can be taken, and owned by this user. Folders without an owner file (another program's, or one being
+    made this instant) are left alone. Returns the folders removed."""
+    root = Path(root) if root is not None else Path(tempfile.gettempdir())
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return removed
+    uid = os.getuid()
+    for entry in entries:
+        try:
+            if not entry.name.startswith(PREFIX) or not entry.is_dir(follow_symlinks=False):
+                continue
+            if entry.stat(follow_symlinks=False).st_uid != uid:
+                continue
+            fd = os.open(os.path.join(entry.path, OWNER), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: its process is alive
+            os.close(fd)
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        os.close(fd)
+        removed.append(Path(entry.path))
+    if removed:
+        log.info("removed %d scratch folder(s) left in %s by arena processes that ended without removing them",
+                 len(removed), root)
+    return removed
