@@ -17,6 +17,7 @@ import pytest
 from arena.cards import parse_cards
 from arena.cards.evaluator import evaluate
 from arena.engine import Action, ActionKind, Hand
+from arena.ratings import allin
 from arena.ratings.allin import allin_payoffs, runout_point
 from arena.records import queries
 from arena.records.ledger import Ledger
@@ -196,6 +197,35 @@ def test_over_matches_the_adjusted_mean_agrees_with_the_raw_one_and_its_interval
     assert abs(mean_adj - mean_raw) < 1.96 * sd_raw / n**0.5
     assert abs(mean_adj) < 3 * sd_adj / n**0.5 + 200  # zero edge: within 3 standard errors (and the blinds' skew)
     assert sd_adj < 0.75 * sd_raw, (sd_raw, sd_adj)
+
+
+def test_a_deals_two_halves_all_in_before_the_flop_draw_their_runouts_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shover goes all-in with the same cards in both halves of a deal (the seats keep their cards): the second
+    half's 20,000 draws are the first's, remembered, and give the same figures as drawing them again."""
+    records = [r for r in play(40, "allin-halves", shover(random.Random(5), shove=1.0), duplicate=True)
+               if runout_point(r) == 0]
+    by_deal: dict[int, list[HandRecord]] = {}
+    for record in records:
+        by_deal.setdefault(record.deal, []).append(record)
+    pairs = [halves for halves in by_deal.values() if len(halves) == 2]
+    assert pairs
+    allin._orders.cache_clear()
+    drawn: list[object] = []
+
+    def counted(*args: object) -> dict[tuple[int, ...], int]:
+        drawn.append(args)
+        return runout_orders(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(allin, "runout_orders", counted)
+    remembered = [[allin_payoffs(r) for r in halves] for halves in pairs]
+    assert len(drawn) == len(pairs)  # once a deal
+
+    def fresh(record: HandRecord) -> tuple[float, ...] | None:
+        allin._orders.cache_clear()
+        return allin_payoffs(record)
+
+    assert [[fresh(r) for r in halves] for halves in pairs] == remembered  # each half's draws made anew: the same
+    assert len(drawn) == 3 * len(pairs)
 
 
 def test_a_record_without_an_allin_is_left_alone() -> None:
