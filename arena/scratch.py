@@ -14,6 +14,7 @@ import fcntl
 import logging
 import os
 import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -24,7 +25,8 @@ log = logging.getLogger(__name__)
 PREFIX = "arena-"  # every scratch folder's name starts with it
 OWNER = ".arena-owner"  # the file inside whose lock says the folder's process is alive
 
-_held: dict[Path, int] = {}  # this process's folders: the owner file's descriptor, which holds the lock
+_held: dict[Path, tuple[int, int]] = {}  # this process's folders: the owner file's descriptor (which holds the
+# lock) and the process that made it (a forked child inherits the dict, but never removes its parent's folders)
 _lock = threading.Lock()
 _swept_in: int | None = None  # the process (pid) that swept already: a forked child sweeps once more
 
@@ -41,18 +43,23 @@ def scratch_folder(prefix: str) -> Path:
     if sweep_now:
         sweep()
     folder = Path(tempfile.mkdtemp(prefix=prefix))
-    fd = os.open(folder / OWNER, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    # the owner file appears under its name only once locked: a sweep that took the lock of a file not yet locked
+    # would remove a live folder (a process sweeping as it starts, beside one making a folder)
+    fd = os.open(folder / (OWNER + ".new"), os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
+    os.rename(folder / (OWNER + ".new"), folder / OWNER)
     with _lock:
-        _held[folder] = fd
+        _held[folder] = (fd, os.getpid())
     return folder
 
 
 def remove(folder: Path) -> None:
-    """Remove a scratch folder of this process, and give up its lock."""
-    shutil.rmtree(folder, ignore_errors=True)
+    """Remove a scratch folder this process made, and give up its lock (in a forked child, only its copy of the lock:
+    the folder is its parent's)."""
     with _lock:
-        fd = _held.pop(folder, None)
+        fd, pid = _held.pop(folder, (None, None))
+    if pid == os.getpid():
+        shutil.rmtree(folder, ignore_errors=True)
     if fd is not None:
         os.close(fd)
 
@@ -69,8 +76,9 @@ def scratch(prefix: str) -> Iterator[Path]:
 
 def sweep(root: Path | None = None) -> list[Path]:
     """Remove the scratch folders in ``root`` (the temp folder) whose process has died: those with an owner file
-    whose lock can be taken, and owned by this user. Folders without an owner file (another program's, or one being
-    made this instant) are left alone. Returns the folders removed."""
+    whose lock can be taken, and owned by this user. Folders without an owner file (another program's, one being
+    made this instant, or one whose process died in the instant between making it and locking its owner file) are
+    left alone. Returns the folders removed."""
     root = Path(root) if root is not None else Path(tempfile.gettempdir())
     removed: list[Path] = []
     try:
@@ -84,10 +92,12 @@ def sweep(root: Path | None = None) -> list[Path]:
                 continue
             if entry.stat(follow_symlinks=False).st_uid != uid:
                 continue
-            fd = os.open(os.path.join(entry.path, OWNER), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+            fd = os.open(os.path.join(entry.path, OWNER), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or a device planted there: never waited on
+                raise BlockingIOError
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:  # held: its process is alive
             os.close(fd)

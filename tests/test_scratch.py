@@ -78,6 +78,70 @@ def test_the_first_folder_a_process_makes_sweeps_and_its_own_are_kept_until_remo
     assert list(tmp.iterdir()) == []
 
 
+@pytest.mark.timeout(60)
+def test_a_sweep_never_removes_a_folder_being_made(tmp: Path) -> None:
+    """A process that starts (and sweeps) while another makes a folder: the owner file gets its name only once it is
+    locked. Here the lock is taken 20 ms late, each time, while another process sweeps without pause."""
+    maker = textwrap.dedent("""
+        import time
+        from arena import scratch
+        late = scratch.fcntl.flock
+        def flock(fd, op):
+            time.sleep(0.02)
+            return late(fd, op)
+        scratch.fcntl.flock = flock
+        lost = 0
+        for _ in range(40):
+            folder = scratch.scratch_folder("arena-live-")
+            lost += not (folder / scratch.OWNER).is_file()
+            scratch.remove(folder)
+        print(lost)
+    """)
+    sweeper = textwrap.dedent("""
+        import time
+        from arena import scratch
+        end = time.time() + 30
+        swept = []
+        while time.time() < end and not swept:
+            swept = scratch.sweep()
+        print(len(swept), flush=True)  # only when it removed a folder, or after 30 s
+    """)
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    sweeping = subprocess.Popen([PY, "-c", sweeper], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        made = subprocess.run([PY, "-c", maker], env=env, capture_output=True, text=True, check=True, timeout=50)
+        assert made.stdout.strip() == "0", "a folder was removed while it was being made"
+        assert sweeping.poll() is None, "the sweep removed a live folder"
+    finally:
+        sweeping.kill()
+        sweeping.wait()
+
+
+def test_a_fifo_in_place_of_the_owner_file_is_not_waited_on(tmp: Path) -> None:
+    planted = tmp / "arena-planted"
+    planted.mkdir()
+    os.mkfifo(planted / scratch.OWNER)
+    assert scratch.sweep() == []
+    assert planted.is_dir()
+
+
+def test_a_forked_child_never_removes_its_parents_folder(tmp: Path) -> None:
+    code = textwrap.dedent("""
+        import os
+        from arena import scratch
+        folder = scratch.scratch_folder("arena-parent-")
+        child = os.fork()
+        if child == 0:
+            scratch.remove(folder)  # the parent's: only the child's copy of the lock is given up
+            os._exit(0)
+        os.waitpid(child, 0)
+        assert folder.is_dir() and scratch.sweep() == [], "the parent's folder was removed by its child"
+        scratch.remove(folder)
+        assert not folder.exists()
+    """)
+    subprocess.run([PY, "-c", code], env={**os.environ, "TMPDIR": str(tmp)}, check=True)
+
+
 def test_folders_that_are_not_arenas_own_are_left_alone(tmp: Path) -> None:
     plain = tmp / "arena-plain"  # no owner file: another program's, or one being made this instant
     plain.mkdir()
