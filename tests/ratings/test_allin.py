@@ -24,6 +24,7 @@ from arena.records.ledger import Ledger
 from arena.records.phh_sink import rebuild_hand
 from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchSpec
 from arena.runner.bots import BotSpec
+from arena_sdk import _eval
 from arena_sdk._eval import runout_orders, runout_strengths_wrong
 
 
@@ -122,6 +123,27 @@ def test_runouts_counted_at_once_in_threads_are_the_ones_counted_in_turn() -> No
     with pytest.raises(ValueError):
         runout_orders([(0, 1), (0, 2)], (), 0, 0)
     assert [list(runout_orders(*call).items()) for call in calls[:10]] == expected[:10]
+
+
+def test_ten_players_or_more_with_more_orders_of_finish_than_the_usual_table_holds() -> None:
+    """Twelve players all in before the flop, each holding suited cards: more than 8,192 distinct orders of finish,
+    which once raised RuntimeError (the scoring worker's all-in EV with them). Now they are counted again in a table
+    of their own: every completion of the board, as a brute force counts them, and 20,000 draws."""
+    every = [(39, 15), (50, 34), (45, 21), (18, 6), (47, 27), (42, 22), (38, 10), (20, 28), (17, 29), (4, 40), (9, 1),
+             (43, 35)]
+    counted = runout_orders(every, (), 0, 0)
+    assert len(counted) > 8_192
+    rest = [c for c in range(52) if c not in {c for h in every for c in h}]
+    brute: Counter[tuple[int, ...]] = Counter()
+    for board in itertools.combinations(rest, 5):
+        values = _eval.evaluate_many([[*h, *board] for h in every])
+        brute[tuple(sum(o > v for o in values) for v in values)] += 1
+    assert counted == dict(brute)
+    drawn = [(40, 4), (26, 38), (20, 16), (48, 0), (24, 12), (35, 7), (42, 14), (19, 31), (51, 47), (28, 8), (32, 44),
+             (37, 9)]
+    sampled = runout_orders(drawn, (), 20_000, 2223)
+    assert len(sampled) > 8_192 and sum(sampled.values()) == 20_000
+    assert runout_orders(drawn, (), 20_000, 2223) == sampled and runout_orders([(0, 1), (10, 11)], (), 1000, 7)
 
 
 @pytest.mark.parametrize("bad", [[(0, 1)], [(0, 1), (1, 2)], [(0, 1), (2, 52)], [(0, 1, 2), (3, 4)]])

@@ -440,7 +440,7 @@ static uint64_t CARD_BIT[52];                   /* the card's bit in four 16-bit
 static uint16_t R7_DISPLACE[1 << R7_BUCKET_BITS];
 static uint16_t R7_STRENGTH[R7_SLOTS];
 static uint16_t FLUSH_STRENGTH[8192];          /* by the flush suit's mask; 0 below five cards */
-static int r7_state = 0;                        /* 0 not built, 1 built, -1 could not be built */
+static int r7_built = 0;                        /* built by the first call that needs the tables */
 
 static inline uint32_t r7_slot(uint32_t key)
 {
@@ -503,7 +503,7 @@ static int r7_multisets(int r, int left, int *counts, uint32_t *keys, uint32_t *
 }
 
 /* Build the tables; 0 on success, -1 when out of memory or when no displacement fits a bucket (a fixed input:
-   tests/cards/test_runout_strength.py checks every 7-card hand against eval_masks). */
+   tests/ratings/test_allin.py checks every 7-card hand against eval_masks). */
 static int build_r7(void)
 {
     enum { MULTISETS = 49205 };
@@ -623,7 +623,9 @@ static int build_r7(void)
 /* Runouts: how often each order of finish occurs over the ways to complete a board (all-in EV)                 */
 
 #define RUNOUT_MAX_PLAYERS 12 /* places fit in 4 bits each of a uint64 key */
-#define RUNOUT_TABLE 8192      /* open-addressing slots for distinct orders of finish (far more than occur) */
+#define RUNOUT_TABLE_BITS 13   /* open-addressing slots for distinct orders of finish: 8,192, far more than a call of
+                                  the estimators meets with up to 9 players (more is a table of its own, below) */
+#define RUNOUT_MAX_TABLE_BITS 22
 
 typedef struct {
     uint64_t key;
@@ -637,7 +639,8 @@ typedef struct {
    draws run without the GIL) allocates its own. ``shared_busy`` is read and written with the GIL held only. */
 typedef struct {
     OrderSlot *slots;
-    int taken[RUNOUT_TABLE];
+    int *taken;
+    int bits; /* 1 << bits slots, found by the key's hash's top bits */
     int count;
 } OrderTable;
 
@@ -673,13 +676,27 @@ static uint32_t uniform_below(uint64_t *state, uint32_t bound)
 #define RUNOUT_INLINE static inline
 #endif
 
-/* A table with every slot unused and none taken, or NULL (out of memory). */
-static OrderTable *new_order_table(void)
+static void free_order_table(OrderTable *orders)
+{
+    if (orders != NULL) {
+        free(orders->slots);
+        free(orders->taken);
+        free(orders);
+    }
+}
+
+/* A table of 1 << ``bits`` slots, every one unused and none taken, or NULL (out of memory). */
+static OrderTable *new_order_table(int bits)
 {
     OrderTable *orders = calloc(1, sizeof(OrderTable));
-    if (orders != NULL && (orders->slots = calloc(RUNOUT_TABLE, sizeof(OrderSlot))) == NULL) {
-        free(orders);
-        orders = NULL;
+    if (orders == NULL)
+        return NULL;
+    orders->bits = bits;
+    orders->slots = calloc((size_t)1 << bits, sizeof(OrderSlot));
+    orders->taken = malloc(sizeof(int) << bits);
+    if (orders->slots == NULL || orders->taken == NULL) {
+        free_order_table(orders);
+        return NULL;
     }
     return orders;
 }
@@ -688,9 +705,10 @@ static OrderTable *new_order_table(void)
 RUNOUT_INLINE int add_order(OrderTable *orders, uint64_t key, uint64_t count)
 {
     OrderSlot *table = orders->slots;
-    uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> 51; /* 13 bits */
-    for (int probe = 0; probe < RUNOUT_TABLE; probe++) {
-        int at = (int)((h + probe) & (RUNOUT_TABLE - 1));
+    int size = 1 << orders->bits;
+    uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> (64 - orders->bits); /* 13 bits: the slot order of results */
+    for (int probe = 0; probe < size; probe++) {
+        int at = (int)((h + probe) & (size - 1));
         OrderSlot *slot = &table[at];
         if (!slot->used) {
             slot->used = 1;
@@ -757,6 +775,99 @@ RUNOUT_INLINE int flush_suit_of(const uint32_t *board_masks)
     return suit;
 }
 
+/* One call's cards, as the counting reads them: the cards left (``rest``), the players' and the known board's suit
+   masks and ranks' keys (r7_strength's input: a completion adds only its own cards; a hole's fifth suit is the one
+   nobody holds, flush_suit_of's 4), and whether ``samples`` completions are drawn from ``seed`` or all counted. */
+typedef struct {
+    int players, missing, rest_n, sampled;
+    long long samples;
+    uint64_t seed;
+    int rest[52];
+    uint32_t hole_masks[RUNOUT_MAX_PLAYERS][5];
+    uint32_t hole_keys[RUNOUT_MAX_PLAYERS];
+    uint32_t known[5];
+    uint32_t known_key;
+} Runouts;
+
+/* Count every completion of ``job``'s board, or its draws, in ``orders`` (empty); -1 when the table fills. */
+static int count_runouts(const Runouts *job, OrderTable *orders)
+{
+    const int players = job->players, missing = job->missing, rest_n = job->rest_n;
+    const int *rest = job->rest;
+    const uint32_t *known = job->known, *hole_keys = job->hole_keys, known_key = job->known_key;
+    uint32_t hole_masks[RUNOUT_MAX_PLAYERS][5];
+    memcpy(hole_masks, job->hole_masks, sizeof(hole_masks));
+    uint64_t heads_up[3] = {0, 0, 0};
+    int failed = 0;
+    if (job->sampled) {
+        uint64_t state = job->seed;
+        int pick[52];
+        int swapped[5];
+        memcpy(pick, rest, sizeof(int) * rest_n);
+        for (long long n = 0; n < job->samples && !failed; n++) {
+            uint64_t drawn = 0; /* the completion's cards, a bit each (CARD_BIT), in a register */
+            uint32_t key = known_key;
+            for (int k = 0; k < missing; k++) { /* partial Fisher-Yates: a uniform k-subset */
+                int j = k + (int)uniform_below(&state, (uint32_t)(rest_n - k));
+                int card = pick[j];
+                pick[j] = pick[k]; /* (position k is never read again in this draw: it need not hold ``card``) */
+                swapped[k] = j;
+                drawn |= CARD_BIT[card];
+                key += CARD_KEY[card];
+            }
+            for (int k = 0; k < missing; k++) /* undone: every position written holds rest's card again */
+                pick[swapped[k]] = rest[swapped[k]];
+            uint32_t masks[5] = {known[0] | (uint32_t)(drawn & 0x1FFF), known[1] | (uint32_t)((drawn >> 16) & 0x1FFF),
+                                 known[2] | (uint32_t)((drawn >> 32) & 0x1FFF), known[3] | (uint32_t)(drawn >> 48), 0};
+            failed = count_order(orders, heads_up, players, hole_keys, hole_masks, key, masks,
+                                 flush_suit_of(masks));
+        }
+    } else {
+        int idx[5];
+        for (int k = 0; k < missing; k++)
+            idx[k] = k;
+        for (;;) {
+            uint32_t masks[5] = {known[0], known[1], known[2], known[3], 0};
+            uint32_t key = known_key;
+            for (int k = 0; k < missing; k++) {
+                masks[rest[idx[k]] & 3] |= 1u << (rest[idx[k]] >> 2);
+                key += CARD_KEY[rest[idx[k]]];
+            }
+            if (count_order(orders, heads_up, players, hole_keys, hole_masks, key, masks, flush_suit_of(masks)) <
+                0) {
+                failed = 1;
+                break;
+            }
+            int k = missing - 1; /* next combination in lexicographic order */
+            while (k >= 0 && idx[k] == rest_n - missing + k)
+                k--;
+            if (k < 0)
+                break;
+            idx[k]++;
+            for (int m = k + 1; m < missing; m++)
+                idx[m] = idx[m - 1] + 1;
+        }
+    }
+    if (failed)
+        return -1;
+    if (players == 2)
+        heads_up_orders(orders, heads_up);
+    return 0;
+}
+
+/* Give back a call's table: the kept one, its slots unused again, or one of the call's own, freed. */
+static void release_order_table(OrderTable *orders)
+{
+    if (orders == shared_table) {
+        for (int i = 0; i < orders->count; i++)
+            orders->slots[orders->taken[i]].used = 0;
+        orders->count = 0;
+        shared_busy = 0;
+    } else {
+        free_order_table(orders);
+    }
+}
+
 PyDoc_STRVAR(runout_strengths_wrong_doc,
              "runout_strengths_wrong()\n--\n\n"
              "How many of all 133,784,560 seven-card hands the runouts' strength tables order differently from\n"
@@ -817,9 +928,9 @@ static PyObject *py_runout_strengths_wrong(PyObject *self, PyObject *noargs)
 {
     (void)self;
     (void)noargs;
-    if (r7_state == 0)
-        r7_state = build_r7() == 0 ? 1 : -1;
-    if (r7_state < 0)
+    if (!r7_built)
+        r7_built = build_r7() == 0; /* (not built: out of memory; tried again by the next call) */
+    if (!r7_built)
         return PyErr_NoMemory();
     long long wrong;
     Py_BEGIN_ALLOW_THREADS
@@ -919,99 +1030,66 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
     for (int k = 0; k < missing; k++)
         completions = completions * (rest_n - k) / (k + 1);
 
-    if (r7_state == 0)
-        r7_state = build_r7() == 0 ? 1 : -1;
-    if (r7_state < 0) {
+    if (!r7_built)
+        r7_built = build_r7() == 0; /* (not built: out of memory; tried again by the next call) */
+    if (!r7_built) {
         PyErr_SetString(PyExc_MemoryError, "runout_orders(): could not build the runouts' strength tables");
         return NULL;
+    }
+    Runouts job;
+    job.players = (int)players;
+    job.missing = missing;
+    job.rest_n = rest_n;
+    memcpy(job.rest, rest, sizeof(rest));
+    job.sampled = samples_ll > 0 && completions > (double)samples_ll;
+    job.samples = samples_ll;
+    job.seed = seed;
+    memset(job.known, 0, sizeof(job.known));
+    job.known_key = 0;
+    for (int p = 0; p < players; p++) {
+        memset(job.hole_masks[p], 0, sizeof(job.hole_masks[p]));
+        job.hole_keys[p] = 0;
+        for (int c = 0; c < 2; c++) {
+            job.hole_masks[p][hole[p][c] & 3] |= 1u << (hole[p][c] >> 2);
+            job.hole_keys[p] += CARD_KEY[hole[p][c]];
+        }
+    }
+    for (int i = 0; i < board_n; i++) {
+        job.known[board[i] & 3] |= 1u << (board[i] >> 2);
+        job.known_key += CARD_KEY[board[i]];
     }
     OrderTable *orders = NULL;
     if (!shared_busy) {
         if (shared_table == NULL)
-            shared_table = new_order_table();
+            shared_table = new_order_table(RUNOUT_TABLE_BITS);
         orders = shared_table;
     }
     if (orders != NULL) {
         shared_busy = 1;
     } else { /* another call holds the kept table (or it could not be made): one of this call's own */
-        orders = new_order_table();
+        orders = new_order_table(RUNOUT_TABLE_BITS);
         if (orders == NULL)
             return PyErr_NoMemory();
     }
     orders->count = 0;
-    int failed = 0;
-    /* the cards as suit masks and ranks' keys (r7_strength's input), the players' and the known board's made once:
-       a completion adds only its own cards; a hole's fifth suit is the one nobody holds (flush_suit_of) */
-    uint32_t hole_masks[RUNOUT_MAX_PLAYERS][5];
-    uint32_t hole_keys[RUNOUT_MAX_PLAYERS];
-    uint32_t known[5] = {0, 0, 0, 0, 0};
-    uint32_t known_key = 0;
-    uint64_t heads_up[3] = {0, 0, 0};
-    for (int p = 0; p < players; p++) {
-        memset(hole_masks[p], 0, sizeof(hole_masks[p]));
-        hole_keys[p] = 0;
-        for (int c = 0; c < 2; c++) {
-            hole_masks[p][hole[p][c] & 3] |= 1u << (hole[p][c] >> 2);
-            hole_keys[p] += CARD_KEY[hole[p][c]];
-        }
-    }
-    for (int i = 0; i < board_n; i++) {
-        known[board[i] & 3] |= 1u << (board[i] >> 2);
-        known_key += CARD_KEY[board[i]];
-    }
+    int failed;
     Py_BEGIN_ALLOW_THREADS
-    if (samples_ll > 0 && completions > (double)samples_ll) {
-        uint64_t state = seed;
-        int pick[52];
-        int swapped[5];
-        memcpy(pick, rest, sizeof(int) * rest_n);
-        for (long long n = 0; n < samples_ll && !failed; n++) {
-            uint64_t drawn = 0; /* the completion's cards, a bit each (CARD_BIT), in a register */
-            uint32_t key = known_key;
-            for (int k = 0; k < missing; k++) { /* partial Fisher-Yates: a uniform k-subset */
-                int j = k + (int)uniform_below(&state, (uint32_t)(rest_n - k));
-                int card = pick[j];
-                pick[j] = pick[k]; /* (position k is never read again in this draw: it need not hold ``card``) */
-                swapped[k] = j;
-                drawn |= CARD_BIT[card];
-                key += CARD_KEY[card];
-            }
-            for (int k = 0; k < missing; k++) /* undone: every position written holds rest's card again */
-                pick[swapped[k]] = rest[swapped[k]];
-            uint32_t masks[5] = {known[0] | (uint32_t)(drawn & 0x1FFF), known[1] | (uint32_t)((drawn >> 16) & 0x1FFF),
-                                 known[2] | (uint32_t)((drawn >> 32) & 0x1FFF), known[3] | (uint32_t)(drawn >> 48), 0};
-            failed = count_order(orders, heads_up, (int)players, hole_keys, hole_masks, key, masks,
-                                 flush_suit_of(masks));
-        }
-    } else {
-        int idx[5];
-        for (int k = 0; k < missing; k++)
-            idx[k] = k;
-        for (;;) {
-            uint32_t masks[5] = {known[0], known[1], known[2], known[3], 0};
-            uint32_t key = known_key;
-            for (int k = 0; k < missing; k++) {
-                masks[rest[idx[k]] & 3] |= 1u << (rest[idx[k]] >> 2);
-                key += CARD_KEY[rest[idx[k]]];
-            }
-            if (count_order(orders, heads_up, (int)players, hole_keys, hole_masks, key, masks, flush_suit_of(masks)) <
-                0) {
-                failed = 1;
-                break;
-            }
-            int k = missing - 1; /* next combination in lexicographic order */
-            while (k >= 0 && idx[k] == rest_n - missing + k)
-                k--;
-            if (k < 0)
-                break;
-            idx[k]++;
-            for (int m = k + 1; m < missing; m++)
-                idx[m] = idx[m - 1] + 1;
-        }
-    }
+    failed = count_runouts(&job, orders);
     Py_END_ALLOW_THREADS
-    if (players == 2)
-        heads_up_orders(orders, heads_up);
+    if (failed) { /* more distinct orders than the table holds (ten players or more): counted again, the same draws,
+                     in a table of their own with room for twice as many orders as boards */
+        release_order_table(orders);
+        double boards = job.sampled ? (double)samples_ll : completions;
+        int bits = RUNOUT_TABLE_BITS + 1;
+        while (bits < RUNOUT_MAX_TABLE_BITS && (double)(1 << bits) < 2.0 * boards)
+            bits++;
+        orders = new_order_table(bits);
+        if (orders == NULL)
+            return PyErr_NoMemory();
+        Py_BEGIN_ALLOW_THREADS
+        failed = count_runouts(&job, orders);
+        Py_END_ALLOW_THREADS
+    }
     /* the taken slots in slot order: the order a scan of the whole table reads them in (the result's key order,
        which callers sum in) */
     int *taken = orders->taken;
@@ -1025,7 +1103,7 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
     }
     PyObject *result = NULL;
     if (failed) {
-        PyErr_SetString(PyExc_RuntimeError, "runout_orders(): too many distinct orders of finish");
+        PyErr_Format(PyExc_RuntimeError, "runout_orders(): more than %d distinct orders of finish", 1 << RUNOUT_MAX_TABLE_BITS);
     } else {
         result = PyDict_New();
         for (int i = 0; result != NULL && i < orders->count; i++) {
@@ -1045,14 +1123,7 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
             Py_DECREF(count);
         }
     }
-    for (int i = 0; i < orders->count; i++) /* unused again, for the next call */
-        orders->slots[taken[i]].used = 0;
-    if (orders == shared_table) {
-        shared_busy = 0;
-    } else {
-        free(orders->slots);
-        free(orders);
-    }
+    release_order_table(orders);
     return result;
 }
 
