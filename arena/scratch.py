@@ -92,15 +92,10 @@ def sweep(root: Path | None = None) -> list[Path]:
                 continue
             if entry.stat(follow_symlinks=False).st_uid != uid:
                 continue
-            fd = os.open(os.path.join(entry.path, OWNER), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or a device planted there: never waited on
-                raise BlockingIOError
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # held: its process is alive
-            os.close(fd)
+        fd = _unheld_owner(Path(entry.path))
+        if fd is None:  # held (its process is alive), or no owner file
             continue
         shutil.rmtree(entry.path, ignore_errors=True)
         os.close(fd)
@@ -109,3 +104,30 @@ def sweep(root: Path | None = None) -> list[Path]:
         log.info("removed %d scratch folder(s) left in %s by arena processes that ended without removing them",
                  len(removed), root)
     return removed
+
+
+def held(folder: Path) -> bool:
+    """Whether a live process holds scratch folder ``folder`` (the lock on its owner file is taken: by this process
+    or another)."""
+    fd = _unheld_owner(folder)
+    if fd is None:
+        return (folder / OWNER).is_file()
+    os.close(fd)  # (the lock just taken goes with it)
+    return False
+
+
+def _unheld_owner(folder: Path) -> int | None:
+    """The owner file of ``folder``, opened and locked, if no process held its lock; else None (held, or missing, or
+    not a regular file: a FIFO or a device planted there is never waited on)."""
+    try:
+        fd = os.open(folder / OWNER, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BlockingIOError
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd

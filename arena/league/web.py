@@ -103,6 +103,8 @@ class LeagueSite:
                 scratch.remove(staging)
                 return None
             for item in staging.iterdir():  # swap the new pages in, file by file
+                if item.name.startswith(scratch.OWNER):  # the staging folder's own: the site keeps its lock
+                    continue
                 target = self.folder / item.name
                 if target.is_dir():
                     shutil.rmtree(target)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from arena import scratch
 from arena.league import web
 from arena.league.admin import AdminServicer, admin_token_path, load_or_create_token
 from arena.league.host import LeagueHost
@@ -88,6 +89,9 @@ async def scenario(tmp_path: Path) -> None:
         for name in keys:
             await start_bot(name)
         await until("three matches", lambda: host.rated >= 3)
+        await site.refresh()  # a rebuild swaps the new pages in from a staging folder of its own
+        assert (site.folder / "index.html").is_file()
+        assert scratch.held(site.folder)  # still locked by the site: no other arena process's sweep removes it
 
         code, out = await admin("pause")
         assert code == 0 and "paused" in out
