@@ -59,8 +59,8 @@ def _seed(holes: list[tuple[int, ...]], known: tuple[int, ...]) -> int:
 @functools.lru_cache(maxsize=ORDERS_KEPT)
 def _orders(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], samples: int) -> dict[tuple[int, ...], int]:
     """``runout_orders`` for these cards, with their own seed (``_seed``): a pure function of its arguments, so
-    remembered (read only): a deal's two halves deal each seat the same cards, and a bot that goes all-in with a hand
-    in one half often does in the other, where the draws (20,000 of them before the flop) are the same."""
+    remembered (read only): a deal's two halves deal each seat the same cards (the bots change seats), and when the
+    deal goes all-in in both halves the draws (20,000 of them before the flop) are the same."""
     return runout_orders(holes, board, samples, _seed(list(holes), board))
 
 
