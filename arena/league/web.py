@@ -72,6 +72,8 @@ class LeagueSite:
         self._charts_kept = False  # the last build kept the charts before it: they are due to be drawn anew
         self._charts_due = False  # a rebuild is set for when kept charts may be drawn anew
         self._dirty = asyncio.Event()
+        self._building = threading.Lock()  # held by a build (in a worker thread) and by stop's removal of the folder
+        self._stopped = False
         self._runner: web.AppRunner | None = None
         self._task: asyncio.Task[None] | None = None
         self.port = 0
@@ -86,6 +88,12 @@ class LeagueSite:
         """Runs in a worker thread, with a read-only connection of its own. None, and nothing swapped in, when the
         ladder was frozen while it was built (``frozen``: whether it was when the build began): the published
         ladder is what it was at the freeze."""
+        with self._building:  # never while stop removes the folder (a build it cancelled goes on in its thread)
+            if self._stopped:
+                return None
+            return self._build_pages(frozen)
+
+    def _build_pages(self, frozen: bool) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, str]] | None:
         db = Database(self.host.db.path, read_only=True)
         try:
             ids = queries.matches_of(db, self.host.config.name, MatchKind.LEAGUE)
@@ -182,7 +190,14 @@ class LeagueSite:
             self._task.cancel()
         if self._runner is not None:
             await self._runner.cleanup()
-        scratch.remove(self.folder)
+        await asyncio.to_thread(self._remove_folder)
+
+    def _remove_folder(self) -> None:
+        """Remove the pages' folder once no build is writing into it (a build cancelled with the refresher goes on in
+        its thread, and its swap would leave the folder behind, emptied of its owner file: never swept)."""
+        with self._building:
+            self._stopped = True
+            scratch.remove(self.folder)
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         index = self.folder / "index.html"

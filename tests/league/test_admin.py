@@ -9,6 +9,7 @@ import json
 import os
 import shlex
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -148,6 +149,37 @@ async def scenario(tmp_path: Path) -> None:
 def test_admin_calls(tmp_path: Path) -> None:
     asyncio.run(scenario(tmp_path))
 
+
+
+def test_a_site_stopped_during_a_rebuild_removes_its_folder_after_it(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rebuild runs in a worker thread, which the refresher's cancellation does not stop: stop waits for it, then
+    removes the pages' folder whole (it used to remove it under the build, whose swap left it behind)."""
+    started = threading.Event()
+    real = web.publish
+
+    def slow_publish(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        time.sleep(0.5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(web, "publish", slow_publish)
+
+    async def scenario() -> Path:
+        db = Database(tmp_path / "stop.db")
+        config = LeagueConfig.from_dict({"name": "stop", "grpc": f"127.0.0.1:{free_port()}", "http": "off"}, tmp_path)
+        site = LeagueSite(LeagueHost(config, db))
+        rebuild = asyncio.ensure_future(site.refresh())
+        await asyncio.to_thread(started.wait, 10)
+        rebuild.cancel()
+        await site.stop()
+        assert not site.folder.exists()
+        await asyncio.sleep(0.1)
+        assert await site.refresh() is None and not site.folder.exists()  # none after the stop
+        db.close()
+        return site.folder
+
+    asyncio.run(scenario())
 
 
 def test_a_slow_rebuild_of_the_site_waits_four_times_as_long(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
