@@ -107,7 +107,8 @@ class Browser:
         try:
             self.process = subprocess.Popen(
                 ["/bin/bash", "-c", shell, "bash", *command], pass_fds=(browser_reads, browser_writes),
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log, start_new_session=True)
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log, start_new_session=True,
+                env={**os.environ, "TMPDIR": str(self.profile)})  # its singleton's socket folder: in the profile
         finally:
             os.close(browser_reads)
             os.close(browser_writes)
