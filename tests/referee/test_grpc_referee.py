@@ -270,7 +270,10 @@ def test_the_javascript_bot_plays_a_full_match_against_a_python_bot(tmp_path: Pa
 
 def test_a_fast_bot_is_never_rate_limited_for_answering(tmp_path: Path) -> None:
     played = run(tmp_path, "good", hands=300)  # thousands of answers, far beyond the rate limit's burst
-    assert played.evil.violations == 0 and played.evil.absent == 0
+    # on a loaded machine a Python bot may miss the 400 ms clock once in 1,200 decisions (a clean clone's CI saw
+    # one): that is a time-out, never the rate limit, and the bot is never cut off
+    assert played.evil.violations == played.evil.timeouts <= 3 and played.evil.absent == 0
+    assert played.evil.connected and not played.evil.forfeited and played.evil.decisions >= 1_000
     assert not any(e["code"] == "ERROR_CODE_RATE_LIMITED" for e in errors(played.bad))
 
 
