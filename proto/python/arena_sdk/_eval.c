@@ -233,6 +233,21 @@ fail:
 /* ------------------------------------------------------------------------------------------------------------ */
 /* Exhaustive enumeration                                                                                        */
 
+/* Step ``idx`` (``k`` ascending indices into 0..n-1) to the next combination in lexicographic order, advancing index
+   ``at`` or, where it is at its last value, an earlier one (the later ones restart right after it); 0 when there is
+   none. ``at`` is k - 1 for the next combination; k - 2 when the caller runs the last index through its values. */
+static inline int next_combination(int *idx, int k, int n, int at)
+{
+    while (at >= 0 && idx[at] == n - k + at)
+        at--;
+    if (at < 0)
+        return 0;
+    idx[at]++;
+    for (int j = at + 1; j < k; j++)
+        idx[j] = idx[j - 1] + 1;
+    return 1;
+}
+
 /* Every n-card hand from the deck through eval_cards; counts per category and, if hist, per value. */
 static void enumerate_hands(int n, uint64_t *cat_counts, uint32_t *hist)
 {
@@ -249,15 +264,8 @@ static void enumerate_hands(int n, uint64_t *cat_counts, uint32_t *hist)
             if (hist)
                 hist[v]++;
         }
-        /* advance to the next combination */
-        int i = last - 1;
-        while (i >= 0 && idx[i] == 52 - n + i)
-            i--;
-        if (i < 0)
+        if (!next_combination(idx, n, 52, last - 1))
             break;
-        idx[i]++;
-        for (int j = i + 1; j < n; j++)
-            idx[j] = idx[j - 1] + 1;
     }
 }
 
@@ -462,6 +470,12 @@ static int compare_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int compare_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 /* The dense rank of ``value`` among the sorted, distinct ``values``. */
 static uint16_t dense_rank(const uint32_t *values, int n, uint32_t value)
 {
@@ -623,8 +637,8 @@ static int build_r7(void)
 /* Runouts: how often each order of finish occurs over the ways to complete a board (all-in EV)                 */
 
 #define RUNOUT_MAX_PLAYERS 12 /* places fit in 4 bits each of a uint64 key */
-#define RUNOUT_TABLE_BITS 13   /* open-addressing slots for distinct orders of finish: 8,192, far more than a call of
-                                  the estimators meets with up to 9 players (more is a table of its own, below) */
+#define RUNOUT_TABLE_BITS 13   /* open-addressing slots for distinct orders of finish: 8,192, more than all but rare
+                                  calls with ten players or more meet (those count again in a table of their own) */
 #define RUNOUT_MAX_TABLE_BITS 22
 
 typedef struct {
@@ -706,7 +720,7 @@ RUNOUT_INLINE int add_order(OrderTable *orders, uint64_t key, uint64_t count)
 {
     OrderSlot *table = orders->slots;
     int size = 1 << orders->bits;
-    uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> (64 - orders->bits); /* 13 bits: the slot order of results */
+    uint64_t h = (key * 0x9E3779B97F4A7C15ULL) >> (64 - orders->bits); /* the top bits: the results' slot order */
     for (int probe = 0; probe < size; probe++) {
         int at = (int)((h + probe) & (size - 1));
         OrderSlot *slot = &table[at];
@@ -838,14 +852,8 @@ static int count_runouts(const Runouts *job, OrderTable *orders)
                 failed = 1;
                 break;
             }
-            int k = missing - 1; /* next combination in lexicographic order */
-            while (k >= 0 && idx[k] == rest_n - missing + k)
-                k--;
-            if (k < 0)
+            if (!next_combination(idx, missing, rest_n, missing - 1))
                 break;
-            idx[k]++;
-            for (int m = k + 1; m < missing; m++)
-                idx[m] = idx[m - 1] + 1;
         }
     }
     if (failed)
@@ -903,14 +911,8 @@ static long long count_wrong_strengths(void)
             else if (seen[value] != strength)
                 wrong++;
         }
-        int i = 5;
-        while (i >= 0 && idx[i] == 52 - 7 + i)
-            i--;
-        if (i < 0)
+        if (!next_combination(idx, 7, 52, 5))
             break;
-        idx[i]++;
-        for (int j = i + 1; j < 7; j++)
-            idx[j] = idx[j - 1] + 1;
     }
     uint16_t last = 0;
     for (uint32_t value = 0; value < MAX_VALUE; value++) {
@@ -1091,19 +1093,25 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
         Py_END_ALLOW_THREADS
     }
     /* the taken slots in slot order: the order a scan of the whole table reads them in (the result's key order,
-       which callers sum in) */
+       which callers sum in); by insertion for the few of most calls, else by qsort (ten thousand and more, with ten
+       players or more) */
     int *taken = orders->taken;
-    for (int i = 1; i < orders->count; i++) {
-        int at = taken[i], j = i - 1;
-        while (j >= 0 && taken[j] > at) {
-            taken[j + 1] = taken[j];
-            j--;
+    if (orders->count > 64) {
+        qsort(taken, (size_t)orders->count, sizeof(int), compare_int);
+    } else {
+        for (int i = 1; i < orders->count; i++) {
+            int at = taken[i], j = i - 1;
+            while (j >= 0 && taken[j] > at) {
+                taken[j + 1] = taken[j];
+                j--;
+            }
+            taken[j + 1] = at;
         }
-        taken[j + 1] = at;
     }
     PyObject *result = NULL;
     if (failed) {
-        PyErr_Format(PyExc_RuntimeError, "runout_orders(): more than %d distinct orders of finish", 1 << RUNOUT_MAX_TABLE_BITS);
+        PyErr_Format(PyExc_RuntimeError, "runout_orders(): more than %d distinct orders of finish",
+                     1 << RUNOUT_MAX_TABLE_BITS);
     } else {
         result = PyDict_New();
         for (int i = 0; result != NULL && i < orders->count; i++) {
