@@ -45,9 +45,17 @@ def scratch_folder(prefix: str) -> Path:
     folder = Path(tempfile.mkdtemp(prefix=prefix))
     # the owner file appears under its name only once locked: a sweep that took the lock of a file not yet locked
     # would remove a live folder (a process sweeping as it starts, beside one making a folder)
-    fd = os.open(folder / (OWNER + ".new"), os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    os.rename(folder / (OWNER + ".new"), folder / OWNER)
+    fd = -1
+    try:
+        fd = os.open(folder / (OWNER + ".new"), os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW,
+                     0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.rename(folder / (OWNER + ".new"), folder / OWNER)
+    except OSError:  # (a full disk): no folder left without an owner file, which no sweep would ever remove
+        if fd >= 0:
+            os.close(fd)
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     with _lock:
         _held[folder] = (fd, os.getpid())
     return folder

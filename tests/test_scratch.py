@@ -167,3 +167,15 @@ def test_another_users_folder_is_left_alone(tmp: Path) -> None:
 def test_a_prefix_must_be_arenas() -> None:
     with pytest.raises(ValueError, match="arena-"):
         scratch.scratch_folder("tmp-")
+
+
+def test_a_folder_whose_owner_file_cannot_be_made_is_not_left_behind(tmp: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(*args: object, **kwargs: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    scratch.sweep()
+    monkeypatch.setattr(scratch.os, "rename", full)  # (not os.open: rmtree opens the folder to remove it)
+    with pytest.raises(OSError, match="No space"):
+        scratch.scratch_folder("arena-full-")
+    assert list(tmp.iterdir()) == []
