@@ -207,9 +207,11 @@ def test_a_referee_killed_on_eight_tables_resumes_to_the_uninterrupted_records(
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     target = random.Random(os.getpid()).randint(110, 190)  # in rotation 1 (hands 100 to 199 of play)
     try:
+        wait_for_hands(cut, 1, victim)
+        left = scratch_folders_of(victim.pid)  # its socket's, its bots' sandboxes', its logs': read while nothing
+        # hurries (read right before the kill, they delayed it enough for the rotation to end first, once)
         wait_for_hands(cut, target, victim)
         assert victim.poll() is None, "the match ended before it could be killed"
-        left = scratch_folders_of(victim.pid)  # its socket's, its bots' sandboxes', its logs'
         os.kill(victim.pid, signal.SIGKILL)  # the referee alone: its sandboxed bots die with it
         victim.wait(timeout=30)
     finally:
@@ -219,6 +221,7 @@ def test_a_referee_killed_on_eight_tables_resumes_to_the_uninterrupted_records(
         with contextlib.suppress(ProcessLookupError):  # anything left in its process group
             os.killpg(victim.pid, signal.SIGKILL)
     assert victim.returncode == -signal.SIGKILL
+    left = [f for f in left if f.exists()]  # what the kill left behind (its socket's folder at least)
     before = records(cut)
     assert 0 < len(before) < HANDS, len(before)
     conn = sqlite3.connect(cut)
@@ -236,7 +239,7 @@ def test_a_referee_killed_on_eight_tables_resumes_to_the_uninterrupted_records(
     logs = tmp_path / "resumed-logs"
     resumed = arena(*match_args(cut, 8), "--resume", "--log-dir", logs, cwd=tmp_path)
     assert resumed.returncode == EXIT_OK, resumed.stdout + resumed.stderr
-    assert left and not [f for f in left if f.exists()]  # what the killed referee left in /tmp: swept
+    assert left and not [f for f in left if f.exists()]  # what the killed referee left in /tmp: swept by the resume
     resumed_report = json.loads(resumed.stdout)
     assert sorted(p.name.split("-")[1] for p in logs.glob("*.log")) == ["r1"] * 3 + ["r2"] * 3
 
