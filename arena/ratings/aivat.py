@@ -15,16 +15,18 @@ adjusted payoff is the dealt payoff less the sum of these terms.
 Why it is unbiased: each term has expectation zero given everything that happened before its chance event,
 whatever the bots do before or after (the value function is fixed and the pots are set before the cards come), so
 the sum has expectation zero and the adjusted payoff has the dealt payoff's expectation; a hand that ends before a
-street gets no term for it. Exact enumeration is used from the flop on (at most C(45, 2) = 990 completions);
-before the flop the check-down is estimated from uniform draws of the five board cards (``PREFLOP_SAMPLES``, or
-``PREFLOP_SAMPLES_BIG`` when the pots exceed ``BIG_POT_BB`` big blinds), from a generator seeded by the cards
-known at that point and nothing else: the mean of uniform draws is an unbiased estimate of the exact check-down,
-so the terms keep their zero expectation, with a little variance of their own (a standard deviation of at most
-1.6% of the blinds' pot with 1,024 draws and 0.6% of a big pot with 8,192, against the flop's swing of tens of
-percent). How many draws may depend on anything in the record: the mean of the first N draws of a stream nobody
-looks at while playing is unbiased for every N. The terms add up to zero over the seats (each pot's
-shares add up to one before and after), so the adjusted payoffs are zero-sum like the dealt ones. When betting
-ends all-in before the river the terms of the last streets add up to the all-in EV correction (arena.ratings.allin).
+street gets no term for it. The check-down is exact from the flop on (every completion counted: at most C(45, 2)
+= 990), and for a pot two players contest before the flop (all C(48, 5) = 1,712,304 boards, read from a table of
+every heads-up match-up, ``arena_sdk.preflop``); a pot three players or more contest before the flop is estimated
+from uniform draws of the five board cards (``PREFLOP_SAMPLES``, or ``PREFLOP_SAMPLES_BIG`` when the pots exceed
+``BIG_POT_BB`` big blinds), from a generator seeded by the cards known at that point and nothing else: the mean
+of uniform draws is an unbiased estimate of the exact check-down, so the terms keep their zero expectation, with a
+little variance of their own (a standard deviation of at most 1.6% of the blinds' pot with 1,024 draws and 0.6% of a
+big pot with 8,192, against the flop's swing of tens of percent). How many draws may depend on anything in the
+record: the mean of the first N draws of a stream nobody looks at while playing is unbiased for every N. The terms
+add up to zero over the seats (each pot's shares add up to one before and after), so the adjusted payoffs are
+zero-sum like the dealt ones. When betting ends all-in before the river the terms of the last streets add up to the
+all-in EV correction (arena.ratings.allin).
 
 What duplicate dealing leaves to it: the halves of a duplicate set deal the same cards to the same positions, so a
 chance event that every half reaches by the same actions is the same state in each, and each bot's terms for it
@@ -47,18 +49,19 @@ hands where every bot does.
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.engine import Hand
 from arena.engine.pots import Pot
+from arena.ratings.runouts import board_orders
 from arena.referee import HandRecord
-from arena_sdk._eval import runout_orders
 
-ESTIMATOR = "aivat-v1"  # the name results are shown under; a change of value function is a new name
-PREFLOP_SAMPLES = 1_024  # board draws for a pre-flop check-down: about 0.1 ms heads-up
+# the name results are shown under; a change of value function is a new name (v2: a heads-up pot's check-down
+# before the flop is exact, from a table, where v1 drew 1,024 or 8,192 boards)
+ESTIMATOR = "aivat-v2"
+PREFLOP_SAMPLES = 1_024  # board draws for a pre-flop check-down of three players or more
 PREFLOP_SAMPLES_BIG = 8_192  # when the pots are big, so that the draws' own noise stays small against them
 BIG_POT_BB = 20
 # check-downs remembered (arena.ratings.aivat._shares): the hands of a duplicate set deal the same cards, and the
@@ -147,7 +150,7 @@ def _shares(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], samples:
     """Each of ``holes``' expected share of a pot by check-down from ``board``: how often each showdown order comes
     up over the runouts, a tie's count split among its winners (a pure function of its arguments, so remembered:
     the hands of a duplicate set deal the same cards, and often reach the same check-downs)."""
-    orders = runout_orders(list(holes), board, samples, _seed(list(holes), board))
+    orders = board_orders(holes, board, samples, ESTIMATOR)
     total = sum(orders.values())
     shares = [0.0] * len(holes)
     for order, count in orders.items():
@@ -192,13 +195,6 @@ class _Checkdown:
         (an action moves chips into the pots, so what a seat put in counts, unlike across a chance event)."""
         won = self.value(outcome.pots, board)
         return [w - c for w, c in zip(won, outcome.committed, strict=True)]
-
-
-def _seed(holes: list[tuple[int, ...]], board: tuple[int, ...]) -> int:
-    """The draws' seed: the cards known at that point and nothing else (never the cards to come), so the draws are
-    independent of the dealt board and the same point scores the same in any match."""
-    digest = hashlib.sha256(f"{ESTIMATOR}:{holes}:{board}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
 
 
 def luck_terms(record: HandRecord) -> list[tuple[str, tuple[float, ...]]]:

@@ -6,26 +6,29 @@ Why it is unbiased: once betting is over, the players' chips committed and who c
 the rest of the board is a uniformly random completion from the cards not dealt to anyone's hand (R1.3). The dealt
 payoff is the payoff of one such random completion, so its expectation over the deck is exactly the average payoff
 over all completions: replacing the dealt payoff by that average keeps every expected win rate and removes the
-variance of the last cards. Exact enumeration is used whenever the completions are few (from the flop on: at most
-C(45, 2) = 990); from pre-flop (C(48, 5) = 1,712,304) a fixed number of completions is drawn uniformly, from a
-generator seeded by what is known when the betting ends (never by the cards to come): the average of uniform draws
-is itself an unbiased estimate of the exact average, so the estimator stays unbiased, with a little variance of its
-own (about 0.4% of the pot with ``SAMPLES`` draws against the dealt card's 50%).
+variance of the last cards. The average is exact whenever it can be had cheaply: from the flop on every completion
+is counted (at most C(45, 2) = 990), and two players all in before the flop read theirs over all C(48, 5) =
+1,712,304 boards from a table of every heads-up match-up (``arena_sdk.preflop``). Three players or more all in
+before the flop draw a fixed number of completions uniformly, from a generator seeded by what is known when the
+betting ends (never by the cards to come): the average of uniform draws is itself an unbiased estimate of the exact
+average, so the estimator stays unbiased, with a little variance of its own (about 0.4% of the pot with
+``SAMPLES`` draws against the dealt card's 50%).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 
 from arena.cards.evaluator import evaluate
 from arena.engine import EventKind, Hand
 from arena.engine.pots import Pot, split_pot
+from arena.ratings.runouts import board_orders
 from arena.referee import HandRecord
-from arena_sdk._eval import runout_orders
 
-ESTIMATOR = "allin-v1"  # the name results are stored and shown under; a change of method is a new name
-SAMPLES = 20_000  # draws when the completions are more (pre-flop all-ins): about 0.5 ms a hand
+# the name results are stored and shown under; a change of method is a new name (v2: two players all in before the
+# flop get the exact average, from a table, where v1 drew 20,000 boards)
+ESTIMATOR = "allin-v2"
+SAMPLES = 20_000  # draws when the completions are more (three players or more all in before the flop): 0.5 ms
 ORDERS_KEPT = 8_192  # all-ins remembered (``_orders``): a hand's mirror comes a whole rotation later
 _ACTIONS = frozenset({EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE})
 
@@ -48,20 +51,13 @@ def runout_point(record: HandRecord) -> int | None:
     return known if known < len(record.board) else None
 
 
-def _seed(holes: list[tuple[int, ...]], known: tuple[int, ...]) -> int:
-    """The draws' seed: from what is known when the betting ends (the hands still in, the board so far), never
-    from the cards still to come, so the draws are independent of the dealt runout; and from nothing else, so the
-    same hand gets the same estimate in any match (a match played on 16 tables scores as one played on 1)."""
-    digest = hashlib.sha256(f"{ESTIMATOR}:{holes}:{known}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
 @functools.lru_cache(maxsize=ORDERS_KEPT)
 def _orders(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], samples: int) -> dict[tuple[int, ...], int]:
-    """``runout_orders`` for these cards, with their own seed (``_seed``): a pure function of its arguments, so
+    """``board_orders`` for these cards, seeded by this estimator's name: a pure function of its arguments, so
     remembered (read only): a deal's two halves deal each seat the same cards (the bots change seats), and when the
-    deal goes all-in in both halves the draws (20,000 of them before the flop) are the same."""
-    return runout_orders(holes, board, samples, _seed(list(holes), board))
+    deal goes all-in in both halves the draws (20,000 of them when three or more are all in before the flop) are the
+    same."""
+    return board_orders(holes, board, samples, ESTIMATOR)
 
 
 def _winnings(pots: list[Pot], places: dict[int, int], record: HandRecord) -> dict[int, int]:

@@ -19,6 +19,7 @@ from arena.cards.evaluator import evaluate
 from arena.engine import Action, ActionKind, Hand
 from arena.ratings import allin
 from arena.ratings.allin import allin_payoffs, runout_point
+from arena.ratings.runouts import board_orders
 from arena.records import queries
 from arena.records.ledger import Ledger
 from arena.records.phh_sink import rebuild_hand
@@ -225,7 +226,8 @@ def test_over_matches_the_adjusted_mean_agrees_with_the_raw_one_and_its_interval
 
 def test_a_deals_two_halves_all_in_before_the_flop_draw_their_runouts_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """A shover goes all-in with the same cards in both halves of a deal (the seats keep their cards): the second
-    half's 20,000 draws are the first's, remembered, and give the same figures as drawing them again."""
+    half's orders of finish are the first's, remembered (20,000 draws with three players or more; a table read
+    heads-up), and give the same figures as counting them again."""
     records = [r for r in play(40, "allin-halves", shover(random.Random(5), shove=1.0), duplicate=True)
                if runout_point(r) == 0]
     by_deal: dict[int, list[HandRecord]] = {}
@@ -238,9 +240,9 @@ def test_a_deals_two_halves_all_in_before_the_flop_draw_their_runouts_once(monke
 
     def counted(*args: object) -> dict[tuple[int, ...], int]:
         drawn.append(args)
-        return runout_orders(*args)  # type: ignore[arg-type]
+        return board_orders(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(allin, "runout_orders", counted)
+    monkeypatch.setattr(allin, "board_orders", counted)
     remembered = [[allin_payoffs(r) for r in halves] for halves in pairs]
     assert len(drawn) == len(pairs)  # once a deal
 

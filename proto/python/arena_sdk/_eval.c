@@ -1135,6 +1135,130 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
     return result;
 }
 
+/* ------------------------------------------------------------------------------------------------------------ */
+/* Heads-up pre-flop match-ups, counted once over all 1,712,304 boards (arena_sdk/preflop_headsup.bin, made by     */
+/* tools/preflop_table.py): runout_orders' exact answer for two players and no board, read instead of drawn       */
+/* ------------------------------------------------------------------------------------------------------------ */
+
+#define PREFLOP_BOARDS 1712304u /* C(48, 5) */
+#define PREFLOP_ENTRIES 47008   /* match-ups up to the suits' symmetry */
+
+/* the suits' relabellings, in the order itertools.permutations(range(4)) gives them (tools/preflop_table.py) */
+static const uint8_t SUIT_MAPS[24][4] = {
+    {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {0, 3, 2, 1},
+    {1, 0, 2, 3}, {1, 0, 3, 2}, {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
+    {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0},
+    {3, 0, 1, 2}, {3, 0, 2, 1}, {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0},
+};
+
+static PyObject *preflop_data = NULL; /* the loaded table: PREFLOP_ENTRIES x (key, first wins, ties), uint32 */
+
+/* The match-up's canonical key: the smallest packing (first hand's higher card, its lower, the second's higher,
+   its lower; six bits each) over the suits' relabellings and both orders of the hands; ``*swapped`` says whether
+   the key's first hand is ``b``. (Where both orders reach the smallest key the match-up is its own mirror, and
+   either answer is the same.) */
+static uint32_t preflop_key(const int *a, const int *b, int *swapped)
+{
+    uint32_t best = UINT32_MAX;
+    *swapped = 0;
+    for (int p = 0; p < 24; p++) {
+        const uint8_t *map = SUIT_MAPS[p];
+        uint32_t x0 = (uint32_t)((a[0] & ~3) | map[a[0] & 3]), x1 = (uint32_t)((a[1] & ~3) | map[a[1] & 3]);
+        uint32_t y0 = (uint32_t)((b[0] & ~3) | map[b[0] & 3]), y1 = (uint32_t)((b[1] & ~3) | map[b[1] & 3]);
+        uint32_t xh = x0 > x1 ? x0 : x1, xl = x0 > x1 ? x1 : x0;
+        uint32_t yh = y0 > y1 ? y0 : y1, yl = y0 > y1 ? y1 : y0;
+        uint32_t xy = xh << 18 | xl << 12 | yh << 6 | yl, yx = yh << 18 | yl << 12 | xh << 6 | xl;
+        if (xy < best) {
+            best = xy;
+            *swapped = 0;
+        }
+        if (yx < best) {
+            best = yx;
+            *swapped = 1;
+        }
+    }
+    return best;
+}
+
+/* The entry of ``key`` in the loaded table (binary search over its ascending keys), or NULL. */
+static const uint32_t *preflop_entry(uint32_t key)
+{
+    const uint32_t *table = (const uint32_t *)PyBytes_AS_STRING(preflop_data);
+    Py_ssize_t lo = 0, hi = PREFLOP_ENTRIES;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        uint32_t at = table[3 * mid];
+        if (at == key)
+            return table + 3 * mid;
+        if (at < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+PyDoc_STRVAR(load_preflop_table_doc,
+             "load_preflop_table(data, /)\n--\n\n"
+             "Keep ``data`` (arena_sdk/preflop_headsup.bin, decompressed) for headsup_preflop: 47,008 entries of\n"
+             "three little-endian uint32 (key, first hand's wins, ties), keys ascending; ValueError otherwise.");
+
+static PyObject *py_load_preflop_table(PyObject *self, PyObject *data)
+{
+    (void)self;
+    if (!PyBytes_Check(data) || PyBytes_GET_SIZE(data) != (Py_ssize_t)(PREFLOP_ENTRIES * 3 * sizeof(uint32_t))) {
+        PyErr_Format(PyExc_ValueError, "load_preflop_table(): expected %d bytes of table",
+                     (int)(PREFLOP_ENTRIES * 3 * sizeof(uint32_t)));
+        return NULL;
+    }
+    const uint32_t *table = (const uint32_t *)PyBytes_AS_STRING(data);
+    for (int i = 0; i < PREFLOP_ENTRIES; i++) {
+        if ((i > 0 && table[3 * i] <= table[3 * i - 3]) || (uint64_t)table[3 * i + 1] + table[3 * i + 2] >
+                                                                   PREFLOP_BOARDS) {
+            PyErr_Format(PyExc_ValueError, "load_preflop_table(): entry %d is out of order or counts too many "
+                                           "boards", i);
+            return NULL;
+        }
+    }
+    Py_INCREF(data);
+    Py_XSETREF(preflop_data, data);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(headsup_preflop_doc,
+             "headsup_preflop(a, b, /)\n--\n\n"
+             "Of all 1,712,304 boards, how many ``a`` wins, ``b`` wins and they tie (pairs of distinct hole\n"
+             "cards, ints 0..51), read from the table load_preflop_table was given (RuntimeError without one).");
+
+static PyObject *py_headsup_preflop(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int a[2], b[2];
+    if (!PyArg_ParseTuple(args, "(ii)(ii):headsup_preflop", &a[0], &a[1], &b[0], &b[1]))
+        return NULL;
+    uint64_t seen = 0;
+    const int cards[4] = {a[0], a[1], b[0], b[1]};
+    for (int i = 0; i < 4; i++) {
+        if (cards[i] < 0 || cards[i] > 51 || (seen >> cards[i]) & 1) {
+            PyErr_SetString(PyExc_ValueError, "headsup_preflop(): cards must be distinct ints 0..51");
+            return NULL;
+        }
+        seen |= 1ULL << cards[i];
+    }
+    if (preflop_data == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "headsup_preflop(): no table loaded (load_preflop_table)");
+        return NULL;
+    }
+    int swapped;
+    const uint32_t *entry = preflop_entry(preflop_key(a, b, &swapped));
+    if (entry == NULL) { /* a table that passed load_preflop_table's checks but lacks a match-up */
+        PyErr_SetString(PyExc_RuntimeError, "headsup_preflop(): the loaded table lacks this match-up");
+        return NULL;
+    }
+    unsigned long first = entry[1], ties = entry[2], second = PREFLOP_BOARDS - first - ties;
+    return Py_BuildValue("(kkk)", swapped ? second : first, swapped ? first : second, ties);
+}
+
 static PyMethodDef eval_methods[] = {
     {"evaluate", py_evaluate, METH_O, evaluate_doc},
     {"evaluate_many", py_evaluate_many, METH_O, evaluate_many_doc},
@@ -1143,6 +1267,8 @@ static PyMethodDef eval_methods[] = {
     {"value_histogram", py_value_histogram, METH_O, value_histogram_doc},
     {"runout_orders", py_runout_orders, METH_VARARGS, runout_orders_doc},
     {"runout_strengths_wrong", py_runout_strengths_wrong, METH_NOARGS, runout_strengths_wrong_doc},
+    {"load_preflop_table", py_load_preflop_table, METH_O, load_preflop_table_doc},
+    {"headsup_preflop", py_headsup_preflop, METH_VARARGS, headsup_preflop_doc},
     {NULL, NULL, 0, NULL},
 };
 

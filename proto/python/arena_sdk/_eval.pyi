@@ -27,3 +27,9 @@ def runout_orders(holes: Sequence[Sequence[int]], board: Sequence[int], samples:
 
 def runout_strengths_wrong() -> int:
     """How many seven-card hands runout_orders' strength tables order differently from ``evaluate`` (0: none)."""
+
+def load_preflop_table(data: bytes, /) -> None:
+    """Keep ``data`` (arena_sdk/preflop_headsup.bin, decompressed) for ``headsup_preflop``; ValueError if malformed."""
+
+def headsup_preflop(a: Sequence[int], b: Sequence[int], /) -> tuple[int, int, int]:
+    """Of all 1,712,304 boards, how many ``a`` wins, ``b`` wins and they tie, from the loaded table."""
