@@ -90,35 +90,48 @@ class LedgerEntry:
 
     def hand_finished(self, record: HandRecord) -> None:
         """Store one finished hand in one transaction, chained to the hand written before it."""
-        if self.db is not None:
-            self._write(self.db, record)
-        self.written += 1
-        if self.history is not None:
-            self.history[record.hand_number] = tuple(record.final_stacks)
+        self.hands_finished((record,))
 
-    def _write(self, db: Database, record: HandRecord) -> None:
-        own = None if record.config == self.spec.config else config_to_json(record.config)
-        rows = hand_rows(record, own)
-        index = link = digests = None
-        if self.chained:
-            parts = part_digests(rows)
-            index, digests = self._links + 1, ".".join(parts)
-            link = chain_link(self._tail or self.commitment, record.hand_number, parts)
+    def hands_finished(self, records: Sequence[HandRecord]) -> None:
+        """Store finished hands, in order, in one transaction (the hands of every table that finished one in the same
+        turn of the referee's loop: a commit writes each page it touched once, where a transaction per hand wrote the
+        same pages again for each), each chained to the hand written before it: the same rows and links as storing
+        them one at a time. Nothing of them is stored if the transaction fails."""
+        if self.db is not None:
+            self._write(self.db, records)
+        self.written += len(records)
+        if self.history is not None:
+            for record in records:
+                self.history[record.hand_number] = tuple(record.final_stacks)
+
+    def _write(self, db: Database, records: Sequence[HandRecord]) -> None:
+        hands, seats, actions, violations = [], [], [], []
+        links, tail = self._links, self._tail
+        for record in records:
+            own = None if record.config == self.spec.config else config_to_json(record.config)
+            rows = hand_rows(record, own)
+            index = link = digests = None
+            if self.chained:
+                parts = part_digests(rows)
+                index, digests = links + 1, ".".join(parts)
+                link = chain_link(tail or self.commitment, record.hand_number, parts)
+                links, tail = links + 1, link
+            hands.append((self.match_id, *rows.hand, index, digests, link))
+            seats += [(self.match_id, rows.number, *s) for s in rows.seats]
+            actions += [(self.match_id, rows.number, *a) for a in rows.actions]
+            violations += [(self.match_id, rows.number, *v) for v in rows.violations]
         with db.transaction():
             db.write("hands", "INSERT INTO hands(match_id, hand_number, deal, rotation, table_id, button, deck, board,"
                      " started_at, finished_at, config, chain_index, digests, chain) VALUES"
-                     " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (self.match_id, *rows.hand, index, digests, link))
+                     " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", hands, many=True)
             db.write("hand_seats", "INSERT INTO hand_seats(match_id, hand_number, seat, participant, hole,"
-                     " starting_stack, payoff, final_stack) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     [(self.match_id, rows.number, *s) for s in rows.seats], many=True)
+                     " starting_stack, payoff, final_stack) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", seats, many=True)
             db.write("actions", "INSERT INTO actions(match_id, hand_number, seq, street, seat, kind, amount, cards,"
                      " all_in, pot, how, elapsed_ms, request_id, rejected, policy, comment) VALUES"
-                     " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     [(self.match_id, rows.number, *a) for a in rows.actions], many=True)
+                     " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", actions, many=True)
             db.write("violations", "INSERT INTO violations(match_id, hand_number, participant, kind, detail)"
-                     " VALUES (?, ?, ?, ?, ?)", [(self.match_id, rows.number, *v) for v in rows.violations], many=True)
-        if link is not None:
-            self._links, self._tail = self._links + 1, link
+                     " VALUES (?, ?, ?, ?, ?)", violations, many=True)
+        self._links, self._tail = links, tail
 
     def finish(self, result: MatchResult) -> MatchResult:
         """Record how the match ended (each bot's outcome, what each said of itself when it joined, a game's places)

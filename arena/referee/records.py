@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -174,6 +175,8 @@ class HandRecord:
 class HandSink(Protocol):
     """Where finished hands go (a database, PHH files, a spectator feed); called once per hand, in order."""
 
-    def hand_finished(self, record: HandRecord) -> None:
-        """Store or forward one finished hand; must be durable when it returns (records layer)."""
+    def hand_finished(self, record: HandRecord) -> Awaitable[None] | None:
+        """Store or forward one finished hand; it must be durable when this returns, or, if this returns an
+        awaitable, once that is done (the table awaits it before the next sink or any bot hears of the hand: a writer
+        that stores the hands of several tables in one transaction, ``arena.runner.executor.MatchWriter``)."""
         ...

@@ -245,8 +245,10 @@ class TableRunner:
         )
         for seat, p in enumerate(seating):
             self.players[p].participant.net += hand.payoffs[seat]
-        for sink in self.sinks:
-            sink.hand_finished(result)  # durable before any bot hears the result
+        for sink in self.sinks:  # durable before any other sink or bot hears the result
+            stored = sink.hand_finished(result)
+            if stored is not None:
+                await stored
         for seat, p in enumerate(seating):
             player = self.players[p]
             await notify(player.seat.hand_finished(result, seat), f"hand end to {player.name}", player.seat)

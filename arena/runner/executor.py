@@ -160,8 +160,14 @@ class HandNumbers:
 
 
 class MatchWriter:
-    """The one writer of a match's hands in the driver: each hand to the sinks (the database: one transaction per
-    hand), then to the progress callback; a hand recorded already, or sent twice, is refused."""
+    """The one writer of a match's hands in the driver: each hand to the sinks (the database first), then to the
+    progress callback; a hand recorded already, or sent twice, is refused.
+
+    The hands that the match's tables finish in one turn of the event loop are stored together, after that turn: a
+    sink that can store several at once (``hands_finished``: the ledger, one transaction for them all) gets them in
+    one call, the others one by one, in the order the tables finished them. ``hand_finished`` returns what its
+    table awaits before anything else (another sink, a bot) hears of the hand: the hand is durable by then. Called
+    outside a running loop (a caller's own thread), it stores the hand at once and returns None."""
 
     def __init__(self, sinks: Collection[HandSink], recorded: Collection[int] = (),
                  on_hand: Callable[[HandRecord], None] | None = None) -> None:
@@ -169,17 +175,55 @@ class MatchWriter:
         self.seen = HandNumbers(recorded)
         self.on_hand = on_hand
         self.written = 0
+        self._queued: list[HandRecord] = []
+        self._waiting: list[asyncio.Future[None]] = []  # the queued hands' tables: each is told when they are stored
 
-    def hand_finished(self, record: HandRecord) -> None:
-        """Store one finished hand (the HandSink interface)."""
+    def hand_finished(self, record: HandRecord) -> asyncio.Future[None] | None:
+        """Store one finished hand (the HandSink interface): with the others finished in this turn of the loop,
+        once it is over (the future that says so, one per hand: a table stopped while it waits cancels only its
+        own), or at once outside a loop."""
         if record.hand_number in self.seen:
             raise DuplicateHand(f"hand {record.hand_number} of {record.match_id} was sent twice: not stored again")
         self.seen.add(record.hand_number)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._store([record])
+            return None
+        if not self._queued:
+            loop.call_soon(self._flush)
+        self._queued.append(record)
+        stored = loop.create_future()
+        self._waiting.append(stored)
+        return stored
+
+    def _flush(self) -> None:
+        """Store the hands queued in this turn; their tables go on (or fail with what failed) when this is done."""
+        records, self._queued = self._queued, []
+        waiting, self._waiting = self._waiting, []
+        try:
+            self._store(records)
+        except Exception as exc:  # every table that waits on these hands fails with it, as it did alone
+            for stored in waiting:
+                if not stored.done():
+                    stored.set_exception(exc)
+            return
+        for stored in waiting:
+            if not stored.done():
+                stored.set_result(None)
+
+    def _store(self, records: list[HandRecord]) -> None:
         for sink in self.sinks:
-            sink.hand_finished(record)
-        self.written += 1
+            together = getattr(sink, "hands_finished", None)
+            if together is not None:
+                together(records)
+                continue
+            for record in records:
+                sink.hand_finished(record)
+        self.written += len(records)
         if self.on_hand is not None:
-            self.on_hand(record)
+            for record in records:
+                self.on_hand(record)
 
 
 def make_executor(kind: ExecutorKind, ray_address: str | None = None,

@@ -57,6 +57,10 @@ class MatchEntry(Protocol):
         """Record one finished hand (durable when it returns)."""
         ...
 
+    def hands_finished(self, records: Sequence[HandRecord]) -> None:
+        """Record finished hands, in order, all or none of them (durable when it returns)."""
+        ...
+
     def reopen(self) -> None:
         """Verify what is recorded and take it as played (before a lost match is played on)."""
         ...

@@ -161,7 +161,9 @@ class RayExecutor:
             async for ref in stream:
                 message = decode(await ref)
                 if isinstance(message, HandRecord):
-                    sink.hand_finished(message)
+                    stored = sink.hand_finished(message)
+                    if stored is not None:  # the writer stores it after this turn: before the next one is read
+                        await stored
                 elif isinstance(message, MatchResult):
                     ended = True
                     return message
