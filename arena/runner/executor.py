@@ -166,14 +166,16 @@ class MatchWriter:
     The hands that the match's tables finish in one turn of the event loop are stored together, after that turn: a
     sink that can store several at once (``hands_finished``: the ledger, one transaction for them all) gets them in
     one call, the others one by one, in the order the tables finished them. ``hand_finished`` returns what its
-    table awaits before anything else (another sink, a bot) hears of the hand: the hand is durable by then. Called
-    outside a running loop (a caller's own thread), it stores the hand at once and returns None."""
+    table awaits before anything else (another sink, a bot) hears of the hand: the hand is durable by then. Without
+    ``together`` (a match on one table, whose hands come one at a time: waiting for the loop's turn only delays
+    each), or called outside a running loop (a caller's own thread), it stores the hand at once and returns None."""
 
     def __init__(self, sinks: Collection[HandSink], recorded: Collection[int] = (),
-                 on_hand: Callable[[HandRecord], None] | None = None) -> None:
+                 on_hand: Callable[[HandRecord], None] | None = None, together: bool = True) -> None:
         self.sinks = list(sinks)
         self.seen = HandNumbers(recorded)
         self.on_hand = on_hand
+        self.together = together
         self.written = 0
         self._queued: list[HandRecord] = []
         self._waiting: list[asyncio.Future[None]] = []  # the queued hands' tables: each is told when they are stored
@@ -186,8 +188,10 @@ class MatchWriter:
             raise DuplicateHand(f"hand {record.hand_number} of {record.match_id} was sent twice: not stored again")
         self.seen.add(record.hand_number)
         try:
-            loop = asyncio.get_running_loop()
+            loop = asyncio.get_running_loop() if self.together else None
         except RuntimeError:
+            loop = None
+        if loop is None:
             self._store([record])
             return None
         if not self._queued:

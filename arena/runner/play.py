@@ -59,7 +59,8 @@ class MatchRun:
         while True:
             job = part if part is not None else self.job
             try:
-                return await executor.play(job, MatchWriter([self.entry, *sinks], job.recorded, on_hand), control)
+                writer = MatchWriter([self.entry, *sinks], job.recorded, on_hand, together=job.spec.tables > 1)
+                return await executor.play(job, writer, control)
             except WorkerLost as exc:
                 if lost == replays:
                     raise

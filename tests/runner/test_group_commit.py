@@ -133,12 +133,26 @@ def test_a_write_that_fails_fails_the_match_and_stores_none_of_its_hands(tmp_pat
     assert queries.hands_recorded(db, "failing") == len(committed_hands(path, "failing")) < HANDS
 
 
-def test_outside_a_loop_a_hand_is_stored_at_once(tmp_path: Path) -> None:
+def test_outside_a_loop_or_at_one_table_a_hand_is_stored_at_once(tmp_path: Path) -> None:
+    """Called from a thread with no loop, or told its match plays one table at a time (``together=False``: no other
+    table's hand can join it), the writer stores each hand before it returns."""
     db = Database(tmp_path / "sync.db")
-    spec = MatchSpec("sync", "group-commit-seed", 4)
     records: list[HandRecord] = []
-    asyncio.run(Match(spec, [(n, FunctionSeat(n, caller)) for n in ("a", "b")], on_hand=records.append).run())
-    writer = MatchWriter([Ledger(db).open(spec, [BotSpec("a", "", "1"), BotSpec("b", "", "1")])])
-    for record in records:
+    for name in ("sync", "one-table"):
+        spec = MatchSpec(name, "group-commit-seed", 4)
+        asyncio.run(Match(spec, [(n, FunctionSeat(n, caller)) for n in ("a", "b")], on_hand=records.append).run())
+    sync, one_table = records[:4], records[4:]
+    writer = MatchWriter([Ledger(db).open(MatchSpec("sync", "group-commit-seed", 4),
+                                          [BotSpec("a", "", "1"), BotSpec("b", "", "1")])])
+    for record in sync:
         assert writer.hand_finished(record) is None
         assert record.hand_number in committed_hands(tmp_path / "sync.db", "sync")
+    alone = MatchWriter([Ledger(db).open(MatchSpec("one-table", "group-commit-seed", 4),
+                                         [BotSpec("a", "", "1"), BotSpec("b", "", "1")])], together=False)
+
+    async def in_a_loop() -> None:
+        for record in one_table:
+            assert alone.hand_finished(record) is None
+            assert record.hand_number in committed_hands(tmp_path / "sync.db", "one-table")
+
+    asyncio.run(in_a_loop())
