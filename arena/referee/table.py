@@ -243,12 +243,12 @@ class TableRunner:
             end_wire=self._end_wire(play),
             packed_events=packed() if (packed := getattr(hand, "packed_events", None)) else b"",  # for scoring
         )
-        for seat, p in enumerate(seating):
-            self.players[p].participant.net += hand.payoffs[seat]
-        for sink in self.sinks:  # durable before any other sink or bot hears the result
+        for sink in self.sinks:  # durable before any other sink, bot or spectator hears the result
             stored = sink.hand_finished(result)
             if stored is not None:
                 await stored
+        for seat, p in enumerate(seating):  # the match's live figures (the spectator service) count it only now
+            self.players[p].participant.net += hand.payoffs[seat]
         for seat, p in enumerate(seating):
             player = self.players[p]
             await notify(player.seat.hand_finished(result, seat), f"hand end to {player.name}", player.seat)

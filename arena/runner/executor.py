@@ -163,27 +163,28 @@ class MatchWriter:
     """The one writer of a match's hands in the driver: each hand to the sinks (the database first), then to the
     progress callback; a hand recorded already, or sent twice, is refused.
 
-    The hands that the match's tables finish in one turn of the event loop are stored together, after that turn: a
-    sink that can store several at once (``hands_finished``: the ledger, one transaction for them all) gets them in
-    one call, the others one by one, in the order the tables finished them. ``hand_finished`` returns what its
-    table awaits before anything else (another sink, a bot) hears of the hand: the hand is durable by then. Without
-    ``together`` (a match on one table, whose hands come one at a time: waiting for the loop's turn only delays
+    With ``together`` (a match on several tables), the hands that its tables finish in one turn of the event loop
+    are stored together, after that turn: the sinks at the head of the list that can store several at once
+    (``hands_finished``: the ledger, one transaction for them all) get them in one call, then each hand goes to the
+    other sinks and the callback, in the order the tables finished them. ``hand_finished`` then returns what its
+    table awaits before anything else (another sink, a bot, a spectator) hears of the hand: the hand is durable by
+    then. Without it (a match on one table, whose hands come one at a time: waiting for the loop's turn only delays
     each), or called outside a running loop (a caller's own thread), it stores the hand at once and returns None."""
 
     def __init__(self, sinks: Collection[HandSink], recorded: Collection[int] = (),
-                 on_hand: Callable[[HandRecord], None] | None = None, together: bool = True) -> None:
+                 on_hand: Callable[[HandRecord], None] | None = None, together: bool = False) -> None:
         self.sinks = list(sinks)
         self.seen = HandNumbers(recorded)
         self.on_hand = on_hand
         self.together = together
         self.written = 0
         self._queued: list[HandRecord] = []
-        self._waiting: list[asyncio.Future[None]] = []  # the queued hands' tables: each is told when they are stored
+        self._waiting: list[asyncio.Future[None]] = []  # the queued hands' tables: each is told when its hand is
 
     def hand_finished(self, record: HandRecord) -> asyncio.Future[None] | None:
         """Store one finished hand (the HandSink interface): with the others finished in this turn of the loop,
         once it is over (the future that says so, one per hand: a table stopped while it waits cancels only its
-        own), or at once outside a loop."""
+        own), or at once."""
         if record.hand_number in self.seen:
             raise DuplicateHand(f"hand {record.hand_number} of {record.match_id} was sent twice: not stored again")
         self.seen.add(record.hand_number)
@@ -192,42 +193,50 @@ class MatchWriter:
         except RuntimeError:
             loop = None
         if loop is None:
-            self._store([record])
+            self._store([record], [])
             return None
         if not self._queued:
-            loop.call_soon(self._flush)
+            loop.call_soon(self._flush, loop)
         self._queued.append(record)
         stored = loop.create_future()
         self._waiting.append(stored)
         return stored
 
-    def _flush(self) -> None:
-        """Store the hands queued in this turn; their tables go on (or fail with what failed) when this is done."""
+    def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Store the hands queued in this turn; each one's table goes on when it is stored, or fails with what
+        failed (a failed transaction: every one of them; a later sink that failed on a hand: that hand's table and
+        those after it, whose hands are stored but not yet passed on)."""
         records, self._queued = self._queued, []
         waiting, self._waiting = self._waiting, []
         try:
-            self._store(records)
-        except Exception as exc:  # every table that waits on these hands fails with it, as it did alone
+            self._store(records, waiting)
+        except BaseException as exc:
+            told = False
             for stored in waiting:
                 if not stored.done():
                     stored.set_exception(exc)
-            return
-        for stored in waiting:
-            if not stored.done():
-                stored.set_result(None)
+                    told = True
+            if not told:  # every table that waited is gone (stopped): the error is not lost for that
+                loop.call_exception_handler({"message": "storing finished hands failed", "exception": exc})
+            if not isinstance(exc, Exception):
+                raise
 
-    def _store(self, records: list[HandRecord]) -> None:
-        for sink in self.sinks:
-            together = getattr(sink, "hands_finished", None)
-            if together is not None:
-                together(records)
-                continue
-            for record in records:
-                sink.hand_finished(record)
+    def _store(self, records: list[HandRecord], waiting: list[asyncio.Future[None]]) -> None:
+        """Store ``records``, telling each of ``waiting`` (one per record, or none) once its record has been
+        through every sink and the callback; an error leaves those not told yet to the caller."""
+        sinks = self.sinks
+        lead = 0
+        while lead < len(sinks) and hasattr(sinks[lead], "hands_finished"):
+            sinks[lead].hands_finished(records)  # type: ignore[attr-defined]
+            lead += 1
         self.written += len(records)
-        if self.on_hand is not None:
-            for record in records:
+        for at, record in enumerate(records):
+            for sink in sinks[lead:]:
+                sink.hand_finished(record)
+            if self.on_hand is not None:
                 self.on_hand(record)
+            if waiting and not waiting[at].done():
+                waiting[at].set_result(None)
 
 
 def make_executor(kind: ExecutorKind, ray_address: str | None = None,

@@ -1,6 +1,9 @@
-"""Hand evaluator speed: arena's C evaluator against eval7, phevaluator and treys on the same 7-card hands; and
-heads-up board draws (all-in EV's and AIVAT's pre-flop runouts, ``runout_orders``) against eval7's Monte Carlo
-equity, the same number of draws for the same matchups.
+"""Hand evaluator speed: arena's C evaluator against eval7, phevaluator and treys on the same 7-card hands;
+heads-up board draws (``runout_orders``' pre-flop draws, which all-in EV and AIVAT make for three players or more)
+against eval7's Monte Carlo equity, the same number of draws for the same matchups; and exact heads-up pre-flop
+equity over all 1,712,304 boards (what all-in EV and AIVAT read for two players: ``arena_sdk.preflop``'s table)
+against counting the boards with ``runout_orders`` and against eval7's Monte Carlo estimate from 20,000 draws (its
+``py_hand_vs_range_exact`` answers only from the flop on: 0.0 for an empty board).
 
 Run with ``python -c "from tests.bench.bench_evaluator import main; main()"``. Prints two tables; never asserts.
 Every evaluator gets its cards already converted to its own form, so only evaluation (and the Python call
@@ -21,6 +24,7 @@ import treys
 from arena.cards import FULL_DECK, format_card
 from arena.cards.evaluator import evaluate, evaluate_many
 from arena_sdk._eval import runout_orders
+from arena_sdk.preflop import headsup_preflop
 
 with warnings.catch_warnings():  # eval7 calls deprecated pyparsing APIs when imported
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -32,6 +36,8 @@ SEED = 20240607
 REPEATS = 3
 MATCHUPS = 50  # heads-up pre-flop matchups for the board draws
 DRAWS = 20_000  # all-in EV's draws for each
+EXACT_MATCHUPS = 8  # heads-up pre-flop matchups counted board by board (tens of ms each)
+TABLE_READS = 200_000  # reads of the table, over the same matchups
 
 
 def _hands(count: int, seed: int) -> list[list[int]]:
@@ -106,6 +112,7 @@ def main() -> None:
     for name, count, rate in rows:
         print(f"{name:<28} {count:>9,} {rate:>14,.0f} {arena_rate / rate:>21.2f}x")
     draws()
+    exact()
 
 
 def draws() -> None:
@@ -131,6 +138,42 @@ def draws() -> None:
     print(f"{'draws':<34} {'ns a draw':>10} {'draws/s':>14} {'arena / this':>13}")
     for name, rate in rows:
         print(f"{name:<34} {1e9 / rate:>10.1f} {rate:>14,.0f} {rows[0][1] / rate:>12.2f}x")
+
+
+def exact() -> None:
+    """Exact heads-up pre-flop equity, all 1,712,304 boards of a matchup: arena's table (``headsup_preflop``)
+    against counting every board with ``runout_orders`` (tens of milliseconds a matchup), and against eval7's
+    Monte Carlo estimate from ``DRAWS`` draws (the peer's nearest answer: within about 0.4% of the exact one). The
+    table's answers are checked against the counts on the way."""
+    rng = random.Random(SEED)
+    matchups = [rng.sample(FULL_DECK, 4) for _ in range(EXACT_MATCHUPS)]
+    read = [headsup_preflop(m[:2], m[2:]) for m in matchups]
+    counted = [runout_orders([tuple(m[:2]), tuple(m[2:])], (), 0, 0) for m in matchups]
+    assert read == [(o.get((0, 1), 0), o.get((1, 0), 0), o.get((0, 0), 0)) for o in counted]
+    e7 = [([eval7.Card(format_card(c)) for c in m[:2]], eval7.HandRange("".join(format_card(c) for c in m[2:])))
+          for m in matchups]
+    many = matchups * (TABLE_READS // EXACT_MATCHUPS)
+
+    def table_run() -> None:
+        for m in many:
+            headsup_preflop(m[:2], m[2:])
+
+    def counting_run() -> None:
+        for m in matchups:
+            runout_orders([tuple(m[:2]), tuple(m[2:])], (), 0, 0)
+
+    def eval7_run() -> None:
+        for hand, villain in e7:
+            eval7.py_hand_vs_range_monte_carlo(hand, villain, [], DRAWS)
+
+    rows = [("arena headsup_preflop (table)", _time(table_run, len(many), REPEATS)),
+            ("arena runout_orders, every board", _time(counting_run, EXACT_MATCHUPS, 1)),
+            (f"eval7 Monte Carlo, {DRAWS:,} draws", _time(eval7_run, EXACT_MATCHUPS, REPEATS))]
+    print(f"\nheads-up pre-flop equity, {EXACT_MATCHUPS} matchups (the table: {len(many):,} reads, best of {REPEATS} "
+          "runs; counting every board: 1 run)")
+    print(f"{'equity':<34} {'exact':>6} {'µs a matchup':>13} {'matchups/s':>12} {'table / this':>13}")
+    for (name, rate), is_exact in zip(rows, ("yes", "yes", "no"), strict=True):
+        print(f"{name:<34} {is_exact:>6} {1e6 / rate:>13.2f} {rate:>12,.1f} {rows[0][1] / rate:>12,.0f}x")
 
 
 if __name__ == "__main__":

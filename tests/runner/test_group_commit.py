@@ -5,6 +5,7 @@ committed before any later sink or any bot hears of it."""
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -76,7 +77,7 @@ def play(tmp_path: Path, name: str) -> tuple[Database, LedgerEntry, list[int], L
     later = LaterSink(path, name)
     heard: list[tuple[int, bool]] = []
     seats = [(n, Witness(n, path, name, heard)) for n in ("a", "b")]
-    writer = MatchWriter([entry])
+    writer = MatchWriter([entry], together=True)
     asyncio.run(Match(spec, seats, [writer, later]).run())  # type: ignore[arg-type]
     return db, entry, sizes, later, heard
 
@@ -128,14 +129,14 @@ def test_a_write_that_fails_fails_the_match_and_stores_none_of_its_hands(tmp_pat
     heard: list[tuple[int, bool]] = []
     seats = [(n, Witness(n, path, "failing", heard)) for n in ("a", "b")]
     with pytest.raises(RecordsDamaged, match="disk I/O error"):
-        asyncio.run(Match(spec, seats, [MatchWriter([entry])]).run())  # type: ignore[arg-type]
+        asyncio.run(Match(spec, seats, [MatchWriter([entry], together=True)]).run())  # type: ignore[arg-type]
     assert all(committed for _, committed in heard)
     assert queries.hands_recorded(db, "failing") == len(committed_hands(path, "failing")) < HANDS
 
 
 def test_outside_a_loop_or_at_one_table_a_hand_is_stored_at_once(tmp_path: Path) -> None:
-    """Called from a thread with no loop, or told its match plays one table at a time (``together=False``: no other
-    table's hand can join it), the writer stores each hand before it returns."""
+    """Called from a thread with no loop, or not told its match plays several tables at once (``together``: no
+    other table's hand can join it), the writer stores each hand before it returns."""
     db = Database(tmp_path / "sync.db")
     records: list[HandRecord] = []
     for name in ("sync", "one-table"):
@@ -143,12 +144,12 @@ def test_outside_a_loop_or_at_one_table_a_hand_is_stored_at_once(tmp_path: Path)
         asyncio.run(Match(spec, [(n, FunctionSeat(n, caller)) for n in ("a", "b")], on_hand=records.append).run())
     sync, one_table = records[:4], records[4:]
     writer = MatchWriter([Ledger(db).open(MatchSpec("sync", "group-commit-seed", 4),
-                                          [BotSpec("a", "", "1"), BotSpec("b", "", "1")])])
+                                          [BotSpec("a", "", "1"), BotSpec("b", "", "1")])], together=True)
     for record in sync:
         assert writer.hand_finished(record) is None
         assert record.hand_number in committed_hands(tmp_path / "sync.db", "sync")
     alone = MatchWriter([Ledger(db).open(MatchSpec("one-table", "group-commit-seed", 4),
-                                         [BotSpec("a", "", "1"), BotSpec("b", "", "1")])], together=False)
+                                         [BotSpec("a", "", "1"), BotSpec("b", "", "1")])])
 
     async def in_a_loop() -> None:
         for record in one_table:
@@ -156,3 +157,111 @@ def test_outside_a_loop_or_at_one_table_a_hand_is_stored_at_once(tmp_path: Path)
             assert record.hand_number in committed_hands(tmp_path / "sync.db", "one-table")
 
     asyncio.run(in_a_loop())
+
+
+def test_the_match_s_live_figures_count_a_hand_only_once_it_is_stored() -> None:
+    """The spectator service shows each bot's net chips as the match goes (``Participant.net``): when a hand comes
+    to the writer, and while it is being stored (its table waiting), they hold the hands stored before it and not
+    this one; once it is stored they count it."""
+    spec = MatchSpec("live", "group-commit-seed", 24)
+    rng = random.Random(3)
+
+    def sometimes_folds(decision: Decision) -> Action:
+        legal = decision.view.legal
+        assert legal is not None
+        return Action(ActionKind.FOLD) if legal.call_amount and rng.random() < 0.3 else caller(decision)
+
+    class Storing:
+        """A writer that takes a turn of the loop to store each hand, noting the live figures as it goes."""
+
+        def __init__(self) -> None:
+            self.stored = [0, 0]  # what the hands stored so far add up to, per participant
+            self.seen: list[tuple[list[int], list[int], list[int]]] = []  # live when a hand came, while stored; stored
+
+        def hand_finished(self, record: HandRecord) -> asyncio.Future[None]:
+            came = [p.net for p in match.participants]
+            done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+            def store() -> None:
+                self.seen.append((came, [p.net for p in match.participants], list(self.stored)))
+                for seat, participant in enumerate(record.seating):
+                    self.stored[participant] += record.payoffs[seat]
+                done.set_result(None)
+
+            asyncio.get_running_loop().call_soon(store)
+            return done
+
+    writer = Storing()
+    seats = [("a", FunctionSeat("a", caller)), ("b", FunctionSeat("b", sometimes_folds))]
+    match = Match(spec, seats, [writer])
+    asyncio.run(match.run())
+    assert len(writer.seen) == 24
+    for came, storing, stored in writer.seen:
+        assert came == storing == stored
+    assert [p.net for p in match.participants] == writer.stored != [0, 0]
+
+
+class FailsOn:
+    """A sink after the ledger (a hand-history writer) that fails on one hand."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.got: list[int] = []
+
+    def hand_finished(self, record: HandRecord) -> None:
+        if record.hand_number == self.number:
+            raise OSError("no space left on device")
+        self.got.append(record.hand_number)
+
+
+def test_a_later_sink_that_fails_on_one_hand_fails_that_table_and_those_after_it_only(tmp_path: Path) -> None:
+    """Three tables' hands stored together, and a sink after the ledger that fails on the second: the first hand
+    goes on to the callback and its table on; the second's and the third's tables fail with the error, their hands
+    committed (the ledger came first) and counted as written."""
+    spec = MatchSpec("later", "group-commit-seed", 3)
+    records: list[HandRecord] = []
+    asyncio.run(Match(spec, [(n, FunctionSeat(n, caller)) for n in ("a", "b")], on_hand=records.append).run())
+    records = records[:3]
+    db = Database(tmp_path / "later.db")
+    entry = Ledger(db).open(spec, [BotSpec("a", "", "1"), BotSpec("b", "", "1")])
+    failing = FailsOn(records[1].hand_number)
+    heard: list[int] = []
+    writer = MatchWriter([entry, failing], on_hand=lambda r: heard.append(r.hand_number), together=True)
+
+    async def three_tables() -> list[BaseException | None]:
+        waits = [writer.hand_finished(record) for record in records]
+        outcomes = await asyncio.gather(*(w for w in waits if w is not None), return_exceptions=True)
+        return [o if isinstance(o, BaseException) else None for o in outcomes]
+
+    first, second, third = asyncio.run(three_tables())
+    assert first is None and isinstance(second, OSError) and second is third
+    assert failing.got == heard == [records[0].hand_number]
+    assert writer.written == 3 and queries.hands_recorded(db, "later") == 3
+
+
+def test_a_failure_whose_tables_are_all_gone_still_reaches_the_loop(tmp_path: Path) -> None:
+    """A transaction that fails after every table waiting on it was stopped: the error goes to the loop's
+    exception handler (logged), not nowhere."""
+    spec = MatchSpec("gone", "group-commit-seed", 1)
+    records: list[HandRecord] = []
+    asyncio.run(Match(spec, [(n, FunctionSeat(n, caller)) for n in ("a", "b")], on_hand=records.append).run())
+
+    class Refuses:
+        def hands_finished(self, batch: Sequence[HandRecord]) -> None:
+            raise RecordsDamaged("cannot be written (disk I/O error)")
+
+        def hand_finished(self, record: HandRecord) -> None:
+            self.hands_finished([record])
+
+    writer = MatchWriter([Refuses()], together=True)
+    reported: list[BaseException] = []
+
+    async def stopped_table() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: reported.append(context["exception"]))
+        waiting = writer.hand_finished(records[0])
+        assert waiting is not None
+        waiting.cancel()  # its table was stopped before the turn ended
+        await asyncio.sleep(0)
+
+    asyncio.run(stopped_table())
+    assert len(reported) == 1 and "disk I/O error" in str(reported[0])
