@@ -79,7 +79,9 @@ def _foreign(value: Any) -> str:
     return f"<{type(value).__name__}:{bytes(value).hex() if isinstance(value, bytes | bytearray) else value!r}>"
 
 
-_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_foreign)
+# (no circular check: the values are lists of numbers and strings, made here; it only cost each hand's digests 10%)
+_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_foreign,
+                         check_circular=False)
 
 
 def canonical(value: Any) -> bytes:

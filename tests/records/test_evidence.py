@@ -296,3 +296,33 @@ def test_a_league_host_restarting_on_an_edited_record_refuses_to_start_with_stat
     assert "records damaged" in out.output and "the hand written 2nd is not there" in out.output
     info = queries.require(Database(path, read_only=True), "lg-000001")
     assert info.status is MatchStatus.RUNNING and not info.seed  # not ended, its seed not published
+
+
+def test_the_evidence_format_is_pinned() -> None:
+    """The digests, a chain link and a final hash of a fixed hand, as the first schema-5 code made them: a
+    recorded match is verified by recomputing them, so any change to how they are made (the canonical JSON's
+    floats, None, non-ASCII text, key order) would fail every match recorded before it."""
+    from arena.records.codec import HandRows
+
+    rows = HandRows(
+        hand=(7, 3, 1, "table-1.2", 1, "AsKd2c3h", "2c3h4d", 1796462653.362305, 1796462653.5, None),
+        seats=((0, 1, "AsKd", 20000, -150, 19850), (1, 0, "QhQc", 20000, 150, 20150)),
+        actions=(
+            (0, 0, 0, "POST_SMALL_BLIND", 50, "", 0, -1, None, None, None, None, None, None),
+            (1, 0, 1, "POST_BIG_BLIND", 100, "", 0, -1, None, None, None, None, None, None),
+            (2, 0, 0, "RAISE", 300, "", 0, -1, "ok", 0.013671000488102436, 7001, '["R7.2: too small"]',
+             '[["RAISE", 300, 0.5], ["CALL", 0, 0.5]]', "café ♠ — a note"),
+            (3, 0, 1, "FOLD", 0, "", 0, -1, "timeout", 2000.0, 7002, None, None, None),
+        ),
+        violations=((1, "timeout", ""), (0, "illegal", "R7.2: too small")),
+    )
+    digests = part_digests(rows)
+    assert digests == ("ce2ea4c2ba153f3d8f906e9625c4063f", "09e9db9db66923388bc517126cb04a97",
+                       "f602e33e2dd32a636f95236a36971be7", "93bb65bafa4de9e988edfd47cfc8fe45",
+                       "7b18065aac0b3b573ae15f569e530bb9", "a2b2805125f8af29003cf8cee5833923",
+                       "178fe752bfe978bc2ed9d1f0c165b484", "4a6ceb9c18f34bee78576ed5d819ac68")
+    link = chain_link("c0ffee", 7, digests)
+    assert link == "77dd5712a14af543a02c3f12c7a1877aff3827125a1a48980255f5a9a71f796d"
+    outcomes = [(0, "finished", ""), (1, "forfeited", "timeouts")]
+    assert final_hash("c0ffee", link, 1, "completed", outcomes, []) == \
+        "cc822efd8c65bdc1311b33ee40a80760f7156a55e45f23fab0739fc933e48adf"

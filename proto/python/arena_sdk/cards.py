@@ -67,4 +67,4 @@ def format_card(card: int) -> str:
 
 def format_cards(cards: Iterable[int], sep: str = "") -> str:
     """Text form of several cards, joined by ``sep``."""
-    return sep.join(_TEXT[c] for c in cards)
+    return sep.join(map(_TEXT.__getitem__, cards))  # (a generator expression was twice as slow: the records' rows)
