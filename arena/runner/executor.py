@@ -179,7 +179,7 @@ class MatchWriter:
         self.together = together
         self.written = 0
         self._queued: list[HandRecord] = []
-        self._waiting: list[asyncio.Future[None]] = []  # the queued hands' tables: each is told when its hand is
+        self._waiting: list[asyncio.Future[None]] = []  # the queued hands' tables: each told once its hand is stored
 
     def hand_finished(self, record: HandRecord) -> asyncio.Future[None] | None:
         """Store one finished hand (the HandSink interface): with the others finished in this turn of the loop,
