@@ -1240,7 +1240,9 @@ static PyObject *py_headsup_preflop(PyObject *self, PyObject *args)
     const int cards[4] = {a[0], a[1], b[0], b[1]};
     for (int i = 0; i < 4; i++) {
         if (cards[i] < 0 || cards[i] > 51 || (seen >> cards[i]) & 1) {
-            PyErr_SetString(PyExc_ValueError, "headsup_preflop(): cards must be four distinct ints 0..51 (R1.1: a card is one of 52, dealt once)");
+            PyErr_SetString(PyExc_ValueError,
+                            "headsup_preflop(): cards must be four distinct ints 0..51 (R1.1: a card is one of 52, "
+                            "dealt once)");
             return NULL;
         }
         seen |= 1ULL << cards[i];
