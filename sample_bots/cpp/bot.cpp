@@ -779,7 +779,11 @@ int play_match(const Config& config, Session& session) {
     for (;;) {
       double left = config.reconnect_s - seconds_since(broke_at);
       if (left <= 0) break;
-      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, wait * jitter(rng))));
+      const double pause = wait * jitter(rng);
+      // a try made at the end of the time allowed is the last one (a clock that read a hair short after the sleep
+      // once let one more try in after it)
+      const bool final = pause >= left;
+      std::this_thread::sleep_for(std::chrono::duration<double>(final ? left : pause));
       wait = std::min(kRetryMaxS, wait * 2);
       ++tries;
       status = session.stream(*stub, broke_at);
@@ -790,6 +794,7 @@ int play_match(const Config& config, Session& session) {
       why = describe(status);
       log("reconnect try " + std::to_string(tries) + " failed (" + why + ")" +
           (session.welcomed() ? ": it broke again before any request" : ""));
+      if (final) break;
     }
     if (!done) {
       log("the stream broke before MatchEnd and " + std::to_string(tries) + " tries to join again in " + bound +

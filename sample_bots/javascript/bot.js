@@ -517,13 +517,18 @@ async function rejoin(client, join, why, reconnectS) {
   for (;;) {
     const left = budgetMs - (Date.now() - brokeAt);
     if (left <= 0) break;
-    await sleep(Math.min(left, wait * (0.8 + 0.4 * Math.random())));
+    // a try made at the end of the time allowed is the last one (a clock that read a millisecond short after the
+    // sleep once let one more try in after it)
+    const pause = wait * (0.8 + 0.4 * Math.random());
+    const final = pause >= left;
+    await sleep(final ? left : pause);
     wait = Math.min(MATCH_RETRY_MAX_MS, wait * 2);
     tries += 1;
     const end = await matchStream(client, join, brokeAt);
     if (!end.broken || (end.welcomed && end.asked)) return end;
     last = end.broken;
     log(`reconnect try ${tries} failed (${last})${end.welcomed ? ': it broke again before any request' : ''}`);
+    if (final) break;
   }
   log(`the stream broke before MatchEnd and ${tries} tries to join again in ${reconnectS} s failed (last: ${last}); ` +
     'exiting');

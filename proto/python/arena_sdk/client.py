@@ -177,7 +177,10 @@ async def _rejoin(bot: Bot, join: bot_pb2.Join, channel: grpc.aio.Channel, polic
         left = policy.for_s - (time.monotonic() - broke_at)
         if left <= 0:
             break
-        await asyncio.sleep(min(wait, left))
+        # a try made at the end of the time allowed is the last one (asyncio may wake a timer a hair early, which
+        # would let one more try in after it)
+        final = wait >= left
+        await asyncio.sleep(left if final else wait)
         tries += 1
         # no wait for the channel: a referee that is away fails the call at once (UNAVAILABLE), one more try
         session = Session(bot, join, match_id=broken.match_id, broke_at=broke_at)
@@ -187,6 +190,8 @@ async def _rejoin(bot: Bot, join: bot_pb2.Join, channel: grpc.aio.Channel, polic
         why = session.broken
         log.warning("reconnect try %d failed (%s)%s", tries, why,
                     ": it broke again before any request" if session.welcomed else "")
+        if final:
+            break
     return (f"the stream broke before MatchEnd and {tries} tries to join again in {policy.for_s:g} s failed "
             f"(last: {why})")
 
