@@ -86,6 +86,12 @@ class LedgerEntry:
         nowhere has a commitment, but no record to chain or seal)."""
         return self.db is not None and self.commitment_version >= COMMITMENT_VERSION
 
+    @property
+    def commits(self) -> bool:
+        """Whether recording a hand commits a transaction (a match recorded in a database): then several hands
+        stored in one (``hands_finished``) cost less than one each; recorded nowhere, they cost nothing either way."""
+        return self.db is not None
+
     # ------------------------------------------------------------------ recording
 
     def hand_finished(self, record: HandRecord) -> None:

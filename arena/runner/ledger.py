@@ -53,6 +53,11 @@ class MatchEntry(Protocol):
         """The match's final hash, once finished."""
         ...
 
+    @property
+    def commits(self) -> bool:
+        """Whether recording a hand commits a transaction (several in one cost less than one each)."""
+        ...
+
     def hand_finished(self, record: HandRecord) -> None:
         """Record one finished hand (durable when it returns)."""
         ...

@@ -59,7 +59,9 @@ class MatchRun:
         while True:
             job = part if part is not None else self.job
             try:
-                writer = MatchWriter([self.entry, *sinks], job.recorded, on_hand, together=job.spec.tables > 1)
+                # several tables' hands in one transaction; a match recorded nowhere has nothing to wait for
+                together = job.spec.tables > 1 and self.entry.commits
+                writer = MatchWriter([self.entry, *sinks], job.recorded, on_hand, together=together)
                 return await executor.play(job, writer, control)
             except WorkerLost as exc:
                 if lost == replays:

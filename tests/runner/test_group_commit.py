@@ -17,9 +17,10 @@ from arena.records import RecordsDamaged, queries
 from arena.records.db import Database
 from arena.records.ledger import Ledger, LedgerEntry
 from arena.records.verify import verify_match
-from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchSpec
+from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchResult, MatchSpec
 from arena.runner.bots import BotSpec
-from arena.runner.executor import MatchWriter
+from arena.runner.executor import MatchControl, MatchJob, MatchWriter
+from arena.runner.play import MatchRun
 
 TABLES = 8
 HANDS = 96
@@ -157,6 +158,35 @@ def test_outside_a_loop_or_at_one_table_a_hand_is_stored_at_once(tmp_path: Path)
             assert record.hand_number in committed_hands(tmp_path / "sync.db", "one-table")
 
     asyncio.run(in_a_loop())
+
+
+class _Caught(Exception):
+    """Raised by ``Catcher`` once it has the writer."""
+
+
+class Catcher:
+    """An executor that only keeps the writer a match run gives it."""
+
+    writer: MatchWriter | None = None
+
+    async def play(self, job: MatchJob, writer: MatchWriter, control: MatchControl | None = None) -> MatchResult:
+        self.writer = writer
+        raise _Caught
+
+
+@pytest.mark.parametrize(("recorded", "tables", "together"), [(True, 8, True), (False, 8, False), (True, 1, False)])
+def test_a_match_run_writes_together_only_what_a_database_commits(tmp_path: Path, recorded: bool, tables: int,
+                                                                   together: bool) -> None:
+    """Several tables' hands wait for one transaction only when the match is recorded in a database: recorded
+    nowhere, nothing is gained by waiting (each hand cost its table a suspension and the loop a turn: 8% of a
+    64-table match's wall time), and on one table no other hand can join it."""
+    ledger = Ledger(Database(tmp_path / "r.db") if recorded else None)
+    job = MatchJob(MatchSpec("run", "group-commit-seed", 16, tables=tables), (BotSpec("a", "", "1"),
+                                                                             BotSpec("b", "", "1")))
+    catcher = Catcher()
+    with pytest.raises(_Caught):
+        asyncio.run(MatchRun(ledger, job).play(catcher))
+    assert catcher.writer is not None and catcher.writer.together is together
 
 
 def test_the_match_s_live_figures_count_a_hand_only_once_it_is_stored() -> None:
