@@ -163,13 +163,14 @@ class MatchWriter:
     """The one writer of a match's hands in the driver: each hand to the sinks (the database first), then to the
     progress callback; a hand recorded already, or sent twice, is refused.
 
-    With ``together`` (a match on several tables, recorded in a database), the hands that its tables finish in one turn of the event loop
-    are stored together, after that turn: the sinks at the head of the list that can store several at once
-    (``hands_finished``: the ledger, one transaction for them all) get them in one call, then each hand goes to the
-    other sinks and the callback, in the order the tables finished them. ``hand_finished`` then returns what its
-    table awaits before anything else (another sink, a bot, a spectator) hears of the hand: the hand is durable by
-    then. Without it (a match on one table, whose hands come one at a time, or one recorded nowhere: waiting for the
-    loop's turn only delays each), or called outside a running loop (a caller's own thread), it stores the hand at once and returns None."""
+    With ``together`` (a match on several tables, recorded in a database), the hands that its tables finish in one
+    turn of the event loop are stored together, after that turn: the sinks at the head of the list that can store
+    several at once (``hands_finished``: the ledger, one transaction for them all) get them in one call, then each
+    hand goes to the other sinks and the callback, in the order the tables finished them. ``hand_finished`` then
+    returns what its table awaits before anything else (another sink, a bot, a spectator) hears of the hand: the
+    hand is durable by then. Without it (a match on one table, whose hands come one at a time, or one recorded
+    nowhere: waiting for the loop's turn only delays each), or called outside a running loop (a caller's own
+    thread), it stores the hand at once and returns None."""
 
     def __init__(self, sinks: Collection[HandSink], recorded: Collection[int] = (),
                  on_hand: Callable[[HandRecord], None] | None = None, together: bool = False) -> None:
