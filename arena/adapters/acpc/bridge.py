@@ -347,7 +347,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AcpcGameError as exc:
         print(f"arena acpc-bridge: {exc}", file=sys.stderr)
         return 2
-    from arena_sdk.client import run  # loads gRPC: only now
+    from arena_sdk.grpc_tuning import import_grpc
+
+    import_grpc()  # loads gRPC (arena_sdk.grpc_tuning): only now
+    from arena_sdk.client import run
 
     server = listen(args.listen)
     host, port = server.getsockname()[:2]

@@ -1,0 +1,67 @@
+"""gRPC's experiments that the referee and the SDK's bots turn off (``arena_sdk.grpc_tuning``): set for gRPC's own
+import in every process that serves or plays, never left in the environment a bot or any other child inherits, and
+never over a user's own setting."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena_sdk import grpc_tuning
+
+REPO = Path(__file__).resolve().parents[2]
+
+# what a fresh process reports once the module is imported: whether gRPC was loaded with the experiments turned off,
+# whether gRPC is loaded at all, and what the environment holds afterwards
+PROBE = """
+import importlib, json, os, sys
+importlib.import_module(sys.argv[1])
+if sys.argv[1] == "arena_sdk":
+    from arena_sdk import run  # a bot's way in
+from arena_sdk import grpc_tuning
+print(json.dumps([grpc_tuning.applied, "grpc" in sys.modules, os.environ.get("GRPC_EXPERIMENTS")]))
+"""
+
+
+def probe(module: str, env: dict[str, str] | None = None) -> tuple[bool, bool, str | None]:
+    """Import ``module`` first thing in a new interpreter: (tuned, gRPC loaded, GRPC_EXPERIMENTS afterwards)."""
+    base = {k: v for k, v in os.environ.items() if k != grpc_tuning.VARIABLE}
+    done = subprocess.run([sys.executable, "-c", PROBE, module], capture_output=True, text=True, cwd=REPO,
+                          env={**base, **(env or {})}, timeout=60, check=True)
+    applied, loaded, left = json.loads(done.stdout.strip().splitlines()[-1])
+    return applied, loaded, left
+
+
+@pytest.mark.skipif(not grpc_tuning._measured_release(), reason="a grpcio release these were not measured on")
+@pytest.mark.parametrize("module", ["arena.cli.match", "arena.cli.tournament", "arena.cli.host", "arena.cli.demo",
+                                    "arena.runner.match_worker", "arena_sdk"])
+def test_every_process_that_serves_or_plays_loads_grpc_tuned_and_leaves_no_trace(module: str) -> None:
+    """A referee (a match, a tournament, a league host, the demo, a Ray node's match worker) and a bot of the SDK
+    load gRPC with the experiments turned off, and nothing a child process could inherit is left behind."""
+    assert probe(module) == (True, True, None)
+
+
+def test_a_user_s_own_setting_is_kept_as_it_is() -> None:
+    """GRPC_EXPERIMENTS set by the user is theirs: gRPC reads it unchanged and it stays in the environment."""
+    assert probe("arena.cli.match", {grpc_tuning.VARIABLE: "-event_engine_client"}) == (
+        False, True, "-event_engine_client")
+
+
+def test_commands_that_serve_nothing_do_not_load_grpc() -> None:
+    """The results side (a leaderboard) still starts without gRPC."""
+    assert probe("arena.cli.leaderboard") == (False, False, None)
+
+
+def test_an_unmeasured_grpcio_release_gets_nothing_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a release whose experiments were not measured here nothing is set (an unknown name makes gRPC log an
+    error as it loads); an unreadable version counts as unmeasured."""
+    for version in ("1.84.2", "1.99.0", "2.0.0", "not a version"):
+        monkeypatch.setattr(grpc_tuning.metadata, "version", lambda _name, v=version: v)
+        assert not grpc_tuning._measured_release(), version
+    monkeypatch.setattr(grpc_tuning.metadata, "version", lambda _name: "1.85.3")
+    assert grpc_tuning._measured_release()
