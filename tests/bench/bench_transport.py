@@ -63,7 +63,11 @@ def build_cpp_server(folder: Path) -> Path | None:
 def aio_server(port: int, total: int, players: int) -> None:
     """The grpc.aio server (run in a process of its own: ``python -m tests.bench.bench_transport PORT N PLAYERS``):
     the last bot to join drives every stream from its handler's coroutine, awaiting each request's ``write`` and its
-    answer's ``read`` in turn (the others' handlers wait for the end)."""
+    answer's ``read`` in turn (the others' handlers wait for the end). gRPC is loaded as the referee loads it
+    (``arena_sdk.grpc_tuning``)."""
+    from arena_sdk.grpc_tuning import import_grpc
+
+    import_grpc()
     import grpc
 
     from arena_sdk.pb import bot_pb2, poker_pb2
