@@ -2,9 +2,10 @@
 
 grpcio 1.85 serves each connection's reads and writes on its EventEngine's threads and hands every completion to
 the thread that polls for the event loop; with the experiments below turned off it does the I/O on that polling
-thread itself, as gRPC long did. On this project's two-core machine that took 4 to 16% off the wall time of a
-match (``farm-bench`` paired runs of ``arena match``, C++ bots: 0.945 at 64 tables, 0.845 at one table; Python SDK
-bots at 64 tables, referee and bots both tuned: 0.937), with fewer threads woken for each message.
+thread itself, as gRPC long did. On this project's two-core machine that took 10 to 17% off the wall time of a
+match (``farm-bench`` paired runs of ``arena match`` against the code before: C++ bots 0.904 at 64 tables and 0.831
+at one table; Python SDK bots at 64 tables, the referee and the bots tuned, 0.867), with fewer threads woken for
+each message.
 
 gRPC reads ``GRPC_EXPERIMENTS`` once, as its core loads, so ``import_grpc`` sets the variable for that import only
 and then puts the environment back as it was: no process started afterwards (a bot above all: other gRPC
