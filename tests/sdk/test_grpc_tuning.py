@@ -60,8 +60,15 @@ def test_commands_that_serve_nothing_do_not_load_grpc() -> None:
 def test_an_unmeasured_grpcio_release_gets_nothing_set(monkeypatch: pytest.MonkeyPatch) -> None:
     """For a release whose experiments were not measured here nothing is set (an unknown name makes gRPC log an
     error as it loads); an unreadable version counts as unmeasured."""
-    for version in ("1.84.2", "1.99.0", "2.0.0", "not a version"):
-        monkeypatch.setattr(grpc_tuning.metadata, "version", lambda _name, v=version: v)
+    for version in ("1.84.2", "1.99.0", "2.0.0", "not a version", ""):
+        monkeypatch.setattr(grpc_tuning, "installed_version", lambda v=version: v)
         assert not grpc_tuning._measured_release(), version
-    monkeypatch.setattr(grpc_tuning.metadata, "version", lambda _name: "1.85.3")
+    monkeypatch.setattr(grpc_tuning, "installed_version", lambda: "1.85.3")
     assert grpc_tuning._measured_release()
+
+
+def test_the_version_read_without_loading_grpc_is_grpcio_s_own() -> None:
+    """What is read from the file is what the installed grpcio's metadata says."""
+    from importlib import metadata
+
+    assert grpc_tuning.installed_version() == metadata.version("grpcio")
