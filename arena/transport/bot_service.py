@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import grpc
 
@@ -64,7 +64,8 @@ class BotServicer:
                 self.Play, request_deserializer=bot_pb2.BotMessage.FromString, response_serializer=bytes),
         })
 
-    async def Play(self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context) -> AsyncIterator[bytes]:
+    async def Play(self, request_iterator: AsyncIterator[bot_pb2.BotMessage], context: Context,
+                   ) -> AsyncGenerator[bytes, None]:
         peer = context.peer()
         host = peer_host(peer)
         crowded = self.guard.open(host)
@@ -119,14 +120,25 @@ class BotServicer:
         else:
             log.info("%s joined as %s (%s %s) from %s", endpoint.name, convert.printable(first.join.bot_name),
                      convert.printable(first.join.language), convert.printable(first.join.bot_version), peer)
-            reader = asyncio.create_task(self._read(request_iterator, endpoint, session))
+            reader = StreamReader(endpoint, session, self.limits)
+            direct = request_iterator if isinstance(request_iterator, DirectMessages) else None
+            if direct is not None:
+                direct.direct(reader)
+            else:
+                reading = asyncio.create_task(self._read(request_iterator, reader))
             self.claims.hold(peer)
             try:
-                async for message in _outgoing(conn):
-                    yield message
+                if direct is not None:
+                    await direct.write_from(conn)
+                else:
+                    async for message in _outgoing(conn):
+                        yield message
             finally:
                 self.claims.release(peer)
-                reader.cancel()
+                if direct is not None:
+                    direct.direct(None)
+                else:
+                    reading.cancel()
                 endpoint.detach(conn)
         if conn.closing is not None:
             await context.abort(getattr(grpc.StatusCode, conn.closing.code), conn.closing.details)
@@ -154,62 +166,98 @@ class BotServicer:
             return (bot_pb2.ERROR_CODE_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED, text), None
         return None, endpoint
 
-    async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage], endpoint: Endpoint, session: BotSession,
-                    ) -> None:
-        """Everything after the Join: Actions go to the stream's session (while it is its endpoint's newest);
-        anything else gets an Error."""
-        conn = session.conn
-        bucket = TokenBucket(self.limits.messages_per_second, self.limits.burst)
+    async def _read(self, requests: AsyncIterator[bot_pb2.BotMessage], reader: StreamReader) -> None:
+        """Everything after the Join, read from the stream's iterator (grpc.aio's) into ``reader``."""
         try:
             async for message in requests:
-                kind = message.WhichOneof("msg")
-                if kind == "action" or kind == "actions":
-                    # Answers to open requests are always welcome, however fast the bot is; the limit is for the
-                    # rest: each Action that answers no open request (none is open by its ids, or it was answered
-                    # already) takes a token as it is read, and so does an empty batch; a stream out of tokens is
-                    # closed there, the rest of its batch unread (one token never buys a batch of strays). Nothing
-                    # is delivered from a stream that is no longer its endpoint's newest (the newer one failed every
-                    # request open on this one): none of its Actions answers anything
-                    actions = (message.action,) if kind == "action" else message.actions.actions
-                    if not actions and not self._take(bucket, conn):
-                        return
-                    for action in actions:
-                        if not (endpoint.session is session and session.deliver(action)) and \
-                                not self._take(bucket, conn):
-                            return
-                    continue
-                if not self._take(bucket, conn):
+                if not reader.handle(message):
                     return
-                if kind == "join":
-                    conn.send(error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, "already joined: Join only once"))
-                else:
-                    conn.send(error_message(
-                        bot_pb2.ERROR_CODE_MALFORMED,
-                        "a message with neither join nor action (an unknown message type?) was ignored",
-                    ))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # bytes that are not a BotMessage, or a message over the size limit
-            log.info("stream of %s broke: %r", endpoint.name, exc)
-            text = (f"a message could not be read as a BotMessage (not protobuf, or over "
-                    f"{self.limits.max_message_bytes} bytes): stream closed; reconnect with your token to play on")
-            conn.send(error_message(bot_pb2.ERROR_CODE_MALFORMED, text, fatal=True))
-            conn.close("INVALID_ARGUMENT", text)
+            reader.broke(exc)
             return
-        conn.close()
+        reader.ended()
 
-    def _take(self, bucket: TokenBucket, conn: Connection) -> bool:
+
+class StreamReader:
+    """Everything a joined stream sends after its Join: Actions go to the stream's session (while it is its
+    endpoint's newest); anything else gets an Error. ``handle`` takes each message as it is read, synchronously:
+    from grpc.aio's iterator (``BotServicer._read``) or straight from the C++ server's events
+    (``arena.transport.native_server``), with no task of its own."""
+
+    def __init__(self, endpoint: Endpoint, session: BotSession, limits: ServerLimits) -> None:
+        self.endpoint = endpoint
+        self.session = session
+        self.conn = session.conn
+        self.limits = limits
+        self.bucket = TokenBucket(limits.messages_per_second, limits.burst)
+
+    def handle(self, message: bot_pb2.BotMessage) -> bool:
+        """Act on one message; False once the stream is closed (nothing more it sends is read)."""
+        endpoint, session, conn = self.endpoint, self.session, self.conn
+        kind = message.WhichOneof("msg")
+        if kind == "action" or kind == "actions":
+            # Answers to open requests are always welcome, however fast the bot is; the limit is for the rest:
+            # each Action that answers no open request (none is open by its ids, or it was answered already) takes
+            # a token as it is read, and so does an empty batch; a stream out of tokens is closed there, the rest
+            # of its batch unread (one token never buys a batch of strays). Nothing is delivered from a stream that
+            # is no longer its endpoint's newest (the newer one failed every request open on this one): none of its
+            # Actions answers anything
+            actions = (message.action,) if kind == "action" else message.actions.actions
+            if not actions and not self._take():
+                return False
+            for action in actions:
+                if not (endpoint.session is session and session.deliver(action)) and not self._take():
+                    return False
+            return True
+        if not self._take():
+            return False
+        if kind == "join":
+            conn.send(error_message(bot_pb2.ERROR_CODE_OUT_OF_ORDER, "already joined: Join only once"))
+        else:
+            conn.send(error_message(
+                bot_pb2.ERROR_CODE_MALFORMED,
+                "a message with neither join nor action (an unknown message type?) was ignored",
+            ))
+        return True
+
+    def broke(self, error: BaseException) -> None:
+        """The stream sent bytes that are not a BotMessage, or a message over the size limit: it is closed."""
+        log.info("stream of %s broke: %r", self.endpoint.name, error)
+        text = (f"a message could not be read as a BotMessage (not protobuf, or over "
+                f"{self.limits.max_message_bytes} bytes): stream closed; reconnect with your token to play on")
+        self.conn.send(error_message(bot_pb2.ERROR_CODE_MALFORMED, text, fatal=True))
+        self.conn.close("INVALID_ARGUMENT", text)
+
+    def ended(self) -> None:
+        """The bot ended its side of the stream: the referee ends its own."""
+        self.conn.close()
+
+    def _take(self) -> bool:
         """A token for a message, or an Action, that answers no open request; without one the stream is closed
         (False)."""
-        if bucket.take():
+        if self.bucket.take():
             return True
-        conn.send(error_message(
+        self.conn.send(error_message(
             bot_pb2.ERROR_CODE_RATE_LIMITED,
             f"more than {self.limits.messages_per_second:g} messages per second: stream closed; "
             "reconnect with your token to play on", fatal=True,
         ))
-        conn.close("RESOURCE_EXHAUSTED", "rate limit exceeded")
+        self.conn.close("RESOURCE_EXHAUSTED", "rate limit exceeded")
         return False
+
+
+@runtime_checkable
+class DirectMessages(Protocol):
+    """A call that, after the Join, hands each message to a ``StreamReader`` as it arrives instead of being
+    iterated (``direct``; None stops it), and writes what its connection queues as it is queued instead of
+    through ``_outgoing`` (``write_from``, until the connection closes): the C++ server's
+    (``arena.transport.native_server.NativeCall``)."""
+
+    def direct(self, reader: StreamReader | None) -> None: ...
+
+    async def write_from(self, conn: Connection) -> None: ...
 
 
 JOIN_TEXT = (("bot_name", "name"), ("bot_version", "version"), ("language", "language"))  # field, its cap
@@ -227,22 +275,29 @@ def join_text_refusal(join: bot_pb2.Join) -> str | None:
 
 
 async def _outgoing(conn: Connection) -> AsyncIterator[bytes]:
-    """The messages queued for a stream, serialized, in order, until it closes. For a bot that asked for batches,
-    everything queued by the time the writer runs goes out as one RefereeBatch, one write (the Welcome always alone,
-    first); a stream that serves several tables lets the loop turn once first, for the others' messages. Each
-    message's callback runs as it is handed to gRPC: an ActionRequest's clock starts then, not when it was queued."""
+    """The messages queued for a stream, serialized, in order, until it closes (``writes``); a stream that serves
+    several tables lets the loop turn once before it takes them, for the others' messages."""
     first = True
     while await conn.wait():
         if conn.batches and conn.gathers and not first:
             # one turn of the loop: the other tables that are ready add their messages first (at one table there
             # are none, and the turn only delayed each request: 4% of a one-table match's time)
             await asyncio.sleep(0)
-        messages, callbacks = conn.take(None if conn.batches and not first else 1)
-        first = False
-        done = 0
-        for data, count in wire.batches(messages):
-            for on_sent in callbacks[done:done + count]:
-                if on_sent is not None:
-                    on_sent()
-            done += count
+        for data in writes(conn, first):
             yield data
+        first = False
+
+
+def writes(conn: Connection, first: bool) -> Iterator[bytes]:
+    """What is queued for a stream now, as the writes that carry it: for a bot that asked for batches, everything
+    as one RefereeBatch, one write, except the stream's ``first`` message (the Welcome), always alone; else the
+    first message queued. Each message's callback runs as it is handed to gRPC: an ActionRequest's clock starts
+    then, not when it was queued."""
+    messages, callbacks = conn.take(None if conn.batches and not first else 1)
+    done = 0
+    for data, count in wire.batches(messages):
+        for on_sent in callbacks[done:done + count]:
+            if on_sent is not None:
+                on_sent()
+        done += count
+        yield data

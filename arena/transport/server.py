@@ -23,6 +23,7 @@ from grpc_reflection.v1alpha import reflection
 
 from arena import scratch
 from arena.referee.match import Match
+from arena.transport import native_server
 from arena.transport.bot_service import BotServicer, Resolver
 from arena.transport.connections import Claims, ConnectionWarden, connection_ceiling, warden_available
 from arena.transport.endpoint import Endpoint
@@ -117,7 +118,7 @@ class RefereeServer:
         self.port = 0
         self.socket_path: Path | None = None
         self._socket_dir: Path | None = None
-        self._servers: list[grpc.aio.Server] = []
+        self._servers: list[grpc.aio.Server | native_server.NativeBotServer] = []
         self.claims = Claims()  # the TCP connections that carry a joined stream or a spectator
         self.warden: ConnectionWarden | None = None  # closes the TCP connections that do not join (Linux)
 
@@ -156,12 +157,17 @@ class RefereeServer:
             *([("grpc.server_handshake_timeout_ms", int(limits.join_timeout_s * 1000))] if guarded else []),
         ]
 
+    def _bot_servicer(self, claims: Claims, guard: PeerGuard | None = None) -> BotServicer:
+        tokens = self.tokens
+        guard = guard or PeerGuard(self.limits, lambda: len(tokens))
+        return BotServicer(tokens, self.limits, self.keys, guard, claims)
+
     async def _server(self, spectators: bool) -> grpc.aio.Server:
         server = grpc.aio.server(options=self._options(tcp=spectators))
         tokens = self.tokens
         guard = PeerGuard(self.limits, lambda: len(tokens))  # one per server: refusals in turn, for both services
         claims = self.claims if spectators else Claims()
-        server.add_generic_rpc_handlers((BotServicer(tokens, self.limits, self.keys, guard, claims).handler(),))
+        server.add_generic_rpc_handlers((self._bot_servicer(claims, guard).handler(),))
         names = [bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name]
         if spectators:
             server.add_generic_rpc_handlers((ArenaServicer(self.directory, self.limits, guard, claims).handler(),))
@@ -182,11 +188,17 @@ class RefereeServer:
             self._socket_dir = scratch.scratch_folder("arena-referee-")
             self._socket_dir.chmod(0o700)
             self.socket_path = self._socket_dir / "referee.sock"
-            server = await self._server(spectators=False)
-            server.add_insecure_port(f"unix:{self.socket_path}")
-            await server.start()
+            address = f"unix:{self.socket_path}"
+            if native_server.selected():  # the bots' service alone, from gRPC's C++ library (its module says why)
+                native = native_server.NativeBotServer(self._bot_servicer(Claims()), address, self._options(False))
+                await native.start()
+                self._servers.append(native)
+            else:
+                server = await self._server(spectators=False)
+                server.add_insecure_port(address)
+                await server.start()
+                self._servers.append(server)
             os.chmod(self.socket_path, 0o666)  # reachable by the bots' uids, only through the sandbox's bind
-            self._servers.append(server)
         if self.tcp:
             target = f"{self.host}:{self.requested_port}"
             free = port_is_free(self.host, self.requested_port)

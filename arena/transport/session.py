@@ -49,6 +49,9 @@ class Connection:
         self.closed = False
         self.closing: Closing | None = None
         self.on_close: Callable[[], None] | None = None  # told once, as it closes (its endpoint: the bot is gone)
+        # told instead of the writer's future when a message is queued or it closes: a writer that is not a task
+        # (the C++ server's, ``arena.transport.native_server``)
+        self.on_queued: Callable[[], None] | None = None
 
     @property
     def queued(self) -> int:
@@ -67,6 +70,9 @@ class Connection:
         self._wake()
 
     def _wake(self) -> None:
+        if self.on_queued is not None:
+            self.on_queued()
+            return
         woken = self._woken
         if woken is not None and not woken.done():
             woken.set_result(None)

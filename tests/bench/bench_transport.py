@@ -1,7 +1,9 @@
 """What the transport alone allows at one table: a server that does nothing but ask, over real gRPC on 127.0.0.1,
-answered by the C++ sample bot (``--strategy call``), beside the ACPC dealer's figures. Two servers: grpc.aio (the
-referee's transport: one coroutine per stream awaiting ``write`` then ``read``) and gRPC's C++ synchronous server
-(``transport_server.cpp``, compiled here with the sample bot's generated code; skipped without it). Each asks
+answered by the C++ sample bot (``--strategy call``), beside the ACPC dealer's figures. Three servers: grpc.aio (the
+referee's transport: one coroutine per stream awaiting ``write`` then ``read``), the C++ server the referee can
+serve its local socket with (``arena.transport._native_server``, ``ARENA_BOT_SERVER=native``: libgrpc++'s threads,
+Python answering each Action from the loop) and gRPC's C++ synchronous server (``transport_server.cpp``, compiled
+here with the sample bot's generated code; skipped without it). Each asks
 ``DECISIONS`` requests, to one bot (ping-pong on one stream) or to two bots in turn (one request open at a time, as at
 one heads-up table), all from one coroutine or thread (nothing is handed between them), and times them from the
 first request to the last answer.
@@ -112,6 +114,65 @@ def aio_server(port: int, total: int, players: int) -> None:
     asyncio.run(serve())
 
 
+def native_server(port: int, total: int, players: int) -> None:
+    """The C++ server the referee can serve its local socket with (``arena.transport._native_server``, run in a
+    process of its own: ``python -m tests.bench.bench_transport native PORT N PLAYERS``): libgrpc++'s threads read
+    and write, and the asyncio loop, woken through the server's eventfd, answers each Action with the next request
+    from one callback, as the referee's fast path does (no task per message)."""
+    from arena_sdk.grpc_tuning import import_grpc
+
+    import_grpc()
+    from arena.transport import _native_server as native
+    from arena_sdk.pb import bot_pb2, poker_pb2
+
+    async def serve() -> None:
+        server = native.Server(f"127.0.0.1:{port}", "/arena.v1.BotService/Play", [])
+        loop = asyncio.get_running_loop()
+        over = loop.create_future()
+        streams: list[int] = []
+        message = bot_pb2.RefereeMessage(action_request=bot_pb2.ActionRequest(
+            table_id="t", hand_id="h", hole_cards=["As", "Kd"],
+            legal=poker_pb2.LegalActions(can_fold=True, can_call=True, call_amount=50)))
+        request = message.action_request
+        asked = 0
+        started = 0.0
+
+        def ask() -> None:
+            nonlocal asked
+            asked += 1
+            if asked > total:
+                print(total, time.perf_counter() - started, flush=True)
+                over.set_result(None)
+                return
+            request.seat = (asked - 1) % players
+            request.request_id = asked
+            server.write(streams[(asked - 1) % players], message.SerializeToString())
+
+        def events() -> None:
+            nonlocal started
+            for kind, stream, payload in server.take():
+                if kind != native.MESSAGE or over.done():
+                    continue
+                assert isinstance(payload, bytes)
+                if bot_pb2.BotMessage.FromString(payload).WhichOneof("msg") != "join":
+                    ask()
+                    continue
+                welcome = bot_pb2.Welcome(match_id="ceiling", seat=len(streams), table_id="t", protocol_version=1,
+                                          tables=1, hands_total=10**6)
+                server.write(stream, bot_pb2.RefereeMessage(welcome=welcome).SerializeToString())
+                streams.append(stream)
+                if len(streams) == players:
+                    started = time.perf_counter()
+                    ask()
+
+        loop.add_reader(server.fd, events)
+        await over
+        loop.remove_reader(server.fd)
+        server.shutdown(0)
+
+    asyncio.run(serve())
+
+
 def measure(server: list[str], players: int) -> float | None:
     """Decisions a second that ``server`` (a command taking PORT N PLAYERS) gets from ``players`` C++ bots."""
     port = free_port()
@@ -147,7 +208,10 @@ def main() -> None:
         return
     low, high = ACPC_DECISIONS_S
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
-        servers = {"grpc.aio (the referee's)": [sys.executable, "-m", "tests.bench.bench_transport"]}
+        module = [sys.executable, "-m", "tests.bench.bench_transport"]
+        servers = {"grpc.aio (the referee's)": module}
+        if native_server_available():
+            servers["libgrpc++ in Python (native)"] = [*module, "native"]
         binary = build_cpp_server(Path(folder))
         if binary is not None:
             servers["gRPC C++ synchronous"] = [str(binary)]
@@ -158,12 +222,22 @@ def main() -> None:
                 rate = measure(command, players)
                 figure = f"{rate:>12,.0f} {rate / high:>8.2f}-{rate / low:.2f}" if rate else f"{'failed':>12}"
                 print(f"{name:<28} {players:>5} {figure}")
+    if not native_server_available():
+        print("(no native row: arena.transport._native_server was not built; `make install` builds it)")
     print(f"ACPC dealer (recorded): {low:,.0f}-{high:,.0f} decisions/s; issue 27's one-table goal: ≥ 0.5× (aim 1×), "
           "which a referee reaches only on a transport whose two-bot figure is above it")
 
 
+def native_server_available() -> bool:
+    from arena.transport import native_server
+
+    return native_server.available()
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 4:
+    if len(sys.argv) == 5 and sys.argv[1] == "native":
+        native_server(int(sys.argv[2]), int(sys.argv[3]), 2 if sys.argv[4] == "two" else 1)
+    elif len(sys.argv) == 4:
         aio_server(int(sys.argv[1]), int(sys.argv[2]), 2 if sys.argv[3] == "two" else 1)
     else:
         main()

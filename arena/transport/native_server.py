@@ -1,0 +1,320 @@
+"""The bots' service (BotService.Play) served by gRPC's C++ library from its own threads (``_native_server``, a C++
+extension built with the package against the system's libgrpc++), for the local bots' Unix-domain socket.
+
+The C++ threads read and write the streams; the referee's loop is woken once for however many messages arrived
+(an eventfd), takes them all in one call and hands each to the stream's ``StreamReader`` at once, synchronously:
+no task, future or grpc.aio completion per message. Everything else is the grpc.aio service's own code
+(``BotServicer.Play``: the Join, its checks and refusals, the limits, the writer), driven by one task per stream
+through a ``NativeCall``, which looks to it like grpc.aio's request iterator and context.
+
+Why, and what it does not yet do: grpc.aio hands each message through its polling thread and the loop, and a
+server that only asks gets 5,181 round trips a second from two C++ bots on grpc.aio against 7,457 on this one
+(``tests/bench/bench_transport.py``; gRPC's C++ synchronous server 9,241). In a match that alone changes nothing
+measurable (paired runs of ``arena match``, issue 27's log): the referee's own Python per decision (about 45 µs at
+one table, where every decision finds its caches cold) and the write's system call (28 µs) stay on the path. It is
+the base of a per-decision path in C++ (the Action read, applied and the next request written on gRPC's thread,
+Python woken per hand), so it is selected with ``ARENA_BOT_SERVER=native``; grpc.aio serves the socket by default,
+and the TCP port always.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, NoReturn
+
+import grpc
+
+from arena import switches
+from arena.transport.bot_service import BotServicer, StreamReader, writes
+from arena.transport.session import MAX_QUEUED, Connection
+from arena_sdk.pb import bot_pb2
+
+_native_server: ModuleType | None
+try:
+    from arena.transport import _native_server
+except ImportError:  # built only where libgrpc++ was found at install time (`make install` installs it)
+    _native_server = None
+
+log = logging.getLogger("arena.transport")
+
+PLAY = "/arena.v1.BotService/Play"
+
+
+def available() -> bool:
+    """Whether the C++ server was built with this installation."""
+    return _native_server is not None
+
+
+def selected() -> bool:
+    """Whether the local socket is to be served by the C++ server: ``ARENA_BOT_SERVER`` says ``native`` and it was
+    built; else grpc.aio serves it (the default), as it does the TCP port."""
+    return switches.BOT_SERVER.value() == "native" and available()
+
+
+class Aborted(Exception):
+    """A call ended with a status (``NativeCall.abort``, as grpc.aio's ``context.abort`` raises)."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self.code = code
+        self.details = details
+
+
+class NativeCall:
+    """One Play call, as ``BotServicer.Play`` sees it: its request iterator (the Join, read through ``__anext__``)
+    and its context (``peer``, ``abort``). After the Join the servicer hands the stream's ``StreamReader`` to
+    ``direct``, and every message is given to it as it is taken, in the order read."""
+
+    def __init__(self, server: NativeBotServer, stream: int, peer: str) -> None:
+        self.server = server
+        self.stream = stream
+        self._peer = peer
+        self._queue: collections.deque[bot_pb2.BotMessage | Exception] = collections.deque()
+        self._woken: asyncio.Future[None] | None = None
+        self._reads_over = False
+        self._reader: StreamReader | None = None
+        self._reading = True  # False once the reader closed the stream, or stopped (``direct(None)``)
+        self.task: asyncio.Task[None] | None = None
+        # the joined stream's writing (``write_from``)
+        self.conn: Connection | None = None
+        self.first = True  # nothing written yet: the first message (the Welcome) goes alone
+        self.marked = False  # in the server's list of calls to write for
+        self.waited = False  # a gathering stream's turn of the loop, waited
+        self.written: asyncio.Future[None] | None = None  # set once the connection is closed and drained
+
+    # ------------------------------------------------------------------ what the servicer calls
+
+    def __aiter__(self) -> NativeCall:
+        return self
+
+    async def __anext__(self) -> bot_pb2.BotMessage:
+        while not self._queue:
+            if self._reads_over:
+                raise StopAsyncIteration
+            self._woken = asyncio.get_running_loop().create_future()
+            try:
+                await self._woken
+            finally:
+                self._woken = None
+        item = self._queue.popleft()
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    def peer(self) -> str:
+        return self._peer
+
+    async def abort(self, code: grpc.StatusCode, details: str = "") -> NoReturn:
+        raise Aborted(code, details)
+
+    def direct(self, reader: StreamReader | None) -> None:
+        """From now on give each message to ``reader`` as it arrives (those queued first); None: no more."""
+        self._reader = reader
+        if reader is None:
+            self._reading = False
+            return
+        while self._queue and self._reading:
+            self._give(self._queue.popleft())
+        if self._reads_over and self._reading:
+            self._reading = False
+            reader.ended()
+
+    async def write_from(self, conn: Connection) -> None:
+        """Write what ``conn`` queues as it is queued (``NativeBotServer.write``) until it is closed and drained."""
+        self.conn = conn
+        self.written = asyncio.get_running_loop().create_future()
+        conn.on_queued = self._queued
+        try:
+            if conn.queued or conn.closed:
+                self._queued()
+            await self.written
+        finally:
+            conn.on_queued = None
+
+    def _queued(self) -> None:
+        if not self.marked:
+            self.server.mark(self)
+
+    # ------------------------------------------------------------------ what the server's events call
+
+    def message(self, data: bytes) -> None:
+        item: bot_pb2.BotMessage | Exception
+        try:
+            item = bot_pb2.BotMessage.FromString(data)
+        except Exception as exc:  # not a BotMessage: the servicer answers it where it would have read it
+            item = exc
+        if self._reader is not None:
+            if self._reading:
+                self._give(item)
+            return
+        self._queue.append(item)
+        self._wake()
+
+    def reads_over(self) -> None:
+        """The bot ended its side of the stream (or the call is over)."""
+        self._reads_over = True
+        reader = self._reader
+        if reader is not None:
+            if self._reading:
+                self._reading = False
+                reader.ended()
+            return
+        self._wake()
+
+    def _give(self, item: bot_pb2.BotMessage | Exception) -> None:
+        reader = self._reader
+        assert reader is not None
+        try:
+            if isinstance(item, Exception):
+                raise item
+            self._reading = reader.handle(item)
+        except Exception as exc:  # as grpc.aio's iterator raising in ``BotServicer._read``: the stream is closed
+            self._reading = False
+            reader.broke(exc)
+
+    def _wake(self) -> None:
+        woken = self._woken
+        if woken is not None and not woken.done():
+            woken.set_result(None)
+
+
+class NativeBotServer:
+    """BotService.Play on ``address`` (``unix:/path``) from gRPC's C++ library, with ``options`` as grpc.aio's
+    server gets them (channel arguments), each stream handled by ``servicer``. Other methods get UNIMPLEMENTED."""
+
+    def __init__(self, servicer: BotServicer, address: str, options: list[tuple[str, Any]]) -> None:
+        if _native_server is None:
+            raise RuntimeError("arena.transport._native_server was not built (no libgrpc++ at install time)")
+        self.servicer = servicer
+        self.address = address
+        self.options = [(name, value) for name, value in options if isinstance(value, int | str)]
+        self._server: Any = None
+        self._calls: dict[int, NativeCall] = {}
+        self._stopping = False
+        self._marked: list[NativeCall] = []  # calls with messages to write (``mark``)
+        self._turn_due = False  # ``_write_turn`` is scheduled
+
+    async def start(self) -> None:
+        assert _native_server is not None
+        try:
+            self._server = _native_server.Server(self.address, PLAY, self.options)
+        except RuntimeError as exc:
+            raise RuntimeError(f"cannot serve bots on {self.address}: {exc}") from None
+        asyncio.get_running_loop().add_reader(self._server.fd, self._events)
+
+    def mark(self, call: NativeCall) -> None:
+        """``call``'s connection has messages to write, or closed: written at the loop's next turn (a stream that
+        serves several tables, the turn after: the other tables add theirs first, as grpc.aio's writer waits), or
+        at the end of the current ``_events`` (``_write_marked``)."""
+        call.marked = True
+        self._marked.append(call)
+        if not self._turn_due:
+            self._turn_due = True
+            asyncio.get_running_loop().call_soon(self._write_turn)
+
+    def _write_turn(self) -> None:
+        self._turn_due = False
+        self._write_marked(waiting=True)
+
+    def _write_marked(self, waiting: bool) -> None:
+        """Write for the calls marked; with ``waiting``, a gathering stream not yet waited for waits one turn."""
+        marked, self._marked = self._marked, []
+        for call in marked:
+            conn = call.conn
+            if waiting and conn is not None and conn.gathers and not call.waited and not conn.closed:
+                call.waited = True
+                self._marked.append(call)
+                continue
+            call.marked = call.waited = False
+            self.write(call)
+        if self._marked and not self._turn_due:
+            self._turn_due = True
+            asyncio.get_running_loop().call_soon(self._write_turn)
+
+    def write(self, call: NativeCall) -> None:
+        """Everything queued on ``call``'s connection, handed to the C++ server; once it is closed and drained, the
+        call's ``write_from`` returns."""
+        conn = call.conn
+        if conn is None or self._server is None:
+            return
+        write: Callable[[int, bytes], int] = self._server.write
+        while conn.queued:
+            for data in writes(conn, call.first):
+                call.first = False
+                queued = write(call.stream, data)
+                if queued == 0:  # the call is over: nothing more goes out
+                    conn.take()
+                    conn.close()
+                elif queued > MAX_QUEUED:  # as ``Connection.send`` cuts off a bot that does not read
+                    conn.take()
+                    conn.close("RESOURCE_EXHAUSTED", "the bot is not reading its stream")
+        if conn.closed and call.written is not None and not call.written.done():
+            call.written.set_result(None)
+
+    def _events(self) -> None:
+        """Everything the C++ threads queued since the last wake, in order."""
+        assert _native_server is not None
+        native = _native_server
+        calls = self._calls
+        for kind, stream, payload in self._server.take():
+            if kind == native.MESSAGE:
+                call = calls.get(stream)
+                if call is not None:
+                    call.message(payload)
+            elif kind == native.OPENED:
+                call = calls[stream] = NativeCall(self, stream, payload)
+                call.task = asyncio.ensure_future(self._serve(call))
+            elif kind == native.READS_ENDED:
+                call = calls.get(stream)
+                if call is not None:
+                    call.reads_over()
+            else:  # DONE: the call is over (finished, cancelled by the bot, or its connection gone)
+                call = calls.pop(stream, None)
+                if call is not None:
+                    call.reads_over()
+                    if call.task is not None and not call.task.done():
+                        call.task.cancel()  # as grpc.aio cancels a handler whose call is over
+        if self._marked:  # what the Actions just read made (the next requests): written now, not a turn later
+            self._write_marked(waiting=True)
+
+    async def _serve(self, call: NativeCall) -> None:
+        """Run the servicer's Play for ``call``, writing what it yields, then end the call with its status."""
+        write: Callable[[int, bytes], int] = self._server.write
+        code, details = grpc.StatusCode.OK, ""
+        try:
+            async with contextlib.aclosing(self.servicer.Play(call, call)) as messages:  # type: ignore[arg-type]
+                async for data in messages:
+                    queued = write(call.stream, data)
+                    if queued == 0:  # the call is over
+                        return
+                    if queued > MAX_QUEUED:  # as ``Connection.send`` cuts off a bot that does not read
+                        raise Aborted(grpc.StatusCode.RESOURCE_EXHAUSTED, "the bot is not reading its stream")
+        except Aborted as aborted:
+            code, details = aborted.code, aborted.details
+        except asyncio.CancelledError:
+            return  # the call is over: nothing more can be sent
+        except Exception:
+            log.exception("the bot stream from %s failed", call.peer())
+            code, details = grpc.StatusCode.INTERNAL, "the referee failed serving this stream"
+        self._server.finish(call.stream, code.value[0], details)
+
+    async def stop(self, grace_s: float) -> None:
+        """Stop listening; streams still open after ``grace_s`` are cancelled (their tasks too)."""
+        server = self._server
+        if server is None or self._stopping:
+            return
+        self._stopping = True
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, server.shutdown, grace_s)  # the loop serves the streams meanwhile
+        self._events()  # the last ones: every call's DONE
+        loop.remove_reader(server.fd)
+        for call in self._calls.values():
+            if call.task is not None:
+                call.task.cancel()
+        self._calls.clear()
+        self._server = None

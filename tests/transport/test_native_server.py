@@ -1,0 +1,209 @@
+"""The bots' service served by gRPC's C++ library (``ARENA_BOT_SERVER=native``, arena.transport.native_server) on
+the local socket: built here, and alike to grpc.aio's in everything a bot can see or do. The adversarial matches of
+tests/referee/test_grpc_referee.py are played again on it, the same hands come out of both servers, and what only
+a transport does (a message over the size cap, another method, a cancelled call, a bot that stops reading, a stop
+with streams open) is checked on both."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import grpc
+import pytest
+
+from arena.records import queries
+from arena.referee import MatchSpec
+from arena.runner.remote_match import remote_seats
+from arena.transport import native_server
+from arena.transport.server import RefereeServer
+from arena.transport.session import error_message
+from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
+from tests.referee import test_grpc_referee as referee
+
+pytestmark = pytest.mark.timeout(120)
+
+SERVERS = ("grpcio", "native")
+
+
+@pytest.fixture(params=SERVERS)
+def server_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("ARENA_BOT_SERVER", request.param)
+    return str(request.param)
+
+
+def test_the_native_server_is_built_with_the_package() -> None:
+    """`make install` installs libgrpc++ before the package: the optional extension must have been built."""
+    assert native_server.available()
+
+
+def test_the_switch_selects_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_BOT_SERVER", raising=False)
+    assert not native_server.selected()  # grpc.aio by default
+    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    assert native_server.selected()
+    monkeypatch.setenv("ARENA_BOT_SERVER", "cpp")
+    with pytest.raises(ValueError, match="ARENA_BOT_SERVER must be one of grpcio, native; got 'cpp'"):
+        native_server.selected()
+
+
+async def _started(server: RefereeServer) -> None:
+    await server.start()
+    kinds = {type(s).__name__ for s in server._servers}
+    assert kinds == ({"NativeBotServer"} if native_server.selected() else {"Server"}), kinds
+
+
+SCENARIOS: list[Callable[[Path], None]] = [
+    referee.test_well_behaved_bots_play_a_whole_match,
+    referee.test_no_bot_ever_sees_another_bots_hole_cards,
+    referee.test_a_bot_that_crashes_mid_match_is_played_by_the_policy,
+    referee.test_a_bot_that_disconnects_and_reconnects_plays_on,
+    referee.test_garbage_bytes_end_only_that_stream,
+    referee.test_unknown_message_types_get_a_clear_error_and_play_goes_on,
+    referee.test_actions_out_of_turn_or_for_other_requests_are_refused_without_harm,
+    referee.test_the_newest_join_with_a_token_replaces_a_silent_stream,
+    referee.test_a_bot_that_floods_its_stream_is_cut_off_naming_the_rate_limit_and_the_match_goes_on,
+    referee.test_a_batch_of_stray_actions_costs_a_token_each_and_is_cut_off_where_they_run_out,
+]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.__name__.removeprefix("test_") for s in SCENARIOS])
+def test_the_adversarial_matches_play_alike_on_the_native_server(
+        scenario: Callable[[Path], None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    started = []
+    start = native_server.NativeBotServer.start
+
+    async def counted(self: native_server.NativeBotServer) -> None:
+        started.append(self)
+        await start(self)
+
+    monkeypatch.setattr(native_server.NativeBotServer, "start", counted)
+    scenario(tmp_path)
+    assert started  # the match was served by the C++ server
+
+
+def test_both_servers_deal_and_record_the_same_hands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    records = {}
+    for kind in SERVERS:
+        monkeypatch.setenv("ARENA_BOT_SERVER", kind)
+        played = referee.run(tmp_path / kind, "good", hands=8)
+        records[kind] = [(r.hand_id, r.events, r.payoffs, [(d.seat, d.request_id, d.action) for d in r.decisions])
+                         for r in queries.hand_records(played.db, "t1")]
+    assert len(records["native"]) == 8 and records["native"] == records["grpcio"]
+
+
+async def _joined(server: RefereeServer, channel: grpc.aio.Channel, token: str) -> grpc.aio.StreamStreamCall:
+    call = bot_pb2_grpc.BotServiceStub(channel).Play()
+    await call.write(bot_pb2.BotMessage(join=bot_pb2.Join(token=token, protocol_version=1)))
+    first = await asyncio.wait_for(call.read(), 10)
+    assert first.WhichOneof("msg") == "welcome"
+    return call
+
+
+async def _served(body: Callable[[RefereeServer, list, grpc.aio.Channel], object]) -> None:
+    spec = MatchSpec("native", "seed", 2)
+    [seats] = remote_seats(spec, ["a", "b"])
+    server = RefereeServer(local=True, tcp=False)
+    await _started(server)
+    for seat in seats:
+        server.add_seat(seat)
+    try:
+        async with grpc.aio.insecure_channel(server.local_address) as channel:
+            await body(server, seats, channel)  # type: ignore[misc]
+    finally:
+        await server.stop()
+
+
+def test_a_message_over_the_size_cap_ends_the_stream_and_frees_the_seat(server_kind: str) -> None:
+    async def body(server: RefereeServer, seats: list, channel: grpc.aio.Channel) -> None:
+        call = await _joined(server, channel, seats[0].token)
+        assert seats[0].endpoint.session is not None
+        await call.write(bot_pb2.BotMessage(action=poker_pb2.Action(table_id="x" * 100_000)))
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            while await asyncio.wait_for(call.read(), 10) is not grpc.aio.EOF:
+                pass
+        assert ended.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "larger than max" in str(ended.value.details())
+        for _ in range(100):
+            if seats[0].endpoint.session is None:
+                break
+            await asyncio.sleep(0.01)
+        assert seats[0].endpoint.session is None
+
+    asyncio.run(_served(body))
+
+
+def test_another_method_on_the_bots_socket_is_unimplemented(server_kind: str) -> None:
+    async def body(server: RefereeServer, seats: list, channel: grpc.aio.Channel) -> None:
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await channel.unary_unary("/arena.v1.ArenaService/ListMatches")(b"")
+        assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED
+
+    asyncio.run(_served(body))
+
+
+def test_a_cancelled_call_is_a_bot_gone_and_its_seat_can_be_joined_again(server_kind: str) -> None:
+    async def body(server: RefereeServer, seats: list, channel: grpc.aio.Channel) -> None:
+        call = await _joined(server, channel, seats[0].token)
+        call.cancel()
+        for _ in range(200):
+            if seats[0].endpoint.session is None:
+                break
+            await asyncio.sleep(0.01)
+        assert seats[0].endpoint.session is None
+        again = await _joined(server, channel, seats[0].token)
+        assert seats[0].endpoint.session is not None and seats[0].endpoint.joins == 2
+        again.cancel()
+
+    asyncio.run(_served(body))
+
+
+def test_a_bot_that_stops_reading_is_cut_off(server_kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What waits for a bot is bounded: grpc.aio's writer waits on the connection, whose queue is capped
+    (``session.MAX_QUEUED``); the C++ server's writes queue in C++, capped the same (``native_server``)."""
+    monkeypatch.setattr("arena.transport.session.MAX_QUEUED", 50)
+    monkeypatch.setattr("arena.transport.native_server.MAX_QUEUED", 50)
+
+    async def body(server: RefereeServer, seats: list, channel: grpc.aio.Channel) -> None:
+        await _joined(server, channel, seats[0].token)  # and never read again
+        session = seats[0].endpoint.session
+        assert session is not None
+        filler = error_message(bot_pb2.ERROR_CODE_MALFORMED, "x" * 4000)
+        for _ in range(2000):
+            session.send(filler)
+            await asyncio.sleep(0)
+            if session.conn.closed:
+                break
+        assert session.conn.closed
+        assert session.conn.closing is not None and session.conn.closing.code == "RESOURCE_EXHAUSTED"
+        assert session.conn.closing.details == "the bot is not reading its stream"
+
+    asyncio.run(_served(body))
+
+
+def test_stopping_with_streams_open_ends_them_promptly(server_kind: str) -> None:
+    async def scenario() -> tuple[float, grpc.StatusCode | None]:
+        spec = MatchSpec("native", "seed", 2)
+        [seats] = remote_seats(spec, ["a", "b"])
+        server = RefereeServer(local=True, tcp=False)
+        await _started(server)
+        server.add_seat(seats[0])
+        async with grpc.aio.insecure_channel(server.local_address) as channel:
+            call = await _joined(server, channel, seats[0].token)
+            started = time.monotonic()
+            await server.stop(0.2)
+            took = time.monotonic() - started
+            try:
+                while await asyncio.wait_for(call.read(), 10) is not grpc.aio.EOF:
+                    pass
+                code = await call.code()
+            except grpc.aio.AioRpcError as exc:
+                code = exc.code()
+        assert code == grpc.StatusCode.UNAVAILABLE  # as grpc.aio's server ends them
+        return took, code
+
+    took, _ = asyncio.run(scenario())
+    assert took < 2.0
