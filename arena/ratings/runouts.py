@@ -5,6 +5,7 @@ on, and uniform draws seeded by the known cards otherwise (three players or more
 from __future__ import annotations
 
 import hashlib
+import math
 
 from arena_sdk._eval import runout_orders
 from arena_sdk.preflop import headsup_orders
@@ -24,4 +25,11 @@ def board_orders(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], sam
     ``samples``, else ``samples`` draws seeded by ``draws_seed(salt, ...)``."""
     if len(holes) == 2 and not board:
         return headsup_orders(holes[0], holes[1])
+    if completions(len(holes), len(board)) <= samples:  # every completion counted: no draws, and no seed (a
+        return runout_orders(list(holes), board, samples, 0)  # SHA-256 of the cards was 7% of the scoring worker)
     return runout_orders(list(holes), board, samples, draws_seed(salt, list(holes), board))
+
+
+def completions(players: int, known: int) -> int:
+    """The ways to complete a board of ``known`` cards with ``players``' hole cards out of the deck."""
+    return math.comb(52 - 2 * players - known, 5 - known)
