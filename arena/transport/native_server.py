@@ -31,7 +31,7 @@ import grpc
 
 from arena import switches
 from arena.transport.bot_service import BotServicer, StreamReader, writes
-from arena.transport.session import MAX_QUEUED, Connection
+from arena.transport.session import MAX_QUEUED, Connection, Wakeup
 from arena_sdk.pb import bot_pb2
 
 _native_server: ModuleType | None
@@ -75,7 +75,7 @@ class NativeCall:
         self.stream = stream
         self._peer = peer
         self._queue: collections.deque[bot_pb2.BotMessage | Exception] = collections.deque()
-        self._woken: asyncio.Future[None] | None = None
+        self._woken = Wakeup()  # ``__anext__``'s, while it waits for the Join
         self._reads_over = False
         self._reader: StreamReader | None = None
         self._reading = True  # False once the reader closed the stream, or stopped (``direct(None)``)
@@ -96,11 +96,7 @@ class NativeCall:
         while not self._queue:
             if self._reads_over:
                 raise StopAsyncIteration
-            self._woken = asyncio.get_running_loop().create_future()
-            try:
-                await self._woken
-            finally:
-                self._woken = None
+            await self._woken.wait()
         item = self._queue.popleft()
         if isinstance(item, Exception):
             raise item
@@ -153,7 +149,7 @@ class NativeCall:
                 self._give(item)
             return
         self._queue.append(item)
-        self._wake()
+        self._woken.ring()
 
     def reads_over(self) -> None:
         """The bot ended its side of the stream (or the call is over)."""
@@ -164,7 +160,7 @@ class NativeCall:
                 self._reading = False
                 reader.ended()
             return
-        self._wake()
+        self._woken.ring()
 
     def _give(self, item: bot_pb2.BotMessage | Exception) -> None:
         reader = self._reader
@@ -176,11 +172,6 @@ class NativeCall:
         except Exception as exc:  # as grpc.aio's iterator raising in ``BotServicer._read``: the stream is closed
             self._reading = False
             reader.broke(exc)
-
-    def _wake(self) -> None:
-        woken = self._woken
-        if woken is not None and not woken.done():
-            woken.set_result(None)
 
 
 class NativeBotServer:

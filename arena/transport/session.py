@@ -33,6 +33,28 @@ class Closing:
 Outgoing = bot_pb2.RefereeMessage | bytes  # a message, or one already serialized (requests are built as bytes)
 
 
+class Wakeup:
+    """One waiter, woken when there is something for it: a future made only while it waits (``wait``), resolved by
+    ``ring`` (which does nothing when nobody waits)."""
+
+    __slots__ = ("_future",)
+
+    def __init__(self) -> None:
+        self._future: asyncio.Future[None] | None = None
+
+    async def wait(self) -> None:
+        self._future = asyncio.get_running_loop().create_future()
+        try:
+            await self._future
+        finally:
+            self._future = None
+
+    def ring(self) -> None:
+        future = self._future
+        if future is not None and not future.done():
+            future.set_result(None)
+
+
 class Connection:
     """One live stream to a bot: the messages queued for it, which the stream's writer takes (``wait``, ``take``). A
     message may carry a callback that the writer calls as it hands the message to gRPC (an ActionRequest starts the
@@ -45,7 +67,7 @@ class Connection:
         self.gathers = False  # the writer lets the loop turn once before it takes a batch: several tables add theirs
         self._messages: list[Outgoing] = []
         self._callbacks: list[Callable[[], None] | None] = []  # each message's, in step with ``_messages``
-        self._woken: asyncio.Future[None] | None = None  # the writer's, while it waits for a message
+        self._woken = Wakeup()  # the writer's, while it waits for a message
         self.closed = False
         self.closing: Closing | None = None
         self.on_close: Callable[[], None] | None = None  # told once, as it closes (its endpoint: the bot is gone)
@@ -73,20 +95,14 @@ class Connection:
         if self.on_queued is not None:
             self.on_queued()
             return
-        woken = self._woken
-        if woken is not None and not woken.done():
-            woken.set_result(None)
+        self._woken.ring()
 
     async def wait(self) -> bool:
         """Wait until a message is queued (True) or the stream is closed with none left to send (False)."""
         while not self._messages:
             if self.closed:
                 return False
-            self._woken = asyncio.get_running_loop().create_future()
-            try:
-                await self._woken
-            finally:
-                self._woken = None
+            await self._woken.wait()
         return True
 
     def take(self, most: int | None = None) -> tuple[list[Outgoing], list[Callable[[], None] | None]]:
