@@ -5,7 +5,9 @@ The C++ threads read and write the streams; the referee's loop is woken once for
 (an eventfd), takes them all in one call and hands each to the stream's ``StreamReader`` at once, synchronously:
 no task, future or grpc.aio completion per message. Everything else is the grpc.aio service's own code
 (``BotServicer.Play``: the Join, its checks and refusals, the limits, the writer), driven by one task per stream
-through a ``NativeCall``, which looks to it like grpc.aio's request iterator and context.
+through a ``NativeCall``, which looks to it like grpc.aio's request iterator and context. The socket then serves the
+bots' service alone: no health or reflection service there (only the runner's own bots reach it; the TCP port, where
+people and tools connect, keeps them).
 
 Why, and what it does not yet do: grpc.aio hands each message through its polling thread and the loop, and a
 server that only asks gets 5,181 round trips a second from two C++ bots on grpc.aio against 7,457 on this one
