@@ -14,7 +14,9 @@
 #include <Python.h>
 
 #include <grpcpp/generic/async_generic_service.h>
+#include <grpc/grpc.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/resource_quota.h>
 #include <grpcpp/support/byte_buffer.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -37,21 +39,26 @@ enum EventKind { OPENED = 0, MESSAGE = 1, READS_ENDED = 2, DONE = 3 };
 // that floods is held back by its own HTTP/2 window, not by the referee's memory.
 constexpr int UNTAKEN_MOST = 64;
 
+// What the server's connections may hold in memory together (gRPC's resource quota: read buffers and the like).
+constexpr size_t MEMORY_MOST = 256u << 20;
+
 struct Event {
     EventKind kind;
     uint64_t stream;
     grpc::ByteBuffer message;  // MESSAGE
-    std::string text;          // OPENED: the peer; DONE: why
+    std::string text;          // OPENED: the peer
 };
 
 class NativeServer;
 
-// One BotService.Play call. Its state is guarded by ``mu``; gRPC is never called with ``mu`` held (a call that
-// completes at once runs its reaction on the calling thread, which takes ``mu``). The reactor is deleted when gRPC
-// is done with it and no Python call holds it (``holds``).
+// One BotService.Play call. Its state is guarded by ``mu``, and gRPC is never called with ``mu`` held. The call is
+// finished (``Finish``) only when no write is in flight (``write_busy_``) and no operation Python's thread started is
+// under way (``busy_``: a read resumed, a cancellation): gRPC ends the call once Finish is done, and an operation
+// started on an ended call would touch freed memory. The reactor itself is deleted when gRPC is done with it
+// (``OnDone``) and no Python call holds it (``holds``).
 class Stream final : public grpc::ServerGenericBidiReactor {
 public:
-    explicit Stream(NativeServer* server) : server_(server) {}
+    Stream(NativeServer* server, grpc::GenericCallbackServerContext* context) : server_(server), context_(context) {}
     void begin(uint64_t id, const std::string& peer);  // tells Python of the stream and reads its first message
 
     void OnReadDone(bool ok) override;
@@ -62,6 +69,7 @@ public:
     // Python's side (each with the stream held: ``NativeServer::hold``)
     size_t write(const char* data, size_t size);
     void finish(grpc::Status status);
+    void cancel();
     void taken(int count);
     bool release();  // true if the stream is to be deleted now
 
@@ -70,14 +78,17 @@ public:
 
 private:
     void start_next_write_locked(std::unique_lock<std::mutex>& lock);
-    void finish_locked(std::unique_lock<std::mutex>& lock, grpc::Status status);
+    void finish_when_free_locked(std::unique_lock<std::mutex>& lock);
+    bool finishing() const { return finish_called_ || finish_wanted_; }
 
     NativeServer* server_;
+    grpc::GenericCallbackServerContext* context_;  // gRPC's, alive until OnDone (which follows Finish)
     uint64_t id_ = 0;
     grpc::ByteBuffer reading_;
     grpc::ByteBuffer writing_;
     std::deque<grpc::ByteBuffer> queued_;
     bool write_busy_ = false;
+    int busy_ = 0;
     bool reads_over_ = false;
     bool read_paused_ = false;
     int untaken_ = 0;
@@ -105,6 +116,58 @@ public:
     int port = 0;
     std::unique_ptr<grpc::Server> server;
     Service service_;
+
+    uint64_t add(Stream* stream) {
+        std::lock_guard<std::mutex> lock(streams_mu_);
+        uint64_t id = ++last_id_;
+        streams_[id] = stream;
+        return id;
+    }
+
+    void forget(uint64_t id) {
+        std::lock_guard<std::mutex> lock(streams_mu_);
+        streams_.erase(id);
+    }
+
+    // The stream ``id`` held for a call from Python (released with ``let_go``), or null if it is gone. ``holds`` is
+    // raised under ``streams_mu_``: OnDone forgets the stream under it first, so it never deletes one being held.
+    Stream* hold(uint64_t id) {
+        std::lock_guard<std::mutex> lock(streams_mu_);
+        auto found = streams_.find(id);
+        if (found == streams_.end()) return nullptr;
+        Stream* stream = found->second;
+        std::lock_guard<std::mutex> held(stream->mu);
+        ++stream->holds;
+        return stream;
+    }
+
+    static void let_go(Stream* stream) {
+        if (stream->release()) delete stream;
+    }
+
+    void push(Event&& event) {
+        bool wake;
+        {
+            std::lock_guard<std::mutex> lock(events_mu_);
+            wake = events_.empty();
+            events_.push_back(std::move(event));
+        }
+        if (wake) {
+            uint64_t one = 1;
+            ssize_t written = ::write(event_fd, &one, sizeof one);
+            (void)written;  // a full counter (2^64 - 2 wakes unread) still wakes the reader
+        }
+    }
+
+    std::vector<Event> take() {
+        std::vector<Event> events;
+        std::lock_guard<std::mutex> lock(events_mu_);
+        uint64_t count;
+        ssize_t got = ::read(event_fd, &count, sizeof count);  // nonblocking: clears the wake, if any
+        (void)got;
+        events.swap(events_);
+        return events;
+    }
 
 private:
     std::mutex streams_mu_;
@@ -135,26 +198,29 @@ void Stream::OnReadDone(bool ok) {
     bool again;
     {
         std::lock_guard<std::mutex> lock(mu);
-        again = ++untaken_ < UNTAKEN_MOST;
-        read_paused_ = !again;
+        ++untaken_;
+        again = !finishing() && untaken_ < UNTAKEN_MOST;  // a call being finished is read no more
+        read_paused_ = !again && !finishing();
     }
-    if (again) StartRead(&reading_);
+    if (again) StartRead(&reading_);  // the read just done holds the call: it cannot have ended
 }
 
 void Stream::taken(int count) {
-    bool resume;
-    {
-        std::lock_guard<std::mutex> lock(mu);
-        untaken_ -= count;
-        resume = read_paused_ && untaken_ < UNTAKEN_MOST && !reads_over_ && !finish_called_;
-        if (resume) read_paused_ = false;
-    }
-    if (resume) StartRead(&reading_);
+    std::unique_lock<std::mutex> lock(mu);
+    untaken_ -= count;
+    if (!read_paused_ || untaken_ >= UNTAKEN_MOST || reads_over_ || finishing()) return;
+    read_paused_ = false;
+    ++busy_;  // no Finish until the read is started
+    lock.unlock();
+    StartRead(&reading_);
+    lock.lock();
+    --busy_;
+    finish_when_free_locked(lock);
 }
 
 size_t Stream::write(const char* data, size_t size) {
     std::unique_lock<std::mutex> lock(mu);
-    if (finish_called_ || finish_wanted_) return 0;
+    if (finishing()) return 0;
     grpc::Slice slice(data, size);
     queued_.emplace_back(&slice, 1);
     size_t queued = queued_.size();
@@ -165,7 +231,7 @@ size_t Stream::write(const char* data, size_t size) {
 void Stream::start_next_write_locked(std::unique_lock<std::mutex>& lock) {
     writing_.Swap(&queued_.front());
     queued_.pop_front();
-    write_busy_ = true;
+    write_busy_ = true;  // no Finish until it is done
     lock.unlock();
     StartWrite(&writing_);
 }
@@ -179,38 +245,47 @@ void Stream::OnWriteDone(bool ok) {
         start_next_write_locked(lock);
         return;
     }
-    if (finish_wanted_ && !finish_called_) finish_locked(lock, finish_status_);
+    finish_when_free_locked(lock);
 }
 
 void Stream::finish(grpc::Status status) {
     std::unique_lock<std::mutex> lock(mu);
-    if (finish_called_ || finish_wanted_) return;
-    if (write_busy_) {  // after what is queued: OnWriteDone finishes
-        finish_wanted_ = true;
-        finish_status_ = std::move(status);
-        return;
-    }
-    finish_locked(lock, std::move(status));
+    if (finishing()) return;
+    finish_wanted_ = true;  // once what is queued is written (OnWriteDone)
+    finish_status_ = std::move(status);
+    finish_when_free_locked(lock);
 }
 
-void Stream::finish_locked(std::unique_lock<std::mutex>& lock, grpc::Status status) {
+void Stream::finish_when_free_locked(std::unique_lock<std::mutex>& lock) {
+    if (!finish_wanted_ || finish_called_ || write_busy_ || busy_ > 0 || !queued_.empty()) return;
     finish_called_ = true;
+    grpc::Status status = finish_status_;
     lock.unlock();
     Finish(std::move(status));
 }
 
+void Stream::cancel() {
+    // a bot that does not read what it is sent: its last writes would wait for it for ever, and the call with them
+    std::unique_lock<std::mutex> lock(mu);
+    if (finish_called_) return;  // Finish is done or under way: the call ends without help
+    ++busy_;  // the context lives until OnDone, which cannot come before Finish, held back meanwhile
+    lock.unlock();
+    context_->TryCancel();
+    lock.lock();
+    --busy_;
+    finish_when_free_locked(lock);
+}
+
 void Stream::OnCancel() {
-    // the bot cancelled, its connection broke, or the server is shutting down: the call ends (its writes fail)
+    // the bot cancelled, its connection broke, the server is shutting down, or Python cancelled: the call ends (its
+    // writes fail, and nothing more is sent)
     std::unique_lock<std::mutex> lock(mu);
     queued_.clear();
-    if (!finish_called_ && !write_busy_) {
-        finish_locked(lock, grpc::Status::CANCELLED);
-        return;
-    }
-    if (!finish_called_) {
+    if (!finishing()) {
         finish_wanted_ = true;
         finish_status_ = grpc::Status::CANCELLED;
     }
+    finish_when_free_locked(lock);
 }
 
 void Stream::OnDone() {
@@ -242,7 +317,7 @@ public:
 
 grpc::ServerGenericBidiReactor* Service::CreateReactor(grpc::GenericCallbackServerContext* context) {
     if (context->method() != server_->method) return new Unimplemented(context->method());
-    Stream* stream = new Stream(server_);
+    Stream* stream = new Stream(server_, context);
     stream->begin(server_->add(stream), context->peer());
     return stream;
 }
@@ -292,7 +367,12 @@ PyObject* server_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
             }
             builder.AddChannelArgument(name, static_cast<int>(number));
         } else if (PyUnicode_Check(value)) {
-            builder.AddChannelArgument(name, std::string(PyUnicode_AsUTF8(value)));
+            const char* text = PyUnicode_AsUTF8(value);
+            if (text == nullptr) {
+                Py_DECREF(items);
+                return nullptr;
+            }
+            builder.AddChannelArgument(name, std::string(text));
         } else {
             Py_DECREF(items);
             PyErr_Format(PyExc_TypeError, "option %s must be an int or a str", name);
@@ -304,6 +384,9 @@ PyObject* server_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
     if (native->event_fd < 0) return PyErr_SetFromErrno(PyExc_OSError);
     builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &native->port);
     builder.RegisterCallbackGenericService(&native->service_);
+    grpc::ResourceQuota quota("arena-bots");
+    quota.Resize(MEMORY_MOST);
+    builder.SetResourceQuota(quota);
     Py_BEGIN_ALLOW_THREADS
     native->server = builder.BuildAndStart();
     Py_END_ALLOW_THREADS
@@ -377,9 +460,11 @@ PyObject* server_take(ServerObject* self, PyObject*) {
         PyObject* item = payload == nullptr ? nullptr
                                             : Py_BuildValue("(iKN)", static_cast<int>(event.kind),
                                                             static_cast<unsigned long long>(event.stream), payload);
-        if (item == nullptr) {
+        if (item == nullptr) {  // out of memory: the events not handed over are lost, their streams read on
             Py_DECREF(list);
             taken(last, run);
+            for (Event& rest : events)
+                if (&rest > &event && rest.kind == MESSAGE) taken(rest.stream, 1);
             return nullptr;
         }
         PyList_SET_ITEM(list, i++, item);
@@ -419,6 +504,17 @@ PyObject* server_finish(ServerObject* self, PyObject* args) {
     Py_RETURN_NONE;
 }
 
+PyObject* server_cancel(ServerObject* self, PyObject* arg) {
+    unsigned long long id = PyLong_AsUnsignedLongLong(arg);
+    if (id == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return nullptr;
+    Stream* stream = self->native->hold(id);
+    if (stream != nullptr) {
+        stream->cancel();
+        NativeServer::let_go(stream);
+    }
+    Py_RETURN_NONE;
+}
+
 PyObject* server_shutdown(ServerObject* self, PyObject* args) {
     double grace_s;
     if (!PyArg_ParseTuple(args, "d", &grace_s)) return nullptr;
@@ -439,6 +535,8 @@ PyMethodDef server_methods[] = {
      "write(stream, data) -> the writes queued on the stream with this one (0: the stream is gone or finishing)."},
     {"finish", reinterpret_cast<PyCFunction>(server_finish), METH_VARARGS,
      "finish(stream, code, details): end the call with that status once its queued writes are sent."},
+    {"cancel", reinterpret_cast<PyCFunction>(server_cancel), METH_O,
+     "cancel(stream): end the call at once, unsent writes dropped (a bot that does not read its last messages)."},
     {"shutdown", reinterpret_cast<PyCFunction>(server_shutdown), METH_VARARGS,
      "shutdown(grace_s): stop listening; calls still open after grace_s are cancelled; returns when all are done."},
     {nullptr, nullptr, 0, nullptr},
@@ -461,6 +559,9 @@ PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native_server",
 }  // namespace
 
 PyMODINIT_FUNC PyInit__native_server(void) {
+    // gRPC's library stays initialized for the process's life: destroying its last server would otherwise shut
+    // the whole library down, which joins its executor's threads and took 10 s now and then
+    grpc_init();
     ServerType.tp_name = "arena.transport._native_server.Server";
     ServerType.tp_basicsize = sizeof(ServerObject);
     ServerType.tp_flags = Py_TPFLAGS_DEFAULT;

@@ -9,6 +9,13 @@ through a ``NativeCall``, which looks to it like grpc.aio's request iterator and
 bots' service alone: no health or reflection service there (only the runner's own bots reach it; the TCP port, where
 people and tools connect, keeps them).
 
+Limits, beside the servicer's own: grpc.aio's channel arguments are passed on, but libgrpc++ 1.51 knows neither
+``grpc.max_allowed_incoming_connections`` nor ``grpc.http2.ping_timeout_ms``: connections to this socket are not
+capped in number (only the runner's sandboxed bots reach it), and all of them share a memory quota of 256 MiB
+(``MEMORY_MOST``). A stream is read at most ``UNTAKEN_MOST`` messages ahead of the loop; before its Join is read at
+most ``BEFORE_JOIN_MOST`` are kept; a finished call whose bot does not read its last messages is cut after
+``FINISH_WAIT_S`` (at once when its writes passed ``MAX_QUEUED``).
+
 Why, and what it does not yet do: grpc.aio hands each message through its polling thread and the loop, and a
 server that only asks gets 5,181 round trips a second from two C++ bots on grpc.aio against 7,457 on this one
 (``tests/bench/bench_transport.py``; gRPC's C++ synchronous server 9,241). In a match that alone changes nothing
@@ -45,6 +52,8 @@ except ImportError:  # built only where libgrpc++ was found at install time (`ma
 log = logging.getLogger("arena.transport")
 
 PLAY = "/arena.v1.BotService/Play"
+BEFORE_JOIN_MOST = 64  # messages kept before the Join is read (more are dropped: grpc.aio reads none of them yet)
+FINISH_WAIT_S = 5.0  # a call that is finished but not over by then (its bot does not read its last messages) is cut
 
 
 def available() -> bool:
@@ -88,6 +97,8 @@ class NativeCall:
         self.marked = False  # in the server's list of calls to write for
         self.waited = False  # a gathering stream's turn of the loop, waited
         self.written: asyncio.Future[None] | None = None  # set once the connection is closed and drained
+        self.unread = False  # its bot stopped reading: more than MAX_QUEUED writes waited for it
+        self.over = False  # gRPC is done with the call (DONE)
 
     # ------------------------------------------------------------------ what the servicer calls
 
@@ -146,12 +157,13 @@ class NativeCall:
             item = bot_pb2.BotMessage.FromString(data)
         except Exception as exc:  # not a BotMessage: the servicer answers it where it would have read it
             item = exc
-        if self._reader is not None:
+        if self._reader is not None or not self._reading:  # after the Join, or after the stream's end: none kept
             if self._reading:
                 self._give(item)
             return
-        self._queue.append(item)
-        self._woken.ring()
+        if len(self._queue) < BEFORE_JOIN_MOST:
+            self._queue.append(item)
+            self._woken.ring()
 
     def reads_over(self) -> None:
         """The bot ended its side of the stream (or the call is over)."""
@@ -244,6 +256,7 @@ class NativeBotServer:
                     conn.take()
                     conn.close()
                 elif queued > MAX_QUEUED:  # as ``Connection.send`` cuts off a bot that does not read
+                    call.unread = True
                     conn.take()
                     conn.close("RESOURCE_EXHAUSTED", "the bot is not reading its stream")
         if conn.closed and call.written is not None and not call.written.done():
@@ -269,6 +282,7 @@ class NativeBotServer:
             else:  # DONE: the call is over (finished, cancelled by the bot, or its connection gone)
                 call = calls.pop(stream, None)
                 if call is not None:
+                    call.over = True
                     call.reads_over()
                     if call.task is not None and not call.task.done():
                         call.task.cancel()  # as grpc.aio cancels a handler whose call is over
@@ -286,6 +300,7 @@ class NativeBotServer:
                     if queued == 0:  # the call is over
                         return
                     if queued > MAX_QUEUED:  # as ``Connection.send`` cuts off a bot that does not read
+                        call.unread = True
                         raise Aborted(grpc.StatusCode.RESOURCE_EXHAUSTED, "the bot is not reading its stream")
         except Aborted as aborted:
             code, details = aborted.code, aborted.details
@@ -294,7 +309,19 @@ class NativeBotServer:
         except Exception:
             log.exception("the bot stream from %s failed", call.peer())
             code, details = grpc.StatusCode.INTERNAL, "the referee failed serving this stream"
-        self._server.finish(call.stream, code.value[0], details)
+        server = self._server
+        if server is None or call.over:
+            return
+        server.finish(call.stream, code.value[0], details)  # once the writes queued are sent
+        if call.unread:  # they never will be
+            server.cancel(call.stream)
+        else:
+            asyncio.get_running_loop().call_later(FINISH_WAIT_S, self._cut, call)
+
+    def _cut(self, call: NativeCall) -> None:
+        """End a finished call whose bot has not read its last messages in ``FINISH_WAIT_S``."""
+        if not call.over and self._server is not None:
+            self._server.cancel(call.stream)
 
     async def stop(self, grace_s: float) -> None:
         """Stop listening; streams still open after ``grace_s`` are cancelled (their tasks too)."""

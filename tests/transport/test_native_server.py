@@ -180,6 +180,14 @@ def test_a_bot_that_stops_reading_is_cut_off(server_kind: str, monkeypatch: pyte
         assert session.conn.closed
         assert session.conn.closing is not None and session.conn.closing.code == "RESOURCE_EXHAUSTED"
         assert session.conn.closing.details == "the bot is not reading its stream"
+        if server_kind == "native":  # and the call itself ends: its last writes would wait for the bot for ever
+            [native] = server._servers
+            assert isinstance(native, native_server.NativeBotServer)
+            for _ in range(300):
+                if not native._calls:
+                    break
+                await asyncio.sleep(0.01)
+            assert not native._calls
 
     asyncio.run(_served(body))
 
@@ -207,3 +215,29 @@ def test_stopping_with_streams_open_ends_them_promptly(server_kind: str) -> None
 
     took, _ = asyncio.run(scenario())
     assert took < 2.0
+
+
+def test_what_a_bot_sends_before_its_join_is_read_is_bounded_and_nothing_after_its_stream_ends() -> None:
+    call = native_server.NativeCall(None, 1, "unix:")  # type: ignore[arg-type]
+    join = bot_pb2.BotMessage(join=bot_pb2.Join(token="t", protocol_version=1)).SerializeToString()
+    for _ in range(native_server.BEFORE_JOIN_MOST * 10):
+        call.message(join)
+    assert len(call._queue) == native_server.BEFORE_JOIN_MOST
+    call.direct(None)  # the stream's Play is over
+    call._queue.clear()
+    call.message(join)
+    assert not call._queue
+
+
+def test_servers_start_and_stop_promptly_one_after_another(tmp_path: Path) -> None:
+    """The last server's end once shut gRPC's whole library down now and then (10 s, joining its threads): the
+    module keeps the library up for the process's life."""
+    assert native_server._native_server is not None
+    slowest = 0.0
+    for k in range(30):
+        server = native_server._native_server.Server(f"unix:{tmp_path / f's{k}.sock'}", native_server.PLAY, [])
+        started = time.monotonic()
+        server.shutdown(0.0)
+        slowest = max(slowest, time.monotonic() - started)
+        del server
+    assert slowest < 2.0
