@@ -21,6 +21,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -112,6 +113,8 @@ public:
     NativeServer() : service_(this) {}
 
     std::string method;  // the one method served: "/arena.v1.BotService/Play"
+    std::atomic<bool> shutting{false};  // a shutdown has begun (``shut_down``: once)
+    std::atomic<bool> stopped{false};   // and returned
     int event_fd = -1;
     int port = 0;
     std::unique_ptr<grpc::Server> server;
@@ -329,13 +332,15 @@ struct ServerObject {
     NativeServer* native;
 };
 
+// Once per server, whoever calls first; the others return at once (while it may still be under way).
 void shut_down(NativeServer* native, double grace_s) {
-    if (!native->server) return;
+    if (native->shutting.exchange(true)) return;
     auto deadline = std::chrono::system_clock::now() +
                     std::chrono::microseconds(static_cast<int64_t>(grace_s * 1e6));
     native->server->Shutdown(deadline);  // cancels the calls still open at the deadline; returns when all are done
     native->server->Wait();
     native->server.reset();
+    native->stopped = true;
 }
 
 PyObject* server_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
@@ -410,8 +415,10 @@ void server_dealloc(ServerObject* self) {
         Py_BEGIN_ALLOW_THREADS
         shut_down(self->native, 0);
         Py_END_ALLOW_THREADS
-        if (self->native->event_fd >= 0) ::close(self->native->event_fd);
-        delete self->native;
+        if (self->native->stopped) {
+            if (self->native->event_fd >= 0) ::close(self->native->event_fd);
+            delete self->native;
+        }  // else a shutdown begun elsewhere never returned (a frozen peer): its server is left as it is
     }
     Py_TYPE(self)->tp_free(reinterpret_cast<PyObject*>(self));
 }

@@ -13,8 +13,10 @@ Limits, beside the servicer's own: grpc.aio's channel arguments are passed on, b
 ``grpc.max_allowed_incoming_connections`` nor ``grpc.http2.ping_timeout_ms``: connections to this socket are not
 capped in number (only the runner's sandboxed bots reach it), and all of them share a memory quota of 256 MiB
 (``MEMORY_MOST``). A stream is read at most ``UNTAKEN_MOST`` messages ahead of the loop; before its Join is read at
-most ``BEFORE_JOIN_MOST`` are kept; a finished call whose bot does not read its last messages is cut after
-``FINISH_WAIT_S`` (at once when its writes passed ``MAX_QUEUED``).
+most ``BEFORE_JOIN_MOST`` are kept; a finished call whose bot does not read its last messages is cancelled after
+``FINISH_WAIT_S`` (at once when its writes passed ``MAX_QUEUED``). A bot whose process is frozen with messages
+unread holds its call until its connection goes (the cancellation cannot be sent; grpc.aio's server waits the same),
+and ``stop`` gives up waiting for it after ``STOP_WAIT_S``.
 
 Why, and what it does not yet do: grpc.aio hands each message through its polling thread and the loop, and a
 server that only asks gets 5,181 round trips a second from two C++ bots on grpc.aio against 7,457 on this one
@@ -32,6 +34,7 @@ import asyncio
 import collections
 import contextlib
 import logging
+import threading
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NoReturn
@@ -54,6 +57,8 @@ log = logging.getLogger("arena.transport")
 PLAY = "/arena.v1.BotService/Play"
 BEFORE_JOIN_MOST = 64  # messages kept before the Join is read (more are dropped: grpc.aio reads none of them yet)
 FINISH_WAIT_S = 5.0  # a call that is finished but not over by then (its bot does not read its last messages) is cut
+STOP_WAIT_S = 5.0  # how long ``stop`` waits past its grace for gRPC to end the calls
+_ABANDONED: list[Any] = []  # servers whose shutdown never returned: never released (``NativeBotServer.stop``)
 
 
 def available() -> bool:
@@ -99,6 +104,7 @@ class NativeCall:
         self.written: asyncio.Future[None] | None = None  # set once the connection is closed and drained
         self.unread = False  # its bot stopped reading: more than MAX_QUEUED writes waited for it
         self.over = False  # gRPC is done with the call (DONE)
+        self.cut: asyncio.TimerHandle | None = None  # ``NativeBotServer._cut``, due once the call is finished
 
     # ------------------------------------------------------------------ what the servicer calls
 
@@ -283,6 +289,8 @@ class NativeBotServer:
                 call = calls.pop(stream, None)
                 if call is not None:
                     call.over = True
+                    if call.cut is not None:
+                        call.cut.cancel()
                     call.reads_over()
                     if call.task is not None and not call.task.done():
                         call.task.cancel()  # as grpc.aio cancels a handler whose call is over
@@ -316,7 +324,7 @@ class NativeBotServer:
         if call.unread:  # they never will be
             server.cancel(call.stream)
         else:
-            asyncio.get_running_loop().call_later(FINISH_WAIT_S, self._cut, call)
+            call.cut = asyncio.get_running_loop().call_later(FINISH_WAIT_S, self._cut, call)
 
     def _cut(self, call: NativeCall) -> None:
         """End a finished call whose bot has not read its last messages in ``FINISH_WAIT_S``."""
@@ -324,17 +332,39 @@ class NativeBotServer:
             self._server.cancel(call.stream)
 
     async def stop(self, grace_s: float) -> None:
-        """Stop listening; streams still open after ``grace_s`` are cancelled (their tasks too)."""
+        """Stop listening; streams still open after ``grace_s`` are cancelled (their tasks too). gRPC's shutdown
+        waits for every call to end, and a call whose bot's process is frozen with writes pending never does (its
+        cancellation cannot be sent either; grpc.aio's server waits the same): after ``STOP_WAIT_S`` more the
+        server is left to its thread, kept for the process's life (releasing it would wait on the same shutdown)."""
         server = self._server
         if server is None or self._stopping:
             return
         self._stopping = True
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, server.shutdown, grace_s)  # the loop serves the streams meanwhile
-        self._events()  # the last ones: every call's DONE
+        stopped: asyncio.Future[None] = loop.create_future()
+
+        def shut_down() -> None:  # in a thread of its own, a daemon: one that never returns holds up no exit
+            server.shutdown(grace_s)
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+                loop.call_soon_threadsafe(_resolve, stopped)
+
+        threading.Thread(target=shut_down, name="arena-bot-server-stop", daemon=True).start()
+        try:
+            await asyncio.wait_for(asyncio.shield(stopped), grace_s + STOP_WAIT_S)  # the loop serves meanwhile
+        except TimeoutError:
+            log.warning("the bots' server on %s did not stop within %g s (a bot's process frozen with messages "
+                        "unread?); left to stop on its own", self.address, grace_s + STOP_WAIT_S)
+            _ABANDONED.append(server)
+        else:
+            self._events()  # the last ones: every call's DONE
         loop.remove_reader(server.fd)
         for call in self._calls.values():
             if call.task is not None:
                 call.task.cancel()
         self._calls.clear()
         self._server = None
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

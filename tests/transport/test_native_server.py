@@ -241,3 +241,66 @@ def test_servers_start_and_stop_promptly_one_after_another(tmp_path: Path) -> No
         slowest = max(slowest, time.monotonic() - started)
         del server
     assert slowest < 2.0
+
+
+FROZEN_CLIENT = r"""
+import asyncio, sys
+sys.path.insert(0, sys.argv[2])
+from arena_sdk.pb import bot_pb2
+import grpc
+
+async def main():
+    async with grpc.aio.insecure_channel(sys.argv[1]) as channel:
+        call = channel.stream_stream("/arena.v1.BotService/Play", request_serializer=lambda b: b,
+                                     response_deserializer=lambda b: b)()
+        await call.write(bot_pb2.BotMessage(join=bot_pb2.Join(token=sys.argv[3], protocol_version=1))
+                         .SerializeToString())
+        await call.read()  # the Welcome
+        print("joined", flush=True)
+        await asyncio.sleep(120)  # then frozen (SIGSTOP) by the test
+
+asyncio.run(main())
+"""
+
+
+def test_a_bot_frozen_with_messages_unread_does_not_hold_up_the_servers_stop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gRPC waits for ever on a call whose peer's process is frozen with writes pending (its cancellation cannot be
+    sent); ``stop`` gives up after ``STOP_WAIT_S`` past its grace and leaves that server be."""
+    import signal
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    monkeypatch.setattr(native_server, "STOP_WAIT_S", 1.0)
+
+    async def scenario() -> float:
+        spec = MatchSpec("native", "seed", 2)
+        [seats] = remote_seats(spec, ["a", "b"])
+        server = RefereeServer(local=True, tcp=False)
+        await _started(server)
+        server.add_seat(seats[0])
+        client = subprocess.Popen([sys.executable, "-c", FROZEN_CLIENT, server.local_address,
+                                   str(Path(__file__).resolve().parents[2] / "proto" / "python"), seats[0].token],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            assert client.stdout is not None
+            assert await asyncio.to_thread(client.stdout.readline) == "joined\n"
+            client.send_signal(signal.SIGSTOP)
+            session = seats[0].endpoint.session
+            assert session is not None
+            filler = error_message(bot_pb2.ERROR_CODE_MALFORMED, "x" * 30_000)
+            for _ in range(400):  # some 12 MB: past what the sockets and HTTP/2's windows hold
+                session.send(filler)
+                await asyncio.sleep(0)
+            await asyncio.sleep(0.5)
+            started = time.monotonic()
+            await server.stop(0.2)
+            return time.monotonic() - started
+        finally:
+            client.send_signal(signal.SIGKILL)
+            client.wait()
+
+    took = asyncio.run(scenario())
+    assert took < 0.2 + 1.0 + 1.0
+    assert native_server._ABANDONED  # left to its thread, never released
