@@ -41,6 +41,7 @@ def spec(tables: int, hands: int = 64, **clock: int) -> MatchSpec:
     return MatchSpec("many", "many-tables-seed", hands, policy=policy, tables=tables)
 
 
+@pytest.mark.foreground  # a 150 ms clock: on a loaded host the answering bot's replies came late (twice in this suite)
 def test_a_bot_silent_at_one_table_times_out_there_only() -> None:
     silent = "table-1.2"
 
