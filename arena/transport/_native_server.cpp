@@ -567,7 +567,8 @@ PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native_server",
 
 PyMODINIT_FUNC PyInit__native_server(void) {
     // gRPC's library stays initialized for the process's life: destroying its last server would otherwise shut
-    // the whole library down, which joins its executor's threads and took 10 s now and then
+    // the whole library down, which joins its executor's threads and took 10 s now and then (the module is
+    // imported only by a referee that serves with it: arena/transport/native_server.py)
     grpc_init();
     ServerType.tp_name = "arena.transport._native_server.Server";
     ServerType.tp_basicsize = sizeof(ServerObject);

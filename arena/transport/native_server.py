@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -46,12 +47,6 @@ from arena.transport.bot_service import BotServicer, StreamReader, writes
 from arena.transport.session import MAX_QUEUED, Connection, Wakeup
 from arena_sdk.pb import bot_pb2
 
-_native_server: ModuleType | None
-try:
-    from arena.transport import _native_server
-except ImportError:  # built only where libgrpc++ was found at install time (`make install` installs it)
-    _native_server = None
-
 log = logging.getLogger("arena.transport")
 
 PLAY = "/arena.v1.BotService/Play"
@@ -61,9 +56,20 @@ STOP_WAIT_S = 5.0  # how long ``stop`` waits past its grace for gRPC to end the 
 _ABANDONED: list[Any] = []  # servers whose shutdown never returned: never released (``NativeBotServer.stop``)
 
 
+@functools.cache
+def extension() -> ModuleType | None:
+    """The C++ server's module, loaded on first use (it loads libgrpc++ into the process: a referee that serves with
+    grpc.aio never does), or None if this installation lacks it."""
+    try:
+        from arena.transport import _native_server
+    except ImportError:  # `make install` builds it (against libgrpc++, which it installs first)
+        return None
+    return _native_server
+
+
 def available() -> bool:
     """Whether the C++ server was built with this installation."""
-    return _native_server is not None
+    return extension() is not None
 
 
 def selected() -> bool:
@@ -199,7 +205,7 @@ class NativeBotServer:
     server gets them (channel arguments), each stream handled by ``servicer``. Other methods get UNIMPLEMENTED."""
 
     def __init__(self, servicer: BotServicer, address: str, options: list[tuple[str, Any]]) -> None:
-        if _native_server is None:
+        if extension() is None:
             raise RuntimeError("arena.transport._native_server was not built (no libgrpc++ at install time)")
         self.servicer = servicer
         self.address = address
@@ -211,9 +217,10 @@ class NativeBotServer:
         self._turn_due = False  # ``_write_turn`` is scheduled
 
     async def start(self) -> None:
-        assert _native_server is not None
+        native = extension()
+        assert native is not None
         try:
-            self._server = _native_server.Server(self.address, PLAY, self.options)
+            self._server = native.Server(self.address, PLAY, self.options)
         except RuntimeError as exc:
             raise RuntimeError(f"cannot serve bots on {self.address}: {exc}") from None
         asyncio.get_running_loop().add_reader(self._server.fd, self._events)
@@ -270,8 +277,8 @@ class NativeBotServer:
 
     def _events(self) -> None:
         """Everything the C++ threads queued since the last wake, in order."""
-        assert _native_server is not None
-        native = _native_server
+        native = extension()
+        assert native is not None
         calls = self._calls
         for kind, stream, payload in self._server.take():
             if kind == native.MESSAGE:

@@ -6,6 +6,7 @@ processes, is tests/integrity/test_halves.py)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -61,3 +62,29 @@ def test_a_bot_whose_second_rotation_process_dies_before_joining_is_crashed_and_
     assert any("rotation 1 never connected" in note for note in once_result.notes)
     hows = {(r.rotation, d.how) for r in played for d in r.decisions if d.participant == 1}
     assert hows == {(0, "ok"), (1, "absent")}  # its first process played all of rotation 0, nobody rotation 1
+
+
+def test_a_sandbox_s_first_process_is_seen_exited_whatever_its_descriptor_s_number() -> None:
+    """A referee with many connections hands out descriptors numbered 1024 and more, which select() refuses (a
+    league host's validation failed so in CI): ``exited`` asks with poll."""
+    import resource
+    import subprocess
+
+    from arena.runner.local_bots import exited
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2048:
+        pytest.skip(f"the open-files limit ({hard}) is below 2048")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2048), hard))
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    pidfd = os.pidfd_open(child.pid)
+    high = os.dup2(pidfd, 1500)
+    try:
+        assert not exited(high)
+        child.kill()
+        child.wait()
+        assert exited(high)
+    finally:
+        os.close(high)
+        os.close(pidfd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -7,6 +7,7 @@ with streams open) is checked on both."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,8 +36,30 @@ def server_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
 
 
 def test_the_native_server_is_built_with_the_package() -> None:
-    """`make install` installs libgrpc++ before the package: the optional extension must have been built."""
+    """`make install` installs libgrpc++ before the package, which builds the extension."""
     assert native_server.available()
+
+
+def test_a_referee_that_serves_with_grpc_aio_never_loads_libgrpcpp() -> None:
+    """The C++ server's module (and gRPC's C++ library with it) is loaded only when it is selected."""
+    import subprocess
+    import sys
+
+    code = ("import asyncio, sys\n"
+            "from arena.transport.server import RefereeServer\n"
+            "async def main():\n"
+            "    server = RefereeServer(local=True, tcp=False)\n"
+            "    await server.start()\n"
+            "    await server.stop()\n"
+            "asyncio.run(main())\n"
+            "print('arena.transport._native_server' in sys.modules,"
+            " any('libgrpc++' in line for line in open('/proc/self/maps')))\n")
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_BOT_SERVER"}
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert shown.stdout.split() == ["False", "False"], shown.stderr
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                           env={**env, "ARENA_BOT_SERVER": "native"})
+    assert shown.stdout.split() == ["True", "True"], shown.stderr
 
 
 def test_the_switch_selects_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -232,10 +255,11 @@ def test_what_a_bot_sends_before_its_join_is_read_is_bounded_and_nothing_after_i
 def test_servers_start_and_stop_promptly_one_after_another(tmp_path: Path) -> None:
     """The last server's end once shut gRPC's whole library down now and then (10 s, joining its threads): the
     module keeps the library up for the process's life."""
-    assert native_server._native_server is not None
+    native = native_server.extension()
+    assert native is not None
     slowest = 0.0
     for k in range(30):
-        server = native_server._native_server.Server(f"unix:{tmp_path / f's{k}.sock'}", native_server.PLAY, [])
+        server = native.Server(f"unix:{tmp_path / f's{k}.sock'}", native_server.PLAY, [])
         started = time.monotonic()
         server.shutdown(0.0)
         slowest = max(slowest, time.monotonic() - started)
