@@ -5,6 +5,7 @@ committed before any later sink or any bot hears of it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import sqlite3
 from collections.abc import Sequence
@@ -34,7 +35,7 @@ def caller(decision: Decision) -> Action:
 
 def committed_hands(path: Path, match_id: str) -> set[int]:
     """The hands another connection sees: only what is committed."""
-    with sqlite3.connect(path) as other:
+    with contextlib.closing(sqlite3.connect(path)) as other:  # sqlite3's own context manager does not close it
         return {n for (n,) in other.execute("SELECT hand_number FROM hands WHERE match_id = ?", (match_id,))}
 
 
