@@ -36,7 +36,6 @@ import contextlib
 import functools
 import logging
 import threading
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NoReturn
 
@@ -44,7 +43,7 @@ import grpc
 
 from arena import switches
 from arena.transport.bot_service import BotServicer, StreamReader, writes
-from arena.transport.session import MAX_QUEUED, Connection, Wakeup
+from arena.transport.session import MAX_QUEUED, NOT_READING, Connection, Wakeup
 from arena_sdk.pb import bot_pb2
 
 log = logging.getLogger("arena.transport")
@@ -164,18 +163,20 @@ class NativeCall:
     # ------------------------------------------------------------------ what the server's events call
 
     def message(self, data: bytes) -> None:
+        """A message read: given to the reader after the Join, kept for ``__anext__`` before it (at most
+        ``BEFORE_JOIN_MOST``), dropped unread once the stream's end is known."""
+        if not self._reading or (self._reader is None and len(self._queue) >= BEFORE_JOIN_MOST):
+            return
         item: bot_pb2.BotMessage | Exception
         try:
             item = bot_pb2.BotMessage.FromString(data)
         except Exception as exc:  # not a BotMessage: the servicer answers it where it would have read it
             item = exc
-        if self._reader is not None or not self._reading:  # after the Join, or after the stream's end: none kept
-            if self._reading:
-                self._give(item)
+        if self._reader is not None:
+            self._give(item)
             return
-        if len(self._queue) < BEFORE_JOIN_MOST:
-            self._queue.append(item)
-            self._woken.ring()
+        self._queue.append(item)
+        self._woken.ring()
 
     def reads_over(self) -> None:
         """The bot ended its side of the stream (or the call is over)."""
@@ -260,20 +261,23 @@ class NativeBotServer:
         conn = call.conn
         if conn is None or self._server is None:
             return
-        write: Callable[[int, bytes], int] = self._server.write
         while conn.queued:
             for data in writes(conn, call.first):
                 call.first = False
-                queued = write(call.stream, data)
-                if queued == 0:  # the call is over: nothing more goes out
+                if not self._handed(call, data):
                     conn.take()
-                    conn.close()
-                elif queued > MAX_QUEUED:  # as ``Connection.send`` cuts off a bot that does not read
-                    call.unread = True
-                    conn.take()
-                    conn.close("RESOURCE_EXHAUSTED", "the bot is not reading its stream")
+                    conn.close(*(("RESOURCE_EXHAUSTED", NOT_READING) if call.unread else ()))
         if conn.closed and call.written is not None and not call.written.done():
             call.written.set_result(None)
+
+    def _handed(self, call: NativeCall, data: bytes) -> bool:
+        """Hand ``data`` to the C++ server for ``call``; False when nothing more should go: the call is over, or its
+        bot is not reading (``call.unread``: more than ``MAX_QUEUED`` writes wait for it, the bound
+        ``Connection.send`` keeps for grpc.aio)."""
+        queued: int = self._server.write(call.stream, data)
+        if queued > MAX_QUEUED:
+            call.unread = True
+        return 0 < queued <= MAX_QUEUED
 
     def _events(self) -> None:
         """Everything the C++ threads queued since the last wake, in order."""
@@ -306,17 +310,14 @@ class NativeBotServer:
 
     async def _serve(self, call: NativeCall) -> None:
         """Run the servicer's Play for ``call``, writing what it yields, then end the call with its status."""
-        write: Callable[[int, bytes], int] = self._server.write
         code, details = grpc.StatusCode.OK, ""
         try:
             async with contextlib.aclosing(self.servicer.Play(call, call)) as messages:  # type: ignore[arg-type]
                 async for data in messages:
-                    queued = write(call.stream, data)
-                    if queued == 0:  # the call is over
-                        return
-                    if queued > MAX_QUEUED:  # as ``Connection.send`` cuts off a bot that does not read
-                        call.unread = True
-                        raise Aborted(grpc.StatusCode.RESOURCE_EXHAUSTED, "the bot is not reading its stream")
+                    if not self._handed(call, data):
+                        if not call.unread:
+                            return  # the call is over
+                        raise Aborted(grpc.StatusCode.RESOURCE_EXHAUSTED, NOT_READING)
         except Aborted as aborted:
             code, details = aborted.code, aborted.details
         except asyncio.CancelledError:

@@ -20,6 +20,7 @@ from arena.transport import convert
 from arena_sdk.pb import bot_pb2, poker_pb2
 
 MAX_QUEUED = 10_000  # messages waiting for a bot that does not read its stream
+NOT_READING = "the bot is not reading its stream"  # why such a stream is closed (RESOURCE_EXHAUSTED)
 
 
 @dataclass(slots=True)
@@ -85,7 +86,7 @@ class Connection:
         if self.closed:
             return
         if len(self._messages) >= MAX_QUEUED:
-            self.close("RESOURCE_EXHAUSTED", "the bot is not reading its stream")
+            self.close("RESOURCE_EXHAUSTED", NOT_READING)
             return
         self._messages.append(message)
         self._callbacks.append(on_sent)

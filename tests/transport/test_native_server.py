@@ -202,7 +202,7 @@ def test_a_bot_that_stops_reading_is_cut_off(server_kind: str, monkeypatch: pyte
                 break
         assert session.conn.closed
         assert session.conn.closing is not None and session.conn.closing.code == "RESOURCE_EXHAUSTED"
-        assert session.conn.closing.details == "the bot is not reading its stream"
+        assert session.conn.closing.details == "the bot is not reading its stream"  # session.NOT_READING
         if server_kind == "native":  # and the call itself ends: its last writes would wait for the bot for ever
             [native] = server._servers
             assert isinstance(native, native_server.NativeBotServer)
