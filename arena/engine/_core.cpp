@@ -10,12 +10,18 @@
  * Written against the CPython C API directly (no binding library): a decision through the Python API is a few
  * attribute reads and two calls, and each costs tens of nanoseconds this way. Chips are 64-bit: stacks, blinds and
  * antes up to 2**53 each (ARENA_ENGINE=python takes any size). Hand values come from the SDK's C evaluator
- * (arena_sdk._eval, through arena.cards.evaluator.evaluate), called at the showdown only.
+ * (arena_sdk._eval's capsule: the same function as arena.cards.evaluator.evaluate), called at the showdown only.
+ *
+ * The machine itself (the State; the sections "pots", "the machine" and "acting") and the request's encoders
+ * (encode_request) call no Python: the C API of core_api.h (the capsule ``_C_API``) runs them on threads without
+ * the GIL. Only the Python API's wrappers around them read arguments, word refusals and build objects.
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+
+#include "core_api.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -52,7 +58,6 @@ struct Py {
     PyTypeObject *pot_type;     /* Pot (a frozen slotted dataclass) */
     PyObject *rule_error, *config_error, *illegal_error;
     PyObject *py_hand;          /* arena.engine.hand.Hand: the reference, asked for the exact error of odd input */
-    PyObject *evaluate;         /* arena.cards.evaluator.evaluate */
     PyObject *format_cards;     /* arena.cards.format_cards */
     PyObject *hand_name;        /* arena.cards.evaluator.hand_name: a shown hand's category (Hand.end_wire) */
     Py_ssize_t legal_off[6];    /* slot offsets of LegalActions' fields, or -1 to build it by calling the class */
@@ -61,6 +66,15 @@ struct Py {
     PyObject *empty_tuple;
 };
 Py py;
+
+/* arena_sdk._eval's C API (its capsule ``_C_API``; the layout _eval.c's EvalApi has): evaluate is the function
+ * behind arena_sdk._eval.evaluate, without its argument checks, and needs no GIL. */
+struct EvalApi {
+    int version;
+    uint32_t (*evaluate)(const int *cards, int n);
+};
+constexpr int EVAL_API_VERSION = 1;
+const EvalApi *eval_api = nullptr;
 
 /* The TableConfig fields one hand reads, and the config object they came from (kept to answer ``config``). */
 struct Config {
@@ -110,6 +124,10 @@ struct HandObject {
     PyObject *events_list; /* Event objects built so far (the list ``events`` returns), or NULL */
     Py_ssize_t events_built;
     PyObject *hole_list;   /* the list ``hole`` returns, built once */
+};
+
+PyTypeObject HandType = { /* filled by PyInit__core */
+    PyVarObject_HEAD_INIT(NULL, 0)
 };
 
 /* ------------------------------------------------------------------------------------------ small helpers */
@@ -480,18 +498,21 @@ void deal_board(State &s, int count)
     add_event(s, DEAL_BOARD, -1, s.street, 0, cards, got);
 }
 
+/* The sum of the payoffs (R10.5: zero once the hand is settled). */
+int64_t payoff_total(const State &s)
+{
+    int64_t total = 0;
+    for (int i = 0; i < s.n; i++)
+        total += s.stacks[i] - s.starting[i];
+    return total;
+}
+
+/* The hand is over; false when the payoffs do not add up to zero (a bug: the Python API raises it, payoffs_error). */
 bool settle(State &s)
 {
     s.street = SHOWDOWN;
     s.over = true;
-    int64_t total = 0;
-    for (int i = 0; i < s.n; i++)
-        total += s.stacks[i] - s.starting[i];
-    if (total != 0) {
-        PyErr_Format(PyExc_AssertionError, "R10.5 violated: payoffs do not add up to zero (%lld)", (long long)total);
-        return false;
-    }
-    return true;
+    return payoff_total(s) == 0;
 }
 
 bool finish_uncontested(State &s)
@@ -521,22 +542,10 @@ bool showdown(State &s)
         int seat = (start + k) % n;
         if (s.folded[seat])
             continue;
-        PyObject *cards = PyList_New(2 + s.board_len);
-        if (cards == NULL)
-            return false;
-        PyList_SET_ITEM(cards, 0, PyLong_FromLong(s.hole[seat][0]));
-        PyList_SET_ITEM(cards, 1, PyLong_FromLong(s.hole[seat][1]));
+        int cards[7] = {s.hole[seat][0], s.hole[seat][1]}; /* the deck holds the whole board (2n + 8 cards or more) */
         for (int i = 0; i < s.board_len; i++)
-            PyList_SET_ITEM(cards, 2 + i, PyLong_FromLong(s.board[i]));
-        PyObject *value = PyObject_CallOneArg(py.evaluate, cards);
-        Py_DECREF(cards);
-        if (value == NULL)
-            return false;
-        long long v = PyLong_AsLongLong(value);
-        Py_DECREF(value);
-        if (v == -1 && PyErr_Occurred())
-            return false;
-        s.values[seat] = v;
+            cards[2 + i] = s.board[i];
+        s.values[seat] = eval_api->evaluate(cards, 2 + s.board_len);
         s.value_order[s.value_count++] = seat;
     }
     PotRec pots[MAX_N + 1];
@@ -616,181 +625,248 @@ bool advance(State &s, int seat)
 
 /* ------------------------------------------------------------------------------------------ acting */
 
-/* Why ``seat`` may not raise now (hand.py _why_no_raise): sets the error. */
-void why_no_raise(const State &s, int seat, int64_t owed, int64_t stack, PyObject *seat_obj, PyObject *what)
-{
-    if (stack <= owed) {
-        illegal(seat_obj, Py_NewRef(what), "R7.3",
-                PyUnicode_FromFormat("only %lld chips behind, not more than the %lld owed: call (all-in) or fold",
-                                     (long long)stack, (long long)owed));
-    } else if (!anyone_else_can_bet(s, seat)) {
-        illegal(seat_obj, Py_NewRef(what), "R5.6",
-                PyUnicode_FromString(
-                    "no other player could put in more than the current bet, so nobody could answer a raise"));
-    } else if (s.fixed && s.bet_count >= s.cfg.raise_cap) {
-        illegal(seat_obj, Py_NewRef(what), "R7.6",
-                PyUnicode_FromFormat("the street is capped at %lld bets: call or fold", (long long)s.cfg.raise_cap));
-    } else {
-        illegal(seat_obj, Py_NewRef(what), "R7.4",
-                PyUnicode_FromFormat("the betting was not reopened: the raise since this seat acted (%lld) is less "
-                                     "than a full raise (%lld); call or fold",
-                                     (long long)(s.current_bet - s.acted_at[seat]), (long long)s.min_inc));
-    }
-}
+/* Why an action is refused: one code per message of hand.py (Hand.apply, _raise, _why_no_raise). The check lives
+ * once, in ``judge``; the Python API words a refusal (refusal_error), the C API only reports it. */
+enum Refusal {
+    ACCEPTED = 0,
+    HAND_OVER,        /* R6.3 the hand is over */
+    OUT_OF_TURN,      /* R6.3 */
+    UNKNOWN_KIND,     /* R6.1 */
+    FOLD_UNOWED,      /* R6.1 nothing to call: check instead of folding */
+    CHECK_OWED,       /* R6.1 facing a bet (numbers: the bet, the call) */
+    CALL_UNOWED,      /* R6.1 no bet to call */
+    NOT_WHOLE,        /* R6.3 the amount is not an int (only the Python API can say so) */
+    NEGATIVE,         /* R6.3 */
+    SHORT_STACK,      /* R7.3 no more chips than owed (numbers: stack, owed) */
+    UNANSWERABLE,     /* R5.6 nobody else could put in more */
+    CAPPED,           /* R7.6 (number: the cap) */
+    NOT_REOPENED,     /* R7.4 (numbers: the raise since the seat acted, a full raise) */
+    BELOW_MIN_BET,    /* R7.1, R7.6 fixed (number: the minimum) */
+    BELOW_MIN_RAISE,  /* R7.2, R7.6 fixed (number: the minimum) */
+    OVER_STACK,       /* R7.1 (numbers: stack, all-in total) */
+    OVER_POT_LIMIT,   /* R7.5 (number: the most) */
+    OVER_FIXED_UNIT,  /* R7.6 (number: the most) */
+};
 
-/* Validate and apply a bet or raise to ``amount_obj`` (R6.2, R7); hand.py _raise. */
-bool do_raise(State &s, int seat, PyObject *seat_obj, PyObject *amount_obj, int64_t owed, int64_t stack,
-              int street, bool all_in_kind)
+/* What ``judge`` decided: accepted with the action to apply (ALL_IN resolved, hand.py's order: the top raise, else
+ * a call, else a check), or refused with the rule hand.py names and the numbers its message quotes. */
+struct Verdict {
+    int refusal;      /* a Refusal */
+    const char *rule; /* refused: "R6.3" ... */
+    int kind;         /* accepted: FOLD, CHECK, CALL or RAISE */
+    int64_t a, b;     /* accepted RAISE: a is the raise-to; refused: the message's numbers */
+};
+
+inline Verdict refused(int why, const char *rule, int64_t a = 0, int64_t b = 0) { return {why, rule, 0, a, b}; }
+inline Verdict accepted(int kind, int64_t amount = 0) { return {ACCEPTED, nullptr, kind, amount, 0}; }
+
+/* Whether ``seat`` may do ``kind`` (raising to ``amount``: read for RAISE only; ``whole`` false when the caller's
+ * amount was not an int) now: hand.py Hand.apply's checks, in its order. The state is only read. */
+Verdict judge(const State &s, int seat, int kind, int64_t amount, bool whole = true)
 {
-    PyObject *what = all_in_kind ? PyUnicode_FromString("all-in") : PyUnicode_FromFormat("raise to %S", amount_obj);
-    if (what == NULL)
-        return false;
-    if (!PyLong_CheckExact(amount_obj)) {
-        illegal(seat_obj, Py_NewRef(what), "R6.3",
-                PyUnicode_FromFormat("amount must be a whole number of chips, got %R", amount_obj));
-        Py_DECREF(what);
-        return false;
-    }
-    int overflow = 0;
-    long long amount = PyLong_AsLongLongAndOverflow(amount_obj, &overflow);
-    if (overflow > 0)
-        amount = INT64_MAX;
-    else if (overflow < 0)
-        amount = INT64_MIN;
-    if (amount < 0) {
-        illegal(seat_obj, Py_NewRef(what), "R6.3", PyUnicode_FromFormat("amount must not be negative, got %S", amount_obj));
-        Py_DECREF(what);
-        return false;
-    }
+    if (s.to_act < 0)
+        return refused(HAND_OVER, "R6.3");
+    if (seat != s.to_act)
+        return refused(OUT_OF_TURN, "R6.3");
+    int64_t owed = s.current_bet - s.bets[seat];
+    int64_t stack = s.stacks[seat];
     int64_t low, high;
+    switch (kind) {
+    case FOLD:
+        return owed > 0 ? accepted(FOLD) : refused(FOLD_UNOWED, "R6.1");
+    case CHECK:
+        return owed <= 0 ? accepted(CHECK) : refused(CHECK_OWED, "R6.1", s.current_bet, std::min(owed, stack));
+    case CALL:
+        return owed > 0 ? accepted(CALL) : refused(CALL_UNOWED, "R6.1");
+    case ALL_IN: /* the largest commitment the rules allow (R6.1) */
+        raise_bounds(s, seat, owed, stack, &low, &high);
+        return high ? accepted(RAISE, high) : accepted(owed > 0 ? CALL : CHECK);
+    case RAISE:
+        break;
+    default:
+        return refused(UNKNOWN_KIND, "R6.1");
+    }
+    /* a bet or raise (R6.2, R7): hand.py _raise */
+    if (!whole)
+        return refused(NOT_WHOLE, "R6.3");
+    if (amount < 0)
+        return refused(NEGATIVE, "R6.3");
     raise_bounds(s, seat, owed, stack, &low, &high);
-    if (high == 0) {
-        why_no_raise(s, seat, owed, stack, seat_obj, what);
-        Py_DECREF(what);
-        return false;
+    if (high == 0) { /* hand.py _why_no_raise */
+        if (stack <= owed)
+            return refused(SHORT_STACK, "R7.3", stack, owed);
+        if (!anyone_else_can_bet(s, seat))
+            return refused(UNANSWERABLE, "R5.6");
+        if (s.fixed && s.bet_count >= s.cfg.raise_cap)
+            return refused(CAPPED, "R7.6", s.cfg.raise_cap);
+        return refused(NOT_REOPENED, "R7.4", s.current_bet - s.acted_at[seat], s.min_inc);
     }
     if (amount < low) {
         const char *rule = s.fixed ? "R7.6" : (s.current_bet == 0 ? "R7.1" : "R7.2");
-        illegal(seat_obj, Py_NewRef(what), rule,
-                PyUnicode_FromFormat("the minimum %s is to %lld", s.current_bet == 0 ? "bet" : "raise",
-                                     (long long)low));
-        Py_DECREF(what);
-        return false;
+        return refused(s.current_bet == 0 ? BELOW_MIN_BET : BELOW_MIN_RAISE, rule, low);
     }
     if (amount > high) {
         int64_t all_in = s.bets[seat] + stack;
-        if (amount > all_in) {
-            illegal(seat_obj, Py_NewRef(what), "R7.1",
-                    PyUnicode_FromFormat("only %lld chips behind: the most is %lld (all-in)", (long long)stack,
-                                         (long long)all_in));
-        } else {
-            illegal(seat_obj, Py_NewRef(what), s.fixed ? "R7.6" : "R7.5",
-                    PyUnicode_FromFormat("%s allows at most a raise to %lld",
-                                         s.fixed ? "the fixed bet unit" : "the pot limit", (long long)high));
-        }
-        Py_DECREF(what);
-        return false;
+        if (amount > all_in)
+            return refused(OVER_STACK, "R7.1", stack, all_in);
+        return s.fixed ? refused(OVER_FIXED_UNIT, "R7.6", high) : refused(OVER_POT_LIMIT, "R7.5", high);
     }
-    Py_DECREF(what);
-    int64_t increment = amount - s.current_bet;
-    int64_t chips = amount - s.bets[seat];
-    bool opened = s.current_bet == 0;
-    if (increment >= s.min_inc) { /* a full bet or raise (R7.2); a short all-in is not (R7.4) */
-        s.min_inc = increment;
-        s.bet_count += 1;
-    }
-    put(s, seat, chips);
-    s.current_bet = amount;
-    s.acted_at[seat] = amount;
-    s.last_aggressor = seat;
-    add_event(s, opened ? BET : E_RAISE, seat, street, amount, nullptr, 0, s.stacks[seat] == 0);
-    return true;
+    return accepted(RAISE, amount);
 }
 
-/* Apply ``kind`` (and the raise-to ``amount``) for ``seat``: hand.py Hand.apply. */
-bool apply(State &s, PyObject *seat_obj, PyObject *kind, PyObject *amount)
+/* Apply what ``judge`` accepted for ``seat`` and move the hand on; false when the hand settled with payoffs that do
+ * not add up (settle). */
+bool perform(State &s, int seat, const Verdict &v)
 {
-    if (s.to_act < 0) {
-        illegal(seat_obj, action_name(kind, amount), "R6.3", PyUnicode_FromString("the hand is over"));
-        return false;
-    }
-    int seat = -1;
-    bool in_range = false;
-    if (PyLong_Check(seat_obj)) {
-        int overflow = 0;
-        long long v = PyLong_AsLongLongAndOverflow(seat_obj, &overflow);
-        if (v == -1 && PyErr_Occurred())
-            return false;
-        if (!overflow && v >= 0 && v < s.n) {
-            seat = int(v);
-            in_range = true;
-        }
-    } else {
-        PyErr_Format(PyExc_TypeError, "seat must be an int, got %R", seat_obj);
-        return false;
-    }
-    if (seat != s.to_act) {
-        const char *state = in_range && s.folded[seat] ? "has folded" : "is not to act";
-        illegal(seat_obj, action_name(kind, amount), "R6.3",
-                PyUnicode_FromFormat("out of turn: seat %d is to act; seat %S %s", s.to_act, seat_obj, state));
-        return false;
-    }
     int64_t owed = s.current_bet - s.bets[seat];
     int64_t stack = s.stacks[seat];
     int street = s.street;
-    if (kind == py.action_kind[FOLD]) {
-        if (owed <= 0) {
-            illegal(seat_obj, PyUnicode_FromString("fold"), "R6.1",
-                    PyUnicode_FromString("there is nothing to call: check instead of folding"));
-            return false;
-        }
+    if (v.kind == FOLD) {
         s.folded[seat] = true;
         s.acted_at[seat] = s.current_bet;
         add_event(s, E_FOLD, seat, street);
         if (count_unfolded(s) == 1)
             return finish_uncontested(s);
-    } else if (kind == py.action_kind[CHECK]) {
-        if (owed > 0) {
-            illegal(seat_obj, PyUnicode_FromString("check"), "R6.1",
-                    PyUnicode_FromFormat("cannot check facing a bet of %lld: call %lld, raise or fold",
-                                         (long long)s.current_bet, (long long)std::min(owed, stack)));
-            return false;
-        }
+    } else if (v.kind == CHECK) {
         s.acted_at[seat] = s.current_bet;
         add_event(s, E_CHECK, seat, street);
-    } else if (kind == py.action_kind[CALL]) {
-        if (owed <= 0) {
-            illegal(seat_obj, PyUnicode_FromString("call"), "R6.1",
-                    PyUnicode_FromString("there is no bet to call: check instead"));
-            return false;
-        }
+    } else if (v.kind == CALL) {
         int64_t chips = owed < stack ? owed : stack;
         put(s, seat, chips);
         s.acted_at[seat] = s.current_bet;
         add_event(s, E_CALL, seat, street, chips, nullptr, 0, s.stacks[seat] == 0);
-    } else if (kind == py.action_kind[ALL_IN]) {
-        /* The largest commitment the rules allow (R6.1): the top raise, else a call, else a check. */
-        int64_t low, high;
-        raise_bounds(s, seat, owed, stack, &low, &high);
-        if (high) {
-            PyObject *top = new_int(high);
-            if (top == NULL)
-                return false;
-            bool ok = do_raise(s, seat, seat_obj, top, owed, stack, street, true);
-            Py_DECREF(top);
-            if (!ok)
-                return false;
-        } else {
-            return apply(s, seat_obj, py.action_kind[owed > 0 ? CALL : CHECK], amount);
+    } else { /* RAISE to v.a */
+        int64_t amount = v.a;
+        int64_t increment = amount - s.current_bet;
+        bool opened = s.current_bet == 0;
+        if (increment >= s.min_inc) { /* a full bet or raise (R7.2); a short all-in is not (R7.4) */
+            s.min_inc = increment;
+            s.bet_count += 1;
         }
-    } else if (kind == py.action_kind[RAISE]) {
-        if (!do_raise(s, seat, seat_obj, amount, owed, stack, street, false))
-            return false;
-    } else {
-        illegal(seat_obj, PyObject_Repr(kind), "R6.1", PyUnicode_FromString("unknown action kind"));
-        return false;
+        put(s, seat, amount - s.bets[seat]);
+        s.current_bet = amount;
+        s.acted_at[seat] = amount;
+        s.last_aggressor = seat;
+        add_event(s, opened ? BET : E_RAISE, seat, street, amount, nullptr, 0, s.stacks[seat] == 0);
     }
     return advance(s, seat);
+}
+
+/* ------------------------------------------------------------------------------------------ acting from Python */
+
+/* AssertionError for a hand that settled with payoffs not adding up (settle returned false). */
+void payoffs_error(const State &s)
+{
+    PyErr_Format(PyExc_AssertionError, "R10.5 violated: payoffs do not add up to zero (%lld)",
+                 (long long)payoff_total(s));
+}
+
+/* IllegalActionError for a refused ``kind`` ``amount`` of ``seat_obj``: hand.py's action name, rule and message. */
+void refusal_error(const State &s, const Verdict &v, PyObject *seat_obj, int seat, PyObject *kind, PyObject *amount)
+{
+    long long a = (long long)v.a, b = (long long)v.b;
+    switch (v.refusal) {
+    case HAND_OVER:
+        illegal(seat_obj, action_name(kind, amount), v.rule, PyUnicode_FromString("the hand is over"));
+        return;
+    case OUT_OF_TURN:
+        illegal(seat_obj, action_name(kind, amount), v.rule,
+                PyUnicode_FromFormat("out of turn: seat %d is to act; seat %S %s", s.to_act, seat_obj,
+                                     seat >= 0 && s.folded[seat] ? "has folded" : "is not to act"));
+        return;
+    case UNKNOWN_KIND:
+        illegal(seat_obj, PyObject_Repr(kind), v.rule, PyUnicode_FromString("unknown action kind"));
+        return;
+    case FOLD_UNOWED:
+        illegal(seat_obj, PyUnicode_FromString("fold"), v.rule,
+                PyUnicode_FromString("there is nothing to call: check instead of folding"));
+        return;
+    case CHECK_OWED:
+        illegal(seat_obj, PyUnicode_FromString("check"), v.rule,
+                PyUnicode_FromFormat("cannot check facing a bet of %lld: call %lld, raise or fold", a, b));
+        return;
+    case CALL_UNOWED:
+        illegal(seat_obj, PyUnicode_FromString("call"), v.rule,
+                PyUnicode_FromString("there is no bet to call: check instead"));
+        return;
+    }
+    PyObject *message; /* the rest refuse a raise (an all-in is never refused past the turn) */
+    switch (v.refusal) {
+    case NOT_WHOLE:
+        message = PyUnicode_FromFormat("amount must be a whole number of chips, got %R", amount);
+        break;
+    case NEGATIVE:
+        message = PyUnicode_FromFormat("amount must not be negative, got %S", amount);
+        break;
+    case SHORT_STACK:
+        message = PyUnicode_FromFormat("only %lld chips behind, not more than the %lld owed: call (all-in) or fold",
+                                       a, b);
+        break;
+    case UNANSWERABLE:
+        message = PyUnicode_FromString(
+            "no other player could put in more than the current bet, so nobody could answer a raise");
+        break;
+    case CAPPED:
+        message = PyUnicode_FromFormat("the street is capped at %lld bets: call or fold", a);
+        break;
+    case NOT_REOPENED:
+        message = PyUnicode_FromFormat("the betting was not reopened: the raise since this seat acted (%lld) is less "
+                                       "than a full raise (%lld); call or fold", a, b);
+        break;
+    case BELOW_MIN_BET:
+    case BELOW_MIN_RAISE:
+        message = PyUnicode_FromFormat("the minimum %s is to %lld", v.refusal == BELOW_MIN_BET ? "bet" : "raise", a);
+        break;
+    case OVER_STACK:
+        message = PyUnicode_FromFormat("only %lld chips behind: the most is %lld (all-in)", a, b);
+        break;
+    default: /* OVER_POT_LIMIT, OVER_FIXED_UNIT */
+        message = PyUnicode_FromFormat("%s allows at most a raise to %lld",
+                                       v.refusal == OVER_FIXED_UNIT ? "the fixed bet unit" : "the pot limit", a);
+        break;
+    }
+    illegal(seat_obj, PyUnicode_FromFormat("raise to %S", amount), v.rule, message);
+}
+
+/* Apply ``kind`` (and the raise-to ``amount``) for ``seat``: hand.py Hand.apply, its arguments any objects. */
+bool apply(State &s, PyObject *seat_obj, PyObject *kind_obj, PyObject *amount_obj)
+{
+    int kind = 0; /* not an ActionKind member: refused as unknown */
+    for (int k = FOLD; k <= ALL_IN; k++)
+        if (kind_obj == py.action_kind[k])
+            kind = k;
+    bool seat_int = PyLong_Check(seat_obj);
+    int seat = -1; /* -1: no seat of this table */
+    if (seat_int) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(seat_obj, &overflow);
+        if (v == -1 && PyErr_Occurred())
+            return false;
+        if (!overflow && v >= 0 && v < s.n)
+            seat = int(v);
+    }
+    bool whole = PyLong_CheckExact(amount_obj);
+    int64_t amount = 0;
+    if (whole) { /* beyond 64 bits: past any bound, on the same side */
+        int overflow = 0;
+        amount = PyLong_AsLongLongAndOverflow(amount_obj, &overflow);
+        if (overflow)
+            amount = overflow > 0 ? INT64_MAX : INT64_MIN;
+    }
+    Verdict v = judge(s, seat, kind, amount, whole);
+    if (v.refusal != HAND_OVER && !seat_int) {
+        PyErr_Format(PyExc_TypeError, "seat must be an int, got %R", seat_obj);
+        return false;
+    }
+    if (v.refusal) {
+        refusal_error(s, v, seat_obj, seat, kind_obj, amount_obj);
+        return false;
+    }
+    if (!perform(s, seat, v)) {
+        payoffs_error(s);
+        return false;
+    }
+    return true;
 }
 
 /* ------------------------------------------------------------------------------------------ building objects */
@@ -1099,8 +1175,10 @@ PyObject *hand_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
             add_event(s, DEAL_HOLE, seat, 0, 0, s.hole[seat], 2);
         }
         start_betting(s, true);
-        if (s.to_act < 0 && !end_round(s))
+        if (s.to_act < 0 && !end_round(s)) {
+            payoffs_error(s);
             goto done;
+        }
     }
     result = (PyObject *)self;
     self = NULL;
@@ -1355,10 +1433,17 @@ PyObject *message_bytes(uint8_t key, const Buf &body)
     return out;
 }
 
+/* Flags by event index (the events the referee played for a seat: by_timeout); events past ``count`` are not. */
+struct Flags {
+    const uint8_t *at;
+    size_t count;
+    bool operator[](size_t i) const { return i < count && at[i]; }
+};
+
 /* The hand's events as ``viewer`` sees them (every other seat's hole cards hidden, R4.2; viewer -1: everybody's),
  * each a PublicEvent in the repeated field ``key`` (ActionRequest.history, HandEnd.history): convert.event_message
  * with wire_amount's amounts and the referee's actions flagged ``by_timeout``. */
-void encode_history(const State &s, int viewer, const std::vector<bool> &timeouts, uint8_t key, Buf &out)
+void encode_history(const State &s, int viewer, Flags timeouts, uint8_t key, Buf &out)
 {
     const WireFormat &w = wire_format;
     Buf inner;
@@ -1384,7 +1469,7 @@ void encode_history(const State &s, int viewer, const std::vector<bool> &timeout
         if (!(e.kind == DEAL_HOLE && e.seat != viewer)) /* nobody sees another seat's hole cards (R4.2) */
             for (int c = 0; c < e.ncards; c++)
                 inner.card(w.event[4], e.cards[c]);
-        inner.num(w.event[5], i < timeouts.size() && timeouts[i]);
+        inner.num(w.event[5], timeouts[i]);
         if (e.pot > 0)
             inner.num(w.event[6], e.pot);
         out.message(key, inner);
@@ -1392,43 +1477,37 @@ void encode_history(const State &s, int viewer, const std::vector<bool> &timeout
 }
 
 /* Every seat's SeatState (folded, else all-in with an empty stack, else active: wire.seats_field) as the repeated
- * field ``key``; ``names`` is a tuple of str, one per seat (checked by the caller). */
-bool encode_seats(const State &s, PyObject *names, uint8_t key, Buf &out)
+ * field ``key``; ``names`` one per seat, UTF-8. */
+void encode_seats(const State &s, const ArenaText *names, uint8_t key, Buf &out)
 {
     const WireFormat &w = wire_format;
     Buf inner;
     for (int i = 0; i < s.n; i++) {
-        Py_ssize_t size;
-        const char *name = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(names, i), &size);
-        if (name == NULL)
-            return false;
         inner.b.clear();
         inner.num(w.seat[0], i);
-        if (size)
-            inner.bytes(w.seat[1], name, size_t(size));
+        if (names[i].size)
+            inner.bytes(w.seat[1], names[i].data, names[i].size);
         inner.num(w.seat[2], s.stacks[i]);
         inner.num(w.seat[3], s.bets[i]);
         inner.num(w.seat[4], s.committed[i]);
         inner.num(w.seat[5], w.status[s.folded[i] ? 1 : s.stacks[i] == 0 ? 2 : 0]);
         out.message(key, inner);
     }
-    return true;
 }
 
-/* The part of ``seat``'s ActionRequest that the hand decides (hole_cards .. history): see Hand.view_wire. */
-bool encode_view(const State &s, int viewer, PyObject *names, const std::vector<bool> &timeouts,
-                 int64_t action_ms_left, int64_t bank_ms_left, Buf &out)
+/* The part of ``viewer``'s ActionRequest that the hand decides (hole_cards .. history): see Hand.view_wire. */
+void encode_view(const State &s, int viewer, const ArenaText *names, Flags timeouts, int64_t action_ms_left,
+                 int64_t bank_ms_left, Buf &out)
 {
     const WireFormat &w = wire_format;
-    out.b.reserve(256 + 24 * s.events.size() + 48 * s.n);
+    out.b.reserve(out.b.size() + 256 + 24 * s.events.size() + 48 * s.n);
     out.card(w.req[0], s.hole[viewer][0]);
     out.card(w.req[0], s.hole[viewer][1]);
     for (int i = 0; i < s.board_len; i++)
         out.card(w.req[1], s.board[i]);
     out.num(w.req[2], s.button);
     out.num(w.req[3], w.street[s.street]);
-    if (!encode_seats(s, names, w.req[4], out))
-        return false;
+    encode_seats(s, names, w.req[4], out);
     Buf inner;
     PotRec pots[MAX_N + 1];
     int np = hand_pots(s, pots);
@@ -1460,18 +1539,34 @@ bool encode_view(const State &s, int viewer, PyObject *names, const std::vector<
     inner.num(w.clock[1], bank_ms_left);
     out.message(w.req[7], inner);
     encode_history(s, viewer, timeouts, w.req[8], out);
-    return true;
 }
 
-/* The event indexes in ``indexes`` (a collection of ints) as flags over ``count`` events. */
-bool event_flags(PyObject *indexes, size_t count, std::vector<bool> &flags)
+/* The RefereeMessage's action_request field's contents asking ``seat`` (the seat to act) to act, in ActionRequest's
+ * field order: ``head`` (the table and hand ids, encoded by the caller), request_id, seat, the view (encode_view),
+ * ``tail`` (the config field). Hand.request_wire and the C API's request_wire both encode with it. */
+void encode_request(const State &s, int seat, const ArenaText *names, Flags timeouts, int64_t action_ms_left,
+                    int64_t bank_ms_left, ArenaText head, int64_t request_id, ArenaText tail, Buf &body)
+{
+    const WireFormat &w = wire_format;
+    body.b.reserve(head.size + tail.size + 512);
+    if (head.size)
+        body.b.append(head.data, head.size);
+    body.num(w.outer[1], request_id);
+    body.num(w.outer[2], seat);
+    encode_view(s, seat, names, timeouts, action_ms_left, bank_ms_left, body);
+    if (tail.size)
+        body.b.append(tail.data, tail.size);
+}
+
+/* The event indexes in ``indexes`` (a collection of ints) as flags over ``count`` events (none when empty). */
+bool event_flags(PyObject *indexes, size_t count, std::vector<uint8_t> &flags)
 {
     Py_ssize_t size = PyObject_Length(indexes);
     if (size < 0)
         return false;
     if (size == 0)
         return true;
-    flags.assign(count, false);
+    flags.assign(count, 0);
     PyObject *it = PyObject_GetIter(indexes);
     if (it == NULL)
         return false;
@@ -1482,14 +1577,15 @@ bool event_flags(PyObject *indexes, size_t count, std::vector<bool> &flags)
         if (index == -1 && PyErr_Occurred())
             break;
         if (index >= 0 && size_t(index) < count)
-            flags[size_t(index)] = true;
+            flags[size_t(index)] = 1;
     }
     Py_DECREF(it);
     return !PyErr_Occurred();
 }
 
-/* Whether ``names`` is a tuple of one str per seat (else a TypeError is set). */
-bool names_arg(const State &s, PyObject *names)
+/* ``names``, a tuple of one str per seat, as each one's UTF-8 (held by the str objects: valid while ``names``
+ * lives); false with a TypeError (or the encoding's error) set. */
+bool names_arg(const State &s, PyObject *names, std::vector<ArenaText> &out)
 {
     if (!PyTuple_Check(names) || PyTuple_GET_SIZE(names) != s.n) {
         PyErr_Format(PyExc_TypeError, "names must be a tuple of %d names", s.n);
@@ -1500,12 +1596,28 @@ bool names_arg(const State &s, PyObject *names)
             PyErr_SetString(PyExc_TypeError, "names must be strings");
             return false;
         }
+    out.resize(size_t(s.n));
+    for (int i = 0; i < s.n; i++) {
+        Py_ssize_t size;
+        out[i].data = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(names, i), &size);
+        if (out[i].data == NULL)
+            return false;
+        out[i].size = size_t(size);
+    }
     return true;
 }
 
-/* view_wire's and request_wire's arguments after the seat: names, timeouts, action_ms_left, bank_ms_left, checked
- * and encoded into ``out`` (the view); false with an exception set. */
-bool view_args(const State &s, PyObject *const *args, long *seat_out, Buf &out)
+/* view_wire's and request_wire's arguments from the seat to bank_ms_left (seat, names, timeouts, action_ms_left,
+ * bank_ms_left), checked and converted for the encoders; false with an exception set. */
+struct ViewArgs {
+    int seat;
+    std::vector<ArenaText> names;
+    std::vector<uint8_t> timeouts;
+    int64_t action_ms_left, bank_ms_left;
+    Flags flags() const { return {timeouts.data(), timeouts.size()}; }
+};
+
+bool view_args(const State &s, PyObject *const *args, ViewArgs &out)
 {
     long seat = PyLong_AsLong(args[0]);
     if (seat == -1 && PyErr_Occurred())
@@ -1514,18 +1626,18 @@ bool view_args(const State &s, PyObject *const *args, long *seat_out, Buf &out)
         PyErr_Format(PyExc_ValueError, "a request is only built for the seat to act (%d), not seat %ld", s.to_act, seat);
         return false;
     }
-    PyObject *names = args[1];
-    if (!names_arg(s, names))
+    if (!names_arg(s, args[1], out.names))
         return false;
-    std::vector<bool> timeouts;
-    if (!event_flags(args[2], s.events.size(), timeouts))
+    if (!event_flags(args[2], s.events.size(), out.timeouts))
         return false;
     long long action_ms = PyLong_AsLongLong(args[3]);
     long long bank_ms = PyLong_AsLongLong(args[4]);
     if ((action_ms == -1 || bank_ms == -1) && PyErr_Occurred())
         return false;
-    *seat_out = seat;
-    return encode_view(s, int(seat), names, timeouts, action_ms, bank_ms, out);
+    out.seat = int(seat);
+    out.action_ms_left = action_ms;
+    out.bank_ms_left = bank_ms;
+    return true;
 }
 
 PyObject *hand_view_wire(HandObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -1536,17 +1648,17 @@ PyObject *hand_view_wire(HandObject *self, PyObject *const *args, Py_ssize_t nar
     }
     if (!wire_format.ready)
         return PyBytes_FromStringAndSize(NULL, 0);
-    Buf out;
-    long seat;
-    if (!view_args(self->s, args, &seat, out))
+    ViewArgs a;
+    if (!view_args(self->s, args, a))
         return NULL;
+    Buf out;
+    encode_view(self->s, a.seat, a.names.data(), a.flags(), a.action_ms_left, a.bank_ms_left, out);
     return PyBytes_FromStringAndSize(out.b.data(), Py_ssize_t(out.b.size()));
 }
 
 /* Hand.request_wire(seat, names, timeouts, action_ms_left, bank_ms_left, head, request_id, tail): the whole
- * RefereeMessage asking ``seat`` to act, in ActionRequest's field order: ``head`` (the table and hand ids, encoded
- * by the caller), request_id, seat, the view (view_wire's bytes), ``tail`` (the config field). One call where the
- * table's fast path made six (arena.transport.wire.RequestBuilder.serialized joins the same parts). */
+ * RefereeMessage asking ``seat`` to act (encode_request). One call where the table's fast path made six
+ * (arena.transport.wire.RequestBuilder.serialized joins the same parts). */
 PyObject *hand_request_wire(HandObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 8) {
@@ -1569,18 +1681,15 @@ PyObject *hand_request_wire(HandObject *self, PyObject *const *args, Py_ssize_t 
         PyErr_SetString(PyExc_ValueError, "request_wire(): a request id is not negative");
         return NULL;
     }
-    const WireFormat &w = wire_format;
-    Buf body, view; /* local: converting an argument may run Python code, which may encode another request */
-    body.b.reserve(size_t(PyBytes_GET_SIZE(args[5]) + PyBytes_GET_SIZE(args[7])) + 512);
-    body.b.append(PyBytes_AS_STRING(args[5]), size_t(PyBytes_GET_SIZE(args[5])));
-    body.num(w.outer[1], request_id);
-    long seat = 0;
-    if (!view_args(self->s, args, &seat, view))
+    ViewArgs a;
+    if (!view_args(self->s, args, a))
         return NULL;
-    body.num(w.outer[2], seat);
-    body.b.append(view.b);
-    body.b.append(PyBytes_AS_STRING(args[7]), size_t(PyBytes_GET_SIZE(args[7])));
-    return message_bytes(w.outer[0], body);
+    ArenaText head = {PyBytes_AS_STRING(args[5]), size_t(PyBytes_GET_SIZE(args[5]))};
+    ArenaText tail = {PyBytes_AS_STRING(args[7]), size_t(PyBytes_GET_SIZE(args[7]))};
+    Buf body;
+    encode_request(self->s, a.seat, a.names.data(), a.flags(), a.action_ms_left, a.bank_ms_left, head, request_id,
+                   tail, body);
+    return message_bytes(wire_format.outer[0], body);
 }
 
 /* A str argument's UTF-8 bytes appended as the string field ``key`` (nothing when empty); false with an error set. */
@@ -1618,8 +1727,8 @@ PyObject *hand_start_wire(HandObject *self, PyObject *const *args, Py_ssize_t na
                      seat, s.n);
         return NULL;
     }
-    PyObject *names = args[4];
-    if (!names_arg(s, names))
+    std::vector<ArenaText> names;
+    if (!names_arg(s, args[4], names))
         return NULL;
     const WireFormat &w = wire_format;
     Buf body;
@@ -1647,8 +1756,7 @@ PyObject *hand_start_wire(HandObject *self, PyObject *const *args, Py_ssize_t na
     }
     for (int i = 0; i < s.n; i++)
         posts.stacks[i] = s.starting[i] - posts.committed[i];
-    if (!encode_seats(posts, names, w.start[7], body))
-        return NULL;
+    encode_seats(posts, names.data(), w.start[7], body);
     return message_bytes(w.start[0], body);
 }
 
@@ -1711,7 +1819,7 @@ PyObject *hand_end_wire(HandObject *self, PyObject *const *args, Py_ssize_t narg
         PyErr_SetString(PyExc_ValueError, "end_wire(): the hand is not over");
         return NULL;
     }
-    std::vector<bool> timeouts;
+    std::vector<uint8_t> timeouts;
     if (!event_flags(args[0], s.events.size(), timeouts))
         return NULL;
     Buf head;
@@ -1725,7 +1833,7 @@ PyObject *hand_end_wire(HandObject *self, PyObject *const *args, Py_ssize_t narg
         PyObject *item;
         if (wire_format.ready) {
             body.b.assign(head.b);
-            encode_history(s, seat, timeouts, wire_format.end[0], body);
+            encode_history(s, seat, {timeouts.data(), timeouts.size()}, wire_format.end[0], body);
             item = message_bytes(wire_format.end_head[0], body);
         } else {
             item = PyBytes_FromStringAndSize(NULL, 0);
@@ -1926,6 +2034,200 @@ PyObject *pack_batch(PyObject *, PyObject *messages)
     return message_bytes(wire_format.batch[0], body);
 }
 
+/* ------------------------------------------------------------------------------------------ the C API */
+
+/* core_api.h's functions over a HandObject's State. All but api_state_of run without the GIL: they call no
+ * Python, and allocate only the State's own events and the encoder's buffers. */
+
+void *api_state_of(PyObject *hand)
+{
+    if (!PyObject_TypeCheck(hand, &HandType)) {
+        PyErr_Format(PyExc_TypeError, "state_of() takes an arena.engine._core.Hand, got %.100s",
+                     Py_TYPE(hand)->tp_name);
+        return NULL;
+    }
+    return &((HandObject *)hand)->s;
+}
+
+int api_to_act(const void *state) { return static_cast<const State *>(state)->to_act; }
+
+size_t api_event_count(const void *state) { return static_cast<const State *>(state)->events.size(); }
+
+/* ``judge``, then ``perform`` when accepted (payoffs that do not add up, which the Python API raises as an
+ * AssertionError, cannot be told here: the action was taken). */
+int api_act(void *state, int seat, int kind, int64_t amount)
+{
+    State &s = *static_cast<State *>(state);
+    Verdict v = judge(s, seat, kind, amount);
+    if (v.refusal)
+        return ARENA_REFUSED;
+    perform(s, seat, v);
+    return ARENA_ACTED;
+}
+
+size_t api_request_wire(const void *state, int seat, const ArenaText *names, const uint8_t *timeouts,
+                        size_t timeouts_count, int64_t action_ms_left, int64_t bank_ms_left, ArenaText head,
+                        int64_t request_id, ArenaText tail, char *out, size_t capacity)
+{
+    const State &s = *static_cast<const State *>(state);
+    if (!wire_format.ready || seat < 0 || seat != s.to_act || request_id < 0)
+        return 0;
+    try {
+        Buf body, top;
+        encode_request(s, seat, names, {timeouts, timeouts_count}, action_ms_left, bank_ms_left, head, request_id,
+                       tail, body);
+        top.b.push_back(char(wire_format.outer[0]));
+        top.varint(body.b.size());
+        size_t size = top.b.size() + body.b.size();
+        if (size <= capacity) {
+            std::memcpy(out, top.b.data(), top.b.size());
+            std::memcpy(out + top.b.size(), body.b.data(), body.b.size());
+        }
+        return size;
+    } catch (const std::bad_alloc &) { /* no exception leaves a C function */
+        return 0;
+    }
+}
+
+const ArenaCoreApi core_api = {
+    ARENA_CORE_API_VERSION, api_state_of, api_to_act, api_event_count, api_act, api_request_wire,
+};
+
+/* ---- test hooks (tests/engine/test_core_api.py only): the C API called through the capsule the module publishes,
+ * without the GIL as the bots' server calls it */
+
+const ArenaCoreApi *published_api(PyObject *module)
+{
+    PyObject *capsule = PyObject_GetAttrString(module, "_C_API");
+    if (capsule == NULL)
+        return NULL;
+    void *api = PyCapsule_GetPointer(capsule, ARENA_CORE_API_CAPSULE);
+    Py_DECREF(capsule);
+    return static_cast<const ArenaCoreApi *>(api);
+}
+
+/* The published API and ``hand``'s state, or false with an exception set. */
+bool api_and_state(PyObject *module, PyObject *hand, const ArenaCoreApi **api, void **state)
+{
+    *api = published_api(module);
+    if (*api == NULL)
+        return false;
+    *state = (*api)->state_of(hand);
+    return *state != NULL;
+}
+
+/* _api_act(hand, seat, kind, amount) -> ARENA_ACTED or ARENA_REFUSED (kind an int; amount within 64 bits). */
+PyObject *test_api_act(PyObject *module, PyObject *args)
+{
+    PyObject *hand;
+    int seat, kind;
+    long long amount;
+    if (!PyArg_ParseTuple(args, "OiiL:_api_act", &hand, &seat, &kind, &amount))
+        return NULL;
+    const ArenaCoreApi *api;
+    void *state;
+    if (!api_and_state(module, hand, &api, &state))
+        return NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = api->act(state, seat, kind, amount);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(rc);
+}
+
+/* _api_to_act(hand) -> the seat to act, or -1. */
+PyObject *test_api_to_act(PyObject *module, PyObject *hand)
+{
+    const ArenaCoreApi *api;
+    void *state;
+    if (!api_and_state(module, hand, &api, &state))
+        return NULL;
+    int seat;
+    Py_BEGIN_ALLOW_THREADS
+    seat = api->to_act(state);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(seat);
+}
+
+/* _api_event_count(hand) -> how many events. */
+PyObject *test_api_event_count(PyObject *module, PyObject *hand)
+{
+    const ArenaCoreApi *api;
+    void *state;
+    if (!api_and_state(module, hand, &api, &state))
+        return NULL;
+    size_t count;
+    Py_BEGIN_ALLOW_THREADS
+    count = api->event_count(state);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromSize_t(count);
+}
+
+/* _api_request_wire(hand, seat, names, timeouts, action_ms_left, bank_ms_left, head, request_id, tail) -> bytes
+ * (b'' when the API returns 0): Hand.request_wire's arguments, ``timeouts`` turned into flags up to the largest
+ * index (past the events too); a first buffer of 16 bytes, so that a request is encoded twice, the second time into
+ * the room the first asked for. */
+PyObject *test_api_request_wire(PyObject *module, PyObject *args)
+{
+    PyObject *hand, *names_obj, *timeouts_obj;
+    int seat;
+    long long action_ms, bank_ms, request_id;
+    Py_buffer head, tail;
+    if (!PyArg_ParseTuple(args, "OiOOLLy*Ly*:_api_request_wire", &hand, &seat, &names_obj, &timeouts_obj, &action_ms,
+                          &bank_ms, &head, &request_id, &tail))
+        return NULL;
+    PyObject *result = NULL;
+    const ArenaCoreApi *api;
+    void *state;
+    std::vector<ArenaText> names;
+    std::vector<uint8_t> flags;
+    PyObject *indexes = PySequence_Fast(timeouts_obj, "timeouts must be a collection of ints");
+    if (indexes == NULL || !api_and_state(module, hand, &api, &state) ||
+        !names_arg(*static_cast<State *>(state), names_obj, names))
+        goto done;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(indexes); i++) {
+        long index = PyLong_AsLong(PySequence_Fast_GET_ITEM(indexes, i));
+        if (index == -1 && PyErr_Occurred())
+            goto done;
+        if (index >= 0) {
+            if (flags.size() <= size_t(index))
+                flags.resize(size_t(index) + 1, 0);
+            flags[size_t(index)] = 1;
+        }
+    }
+    {
+        ArenaText head_text = {static_cast<const char *>(head.buf), size_t(head.len)};
+        ArenaText tail_text = {static_cast<const char *>(tail.buf), size_t(tail.len)};
+        char small[16];
+        size_t size, again = 0;
+        Py_BEGIN_ALLOW_THREADS
+        size = api->request_wire(state, seat, names.data(), flags.data(), flags.size(), action_ms, bank_ms, head_text,
+                                 request_id, tail_text, small, sizeof small);
+        Py_END_ALLOW_THREADS
+        if (size <= sizeof small) {
+            result = PyBytes_FromStringAndSize(small, Py_ssize_t(size));
+            goto done;
+        }
+        result = PyBytes_FromStringAndSize(NULL, Py_ssize_t(size));
+        if (result == NULL)
+            goto done;
+        char *at = PyBytes_AS_STRING(result);
+        Py_BEGIN_ALLOW_THREADS
+        again = api->request_wire(state, seat, names.data(), flags.data(), flags.size(), action_ms, bank_ms,
+                                  head_text, request_id, tail_text, at, size);
+        Py_END_ALLOW_THREADS
+        if (again != size) {
+            Py_CLEAR(result);
+            PyErr_Format(PyExc_AssertionError, "request_wire(): %zu bytes asked for, then %zu", size, again);
+        }
+    }
+done:
+    Py_XDECREF(indexes);
+    PyBuffer_Release(&head);
+    PyBuffer_Release(&tail);
+    return result;
+}
+
 PyMethodDef module_methods[] = {
     {"set_wire_format", (PyCFunction)set_wire_format, METH_VARARGS,
      "Set how Hand.view_wire encodes (arena.transport.wire calls it with the protocol's field keys and enums)."},
@@ -1933,6 +2235,16 @@ PyMethodDef module_methods[] = {
      "pack_batch(messages): serialized RefereeMessages as one serialized RefereeMessage holding their RefereeBatch."},
     {"unpack_events", (PyCFunction)unpack_events, METH_O,
      "unpack_events(data): the events Hand.packed_events packed, as a tuple of Event."},
+    {"_api_act", (PyCFunction)test_api_act, METH_VARARGS,
+     "Test only: _api_act(hand, seat, kind, amount), the C API's act through the capsule (ARENA_ACTED 0, "
+     "ARENA_REFUSED 1)."},
+    {"_api_to_act", (PyCFunction)test_api_to_act, METH_O,
+     "Test only: _api_to_act(hand), the C API's to_act through the capsule (-1: nobody)."},
+    {"_api_event_count", (PyCFunction)test_api_event_count, METH_O,
+     "Test only: _api_event_count(hand), the C API's event_count through the capsule."},
+    {"_api_request_wire", (PyCFunction)test_api_request_wire, METH_VARARGS,
+     "Test only: _api_request_wire(hand, seat, names, timeouts, action_ms_left, bank_ms_left, head, request_id, "
+     "tail), the C API's request_wire through the capsule (b'' for its 0)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2206,10 +2518,6 @@ bool enum_members(const char *name, const char *const *members, int count, PyObj
     return true;
 }
 
-PyTypeObject HandType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-};
-
 int core_exec(PyObject *module)
 {
     static const char *kinds[] = {"FOLD", "CHECK", "CALL", "RAISE", "ALL_IN"};
@@ -2235,14 +2543,13 @@ int core_exec(PyObject *module)
     py.config_error = attr_of("arena.engine.errors", "ConfigError");
     py.illegal_error = attr_of("arena.engine.errors", "IllegalActionError");
     py.py_hand = attr_of("arena.engine.hand", "Hand");
-    py.evaluate = attr_of("arena.cards.evaluator", "evaluate");
     py.format_cards = attr_of("arena.cards", "format_cards");
     py.hand_name = attr_of("arena.cards.evaluator", "hand_name");
     py.s_kind = PyUnicode_InternFromString("kind");
     py.s_amount = PyUnicode_InternFromString("amount");
     py.empty_tuple = PyTuple_New(0);
     if (!py.event_type || !py.legal_type || !py.pot_type || !py.rule_error || !py.config_error ||
-        !py.illegal_error || !py.py_hand || !py.evaluate || !py.format_cards || !py.hand_name || !py.s_kind || !py.s_amount ||
+        !py.illegal_error || !py.py_hand || !py.format_cards || !py.hand_name || !py.s_kind || !py.s_amount ||
         !py.empty_tuple)
         return -1;
     if (!PyType_Check(py.event_type) || !PyType_IsSubtype(py.event_type, &PyTuple_Type)) {
@@ -2252,11 +2559,24 @@ int core_exec(PyObject *module)
     if (!slot_offsets(py.legal_type, legal_fields, 6, py.legal_off) ||
         !slot_offsets(py.pot_type, pot_fields, 2, py.pot_off))
         return -1;
+    eval_api = static_cast<const EvalApi *>(PyCapsule_Import("arena_sdk._eval._C_API", 0));
+    if (eval_api == NULL)
+        return -1;
+    if (eval_api->version != EVAL_API_VERSION) {
+        PyErr_Format(PyExc_ImportError, "arena_sdk._eval's C API is version %d, not %d: reinstall the SDK",
+                     eval_api->version, EVAL_API_VERSION);
+        return -1;
+    }
     if (PyType_Ready(&HandType) < 0)
         return -1;
     Py_INCREF(&HandType);
     if (PyModule_AddObject(module, "Hand", (PyObject *)&HandType) < 0) {
         Py_DECREF(&HandType);
+        return -1;
+    }
+    PyObject *api = PyCapsule_New((void *)&core_api, ARENA_CORE_API_CAPSULE, NULL);
+    if (api == NULL || PyModule_AddObject(module, "_C_API", api) < 0) {
+        Py_XDECREF(api);
         return -1;
     }
     return 0;

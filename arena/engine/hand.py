@@ -81,7 +81,7 @@ class Hand:
             self.hole[seat] = (deck[k], deck[n + k])
         self._next_card = 2 * n
         for entry in entry_blinds:
-            if not 0 <= entry < n:
+            if not isinstance(entry, int) or not 0 <= entry < n:  # 1.0 is no seat (the compiled engine agrees)
                 raise ConfigError("R2.4", f"entry blind seat {entry} is not a seat of the table")
         self._post_forced_bets(entry_blinds)
         self._start_betting(preflop=True)

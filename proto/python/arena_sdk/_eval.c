@@ -26,6 +26,7 @@
  * AND-ing the suit masks (ranks held in >= 2, >= 3, 4 suits).  Four small tables indexed by a 13-bit mask
  * (popcount, top bit, straight top card, top five ranks as nibbles) are built once at module init.
  * With at most seven cards a flush excludes four of a kind and a full house, so a flush decides the hand.
+ * Other extensions evaluate through the capsule ``_C_API`` (EvalApi below), on any thread, without the GIL.
  *
  * runout_orders (all-in EV and AIVAT, millions of boards a match) compares hands only, and there by a strength
  * without branches: two table lookups a hand (see "Runout strengths").
@@ -162,6 +163,23 @@ static inline uint32_t eval_cards(const int *cards, int n)
         m[cards[i] & 3] |= 1u << (cards[i] >> 2);
     return eval_masks(m[0], m[1], m[2], m[3]);
 }
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* The C API: eval_cards for other extensions (arena.engine._core evaluates its showdowns with it, on threads     */
+/* that may not hold the GIL). It reads only the tables build_tables made at module init, never Python.          */
+
+#define EVAL_API_CAPSULE "arena_sdk._eval._C_API"
+#define EVAL_API_VERSION 1
+
+typedef struct EvalApi {
+    int version; /* EVAL_API_VERSION */
+    /* Value of n (5..7) distinct cards 0..51, exactly as evaluate() gives it; the caller checks the cards. */
+    uint32_t (*evaluate)(const int *cards, int n);
+} EvalApi;
+
+static uint32_t api_evaluate(const int *cards, int n) { return eval_cards(cards, n); }
+
+static const EvalApi eval_api = {EVAL_API_VERSION, api_evaluate};
 
 /* ------------------------------------------------------------------------------------------------------------ */
 /* Python argument checking                                                                                      */
@@ -1285,10 +1303,20 @@ static struct PyModuleDef eval_module = {
 
 PyMODINIT_FUNC PyInit__eval(void)
 {
-    build_tables();
+    static int tables_built = 0; /* once: a second init must not rewrite them under a thread evaluating (C API) */
+    if (!tables_built) {
+        build_tables();
+        tables_built = 1;
+    }
     PyObject *m = PyModule_Create(&eval_module);
     if (m == NULL)
         return NULL;
+    PyObject *api = PyCapsule_New((void *)&eval_api, EVAL_API_CAPSULE, NULL);
+    if (api == NULL || PyModule_AddObject(m, "_C_API", api) < 0) {
+        Py_XDECREF(api);
+        Py_DECREF(m);
+        return NULL;
+    }
     if (PyModule_AddIntConstant(m, "CATEGORY_SHIFT", CATEGORY_SHIFT) < 0 ||
         PyModule_AddIntConstant(m, "MAX_VALUE", (long)MAX_VALUE) < 0) {
         Py_DECREF(m);
