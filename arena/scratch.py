@@ -135,6 +135,8 @@ def _unheld_owner(folder: Path) -> int | None:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise BlockingIOError
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.fstat(fd).st_nlink == 0:  # its owner removed it between the open and the lock: no folder of the dead
+            raise BlockingIOError
     except OSError:
         os.close(fd)
         return None
