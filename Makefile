@@ -38,7 +38,7 @@ system-test: system-run
 
 # The bots' SDK first (proto/python, with the hand evaluator's C core): arena depends on it. gRPC's C++ library
 # first too (the C++ bot's install_deps.sh): the referee's C++ bot server is built against it.
-$(STAMP): pyproject.toml proto/python/pyproject.toml proto/python/arena_sdk/_eval.c arena/engine/_core.cpp arena/deals/_deck.c arena/transport/_native_server.cpp
+$(STAMP): pyproject.toml proto/python/pyproject.toml proto/python/arena_sdk/_eval.c arena/engine/_core.cpp arena/engine/core_api.h arena/deals/_deck.c arena/transport/_native_server.cpp
 	$(CPP)/install_deps.sh
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip

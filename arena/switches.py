@@ -30,9 +30,10 @@ class Switch:
 ENGINE = Switch("ARENA_ENGINE", ("compiled", "python"))  # arena.engine.engines
 TABLE_LOOP = Switch("ARENA_TABLE_LOOP", ("fast", "reference"))  # arena.referee.fast
 BOT_SERVER = Switch("ARENA_BOT_SERVER", ("grpcio", "native"))  # arena.transport.native_server
+LANES = Switch("ARENA_LANES", ("on", "off"))  # arena.transport.lanes (with the native bot server)
 
 
 def check() -> None:
     """``SwitchError`` for the first switch set to a value that selects nothing."""
-    for switch in (ENGINE, TABLE_LOOP, BOT_SERVER):
+    for switch in (ENGINE, TABLE_LOOP, BOT_SERVER, LANES):
         switch.value()

@@ -39,6 +39,7 @@ class BotClock:
     def __init__(self, policy: ClockPolicy) -> None:
         self.policy = policy
         self.bank_ms = float(policy.time_bank_ms)
+        self.in_lane = False  # a lane holds the bank (arena.referee.lane): no other lane may charge it meanwhile
 
     def allowance_s(self) -> float:
         """Seconds the bot may take for its next action."""

@@ -11,6 +11,7 @@ records and messages (tests/referee/test_fast_path.py).
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, cast
 from arena import switches
 from arena.engine import Action, ActionKind, IllegalActionError
 from arena.referee.clock import TurnTimer
+from arena.referee.lane import LaneHost, LanePlace, LaneResult
 from arena.referee.records import Answer, Commented, Decision, DecisionRecord, WireHand, WireRequest
 from arena.referee.status import DecisionHow
 
@@ -74,11 +76,13 @@ class FastRun:
     A seat that is sent the compiled engine's bytes and reads no view is asked with a ``WireRequest`` (its request
     encoded whole in one call, ``Hand.request_wire``); other seats with a ``Decision``, as the general path does."""
 
-    __slots__ = ("play", "runner", "stop", "wire", "withdraw")
+    __slots__ = ("lane_seats", "laning", "play", "runner", "stop", "wire", "withdraw")
 
     def __init__(self, runner: TableRunner, play: HandPlay) -> None:
         self.runner = runner
         self.play = play
+        self.laning = True  # a lane may play the next decisions (arena.referee.lane): one lane per run
+        self.lane_seats: tuple[int, ...] = ()  # the seats the lane asks (it holds their clocks)
         self.stop: asyncio.Future[Handover | None] = runner.loop().create_future()
         self.withdraw: Callable[[], None] | None = None  # withdraws the open request (``Seat.open_request``)
         # the hand, if it encodes requests whole (the compiled engine's)
@@ -124,6 +128,8 @@ class FastRun:
             self._end(None)
             return
         seat, index, player = found
+        if self.laning and self._lane(seat):
+            return
         hand, asked = play.hand, player.seat
         request_id = runner.next_request_id()
         wire = self.wire
@@ -146,6 +152,80 @@ class FastRun:
                 self.withdraw = asked.open_request(decision, waiter)
         if self.withdraw is None:
             self._end(self._handover(waiter, None))  # the general path's own checks decide
+
+    def _lane(self, to_act: int) -> bool:
+        """Open a lane for the hand's next decisions if the seat to act can be asked by one (``Seat.lane_place``),
+        with every other seat one server can ask (True: the lane asks; ``laned`` is told when it ends)."""
+        self.laning = False
+        wire = self.wire
+        if wire is None:
+            return False
+        runner, play = self.runner, self.play
+        places: list[LanePlace | None] = []
+        host: LaneHost | None = None
+        for seat, index in enumerate(play.seating):
+            player = runner.players[index]
+            asked = player.seat
+            place = None
+            if (asked.wire_requests and asked.opens_requests and not asked.reads_view and not player.clock.in_lane
+                    and not player.participant.forfeited and asked.connected):
+                place = asked.lane_place(runner.table_id, play.hand_id, play.stacks[seat], play.hand)
+                if place is not None and host is not None and place.host is not host:
+                    place = None  # one server plays a lane
+                if place is not None:
+                    host = place.host
+            places.append(place)
+        if host is None or places[to_act] is None:
+            return False
+        per_action = float(runner.policy.per_action_ms)
+        clocks = [(per_action, runner.players[index].clock.bank_ms) for index in play.seating]
+        end = host.open(self, places, play.hand, runner.table_id, play.hand_id, play.names, play.timeouts,
+                        runner.next_request_id(), clocks)
+        if end is None:
+            runner.take_back_request_id()
+            return False
+        self.lane_seats = tuple(seat for seat, place in enumerate(places) if place is not None)
+        for seat in self.lane_seats:
+            runner.players[play.seating[seat]].clock.in_lane = True
+        self.withdraw = functools.partial(end, True)
+        return True
+
+    def laned(self, result: LaneResult) -> None:
+        """The lane ended: its decisions recorded and charged as ``answered`` does, and the request it left open
+        waited for here, as one this run opened (``Seat.adopt_wire``); else the run goes on."""
+        runner, play = self.runner, self.play
+        self.withdraw = None
+        for seat in self.lane_seats:
+            clock = runner.players[play.seating[seat]].clock
+            clock.in_lane = False
+            clock.bank_ms = result.banks[seat]
+        for seat, request_id, kind, amount, elapsed, event_index, comment in result.records:
+            index = play.seating[seat]
+            participant = runner.players[index].participant
+            participant.decisions += 1
+            participant.think_s += elapsed
+            play.decisions.append(DecisionRecord(seat, index, request_id, _action(kind, amount), elapsed * 1000,
+                                                 DecisionHow.OK, event_index, (), (), comment))
+        runner.continue_request_ids(result.next_request_id)
+        if self.stop.done():
+            return
+        if result.open is None:
+            self.next()
+            return
+        seat, request_id, sent, allowance_s, action_ms_left, bank_ms_left = result.open
+        index = play.seating[seat]
+        player = runner.players[index]
+        timer = TurnTimer(allowance_s)
+        timer.started = sent
+        timer.is_sent = True
+        wire = self.wire
+        assert wire is not None
+        asking = WireRequest(runner.table_id, play.hand_id, request_id, timer, wire, seat, play.names, play.timeouts,
+                             play.stacks[seat], action_ms_left, bank_ms_left)
+        waiter = _Waiter(self, asking, player, seat, index)
+        self.withdraw = player.seat.adopt_wire(asking, waiter)
+        if self.withdraw is None:
+            self._end(self._handover(waiter, None))
 
     def answered(self, waiter: _Waiter, answer: Answer) -> None:
         """The seat's answer, as it was read: applied and recorded if it is a legal action, and the next request
@@ -176,6 +256,15 @@ class FastRun:
         self.play.decisions.append(DecisionRecord(waiter.seat, waiter.index, waiter.decision.request_id, action,
                                                   elapsed * 1000, DecisionHow.OK, event_index, (), (), comment))
         self.next()
+
+
+_ACTIONS = {kind.value: Action(kind) for kind in ActionKind if kind is not ActionKind.RAISE}
+
+
+def _action(kind: int, amount: int) -> Action:
+    """A lane's action as the engine's (the same objects as the Actions read off the wire where they can be)."""
+    plain = _ACTIONS.get(kind)
+    return plain if plain is not None else Action(ActionKind(kind), amount)
 
 
 class _Waiter:

@@ -8,7 +8,8 @@ import abc
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arena.engine import Action, IllegalActionError
+from arena.engine import Action, Hand, IllegalActionError
+from arena.referee.lane import LanePlace
 from arena.referee.records import Answer, Decision, HandRecord, Waiter, WireRequest
 
 UNLIMITED_TABLES = 1 << 20
@@ -112,6 +113,15 @@ class Seat(abc.ABC):
         ``reads_view``), with the compiled engine: the request's bytes come whole from ``request.hand.request_wire``
         (arena.transport.wire.RequestBuilder.request_wire), in one call. None when the seat cannot be asked now (the
         table then builds the Decision and asks through ``decide``)."""
+        return None
+
+    def lane_place(self, table_id: str, hand_id: str, starting_stack: int, hand: Hand) -> LanePlace | None:
+        """Where a lane can ask this seat in ``hand`` (arena.referee.lane), or None: the table asks it itself."""
+        return None
+
+    def adopt_wire(self, request: WireRequest, waiter: Waiter) -> Callable[[], None] | None:
+        """``open_wire`` for a request a lane wrote already (nothing is sent): its answer, or the error instead,
+        goes to ``waiter``. None when the seat cannot be asked now."""
         return None
 
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:

@@ -19,22 +19,28 @@
 #include <grpcpp/resource_quota.h>
 #include <grpcpp/support/byte_buffer.h>
 #include <sys/eventfd.h>
+
+#include "core_api.h"
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 namespace {
 
-enum EventKind { OPENED = 0, MESSAGE = 1, READS_ENDED = 2, DONE = 3 };
+enum EventKind { OPENED = 0, MESSAGE = 1, READS_ENDED = 2, DONE = 3, LANE_ENDED = 4 };
 
 // Messages read and not yet taken by Python, per stream, past which the stream is not read until they are: a bot
 // that floods is held back by its own HTTP/2 window, not by the referee's memory.
@@ -52,6 +58,202 @@ struct Event {
 
 class NativeServer;
 
+// ------------------------------------------------------------------ hand lanes: decisions played on gRPC's threads
+//
+// A lane plays one hand's common decisions where the Actions are read: an Action that answers the lane's open
+// request with a plain action (ids, kind, amount and a comment or not: no policy, nothing unknown) is applied to the hand
+// with the compiled engine's C API (core_api.h), recorded, the bot's clock charged, and the next seat's request
+// encoded and written, all on the gRPC thread that read it, without Python. Anything else ends the lane first
+// (``end_lane_locked``): an Action the lane does not take (another request, ids that differ, a mixed action, an
+// illegal action, a stray), a stream that ends, a seat the lane does not ask (the hand over, or a seat Python asks);
+// and Python can end it at any moment (``lane_take``: a clock run out, a forfeit, a stream replaced, the table
+// stopped). Python then takes the lane's decisions and its open request, if any, and goes on exactly as if it had
+// played them itself (arena/transport/lanes.py); the message that ended it reaches Python after that, in order.
+
+// How an Action is read off the wire: field numbers from the protocol's descriptors (set_action_format), so this
+// file names none of its own.
+struct ActionFormat {
+    bool ready = false;
+    uint32_t message_action = 0, message_batch = 0, batch_actions = 0;  // BotMessage.action, .actions; ActionBatch
+    uint32_t table_id = 0, hand_id = 0, request_id = 0, kind = 0, amount = 0, comment = 0;  // Action's fields
+    std::unordered_map<int64_t, int> kinds;  // ActionKind's wire values -> the engine's (ARENA_FOLD ..)
+    size_t max_queued = 0;                   // session.MAX_QUEUED: writes waiting for a bot that is not reading
+    uint32_t batch = 0, batch_messages = 0;  // RefereeMessage.batch, RefereeBatch.messages
+    size_t batch_bytes = 0;                  // wire.BATCH_BYTES: the most a RefereeBatch holds
+};
+ActionFormat action_format;
+const ArenaCoreApi* core = nullptr;
+
+// A protobuf reader over one contiguous message: only what BotMessage, ActionBatch and Action use.
+struct Reader {
+    const uint8_t* at;
+    const uint8_t* end;
+    bool bad = false;
+
+    bool varint(uint64_t* out) {
+        uint64_t v = 0;
+        for (int shift = 0; at < end && shift < 64; shift += 7) {
+            uint8_t b = *at++;
+            v |= uint64_t(b & 0x7F) << shift;
+            if (!(b & 0x80)) {
+                *out = v;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // The next field (its number, wire type, and its varint or its bytes); false at the end, or with ``bad`` set
+    // on input this reader does not take (a malformed field, a group).
+    bool field(uint32_t* number, int* type, uint64_t* value, const uint8_t** data, size_t* size) {
+        if (at >= end) return false;
+        uint64_t key;
+        if (!varint(&key) || (key >> 3) == 0 || (key >> 3) > 0x1FFFFFFF) return fail();
+        *number = uint32_t(key >> 3);
+        *type = int(key & 7);
+        if (*type == 0) return varint(value) || fail();
+        if (*type == 1 || *type == 5) {  // fixed64, fixed32: skipped (no field read here has them)
+            size_t width = *type == 1 ? 8 : 4;
+            if (size_t(end - at) < width) return fail();
+            at += width;
+            *size = 0;
+            return true;
+        }
+        if (*type != 2) return fail();
+        uint64_t len;
+        if (!varint(&len) || len > uint64_t(end - at)) return fail();
+        *data = at;
+        *size = size_t(len);
+        at += len;
+        return true;
+    }
+
+    bool fail() {
+        bad = true;
+        return false;
+    }
+};
+
+// Whether ``text`` is UTF-8 as protobuf takes a string field: no overlong form, no surrogate, nothing past U+10FFFF
+// (a message with a string that is not is refused whole by Python's parser: the stream is closed).
+bool utf8(std::string_view text) {
+    const auto* at = reinterpret_cast<const uint8_t*>(text.data());
+    const uint8_t* end = at + text.size();
+    while (at < end) {
+        uint8_t b = *at++;
+        if (b < 0x80) continue;
+        int more;
+        uint32_t code;
+        if (b >= 0xC2 && b <= 0xDF) more = 1, code = b & 0x1F;
+        else if (b >= 0xE0 && b <= 0xEF) more = 2, code = b & 0x0F;
+        else if (b >= 0xF0 && b <= 0xF4) more = 3, code = b & 0x07;
+        else return false;
+        if (end - at < more) return false;
+        for (int i = 0; i < more; ++i) {
+            if ((at[i] & 0xC0) != 0x80) return false;
+            code = code << 6 | (at[i] & 0x3F);
+        }
+        at += more;
+        if ((more == 2 && (code < 0x800 || (code >= 0xD800 && code <= 0xDFFF))) || (more == 3 && (code < 0x10000 || code > 0x10FFFF)))
+            return false;
+    }
+    return true;
+}
+
+struct PlainAction {
+    std::string_view table_id, hand_id, comment;
+    uint64_t request_id = 0;
+    int kind = 0;
+    int64_t amount = 0;
+    bool plain = false;             // ids, kind, amount and comment only (no policy or unknown field), a known kind
+    const uint8_t* data = nullptr;  // the Action's own bytes
+    size_t size = 0;
+};
+
+// Read an Action's ids, kind, amount and comment, and whether it is plain (nothing else in it: no policy, no unknown
+// field; a known kind); false when Python's parser would refuse it (malformed, a string that is not UTF-8).
+bool read_action(const uint8_t* data, size_t size, PlainAction* out) {
+    const ActionFormat& f = action_format;
+    Reader r{data, data + size};
+    uint32_t number;
+    int type;
+    uint64_t value = 0;
+    const uint8_t* bytes = nullptr;
+    size_t len = 0;
+    int64_t kind = 0;
+    bool plain = true;
+    out->data = data;
+    out->size = size;
+    while (r.field(&number, &type, &value, &bytes, &len)) {
+        if (number == f.table_id && type == 2)
+            out->table_id = std::string_view(reinterpret_cast<const char*>(bytes), len);
+        else if (number == f.hand_id && type == 2)
+            out->hand_id = std::string_view(reinterpret_cast<const char*>(bytes), len);
+        else if (number == f.request_id && type == 0)
+            out->request_id = value;
+        else if (number == f.kind && type == 0)
+            kind = int64_t(value);
+        else if (number == f.amount && type == 0)
+            out->amount = int64_t(value);
+        else if (number == f.comment && type == 2)
+            out->comment = std::string_view(reinterpret_cast<const char*>(bytes), len);
+        else
+            plain = false;
+    }
+    if (r.bad || !utf8(out->table_id) || !utf8(out->hand_id) || !utf8(out->comment)) return false;
+    auto found = f.kinds.find(kind);
+    out->plain = plain && found != f.kinds.end();
+    if (out->plain) out->kind = found->second;
+    if (out->kind != ARENA_RAISE) out->amount = 0;  // ignored for other kinds (convert.action_from_pb)
+    return true;
+}
+
+// A seat of a lane's hand: the stream its requests go to (0: the lane does not ask it), its name, its request's
+// config field (``tail``, which holds its starting stack) and its clock (ClockPolicy.per_action_ms, BotClock.bank_ms).
+struct LaneSeat {
+    uint64_t stream = 0;
+    std::string name;
+    std::string tail;
+    double per_action_ms = 0;
+    double bank_ms = 0;
+};
+
+struct LaneRecord {
+    int seat;
+    int64_t request_id;
+    int kind;
+    int64_t amount;
+    double elapsed_s;
+    int64_t event_index;
+    std::string comment;  // as the bot sent it (Python cleans it: arena.text.comment)
+};
+
+struct Lane {
+    uint64_t id = 0;
+    std::string table_id, hand_id, head;  // head: ActionRequest's table_id and hand_id fields, encoded
+    PyObject* hand = nullptr;             // held until ``lane_take`` (which has the GIL)
+    void* state = nullptr;
+    std::vector<LaneSeat> seats;
+    std::vector<ArenaText> names;         // into ``seats``' names
+    std::vector<uint8_t> timeouts;        // flags by event index: the actions the referee made for a seat
+    int64_t next_request_id = 0;
+    bool running = true;
+    int open_seat = -1;                   // the open request: its seat, id, when it was written (monotonic
+    int64_t open_request = 0;             // seconds, as time.monotonic), its allowance and the clock it told
+    double sent = 0, allowance_s = 0;
+    int64_t action_ms_left = 0, bank_ms_left = 0;
+    uint64_t unread = 0;                  // the stream that held more than MAX_QUEUED writes with its request
+    std::vector<LaneRecord> records;
+    std::string buffer;                   // the request being encoded
+};
+
+// What became of a message offered to the lanes (``NativeServer::offer``).
+enum Offer { PASS = 0, CONSUMED = 1, REPLACED = 2 };
+
+double monotonic_s() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 // One BotService.Play call. Its state is guarded by ``mu``, and gRPC is never called with ``mu`` held. The call is
 // finished (``Finish``) only when no write is in flight (``write_busy_``) and no operation Python's thread started is
 // under way (``busy_``: a read resumed, a cancellation): gRPC ends the call once Finish is done, and an operation
@@ -68,11 +270,13 @@ public:
     void OnDone() override;
 
     // Python's side (each with the stream held: ``NativeServer::hold``)
-    size_t write(const char* data, size_t size);
+    size_t write(const char* data, size_t size, bool start = true);  // start: unless the writer is corked
+    void kick();  // start writing what was queued while corked
     void finish(grpc::Status status);
     void cancel();
     void taken(int count);
     bool release();  // true if the stream is to be deleted now
+    uint64_t id() const { return id_; }
 
     std::mutex mu;
     int holds = 0;
@@ -97,6 +301,17 @@ private:
     bool finish_wanted_ = false;
     grpc::Status finish_status_;
     bool done_ = false;
+    bool batches_ = false;  // its bot takes RefereeBatches (Join.batches): writes that queue go out as one
+    bool wrote_ = false;    // a write was started (the first, the Welcome, always goes alone)
+
+public:
+    void set_batches(bool on, double gather_s) {
+        std::lock_guard<std::mutex> lock(mu);
+        batches_ = on;
+        gather_s_ = on ? gather_s : 0;
+    }
+    double gather_s_ = 0;      // a lane's requests wait this long for others to go with them (several tables)
+    bool gather_due_ = false;  // a gathered write is scheduled (``NativeServer::gather``); with ``mu``
 };
 
 class Service final : public grpc::CallbackGenericService {
@@ -162,6 +377,325 @@ public:
         }
     }
 
+    // ---------------------------------------------------------------- corks
+    //
+    // A writer that writes to many streams at once (a lane playing a bot's batch of answers; the referee's loop
+    // opening lanes and writing what its tables queued) corks them: what it writes queues, and goes out when it is
+    // done (``uncork``), where a stream that takes batches sends it all as one RefereeBatch (``pack_queued``). One
+    // write per stream per batch of tables, as the referee's Python writer does.
+
+    struct Cork {
+        std::vector<Stream*> streams;  // held (``hold``) until uncorked
+    };
+
+    // Write ``data`` to ``stream`` (held by the caller), at once or, with ``cork``, when it is uncorked.
+    size_t write_to(Stream* stream, const char* data, size_t size, Cork* cork) {
+        if (cork == nullptr) return stream->write(data, size);
+        size_t queued = stream->write(data, size, false);
+        if (queued > 0 && std::find(cork->streams.begin(), cork->streams.end(), stream) == cork->streams.end()) {
+            std::lock_guard<std::mutex> lock(stream->mu);
+            ++stream->holds;
+            cork->streams.push_back(stream);
+        }
+        return queued;
+    }
+
+    // Write what the cork held; with ``gather``, a stream that gathers (``Stream::gather_s_``) waits that long
+    // first, unless a gathered write is due already.
+    void uncork(Cork& cork, bool gather = false) {
+        for (Stream* stream : cork.streams) {
+            bool later = false, due = false;
+            if (gather) {
+                std::lock_guard<std::mutex> lock(stream->mu);
+                due = stream->gather_due_;  // the gatherer writes it soon
+                later = stream->gather_s_ > 0 && !due;
+                if (later) stream->gather_due_ = true;
+            }
+            if (later) gather_later(stream->id(), monotonic_s() + stream->gather_s_);
+            else if (!due) stream->kick();
+            let_go(stream);
+        }
+        cork.streams.clear();
+    }
+
+    // ---------------------------------------------------------------- the gatherer: a thread that writes what a
+    // gathering stream's lanes queued once its wait is over
+
+    void gather_later(uint64_t stream, double due) {
+        std::lock_guard<std::mutex> lock(gather_mu_);
+        if (!gatherer_.joinable()) gatherer_ = std::thread([this] { gather_loop(); });
+        gathering_.emplace_back(due, stream);
+        gather_cv_.notify_one();
+    }
+
+    void gather_loop() {
+        std::unique_lock<std::mutex> lock(gather_mu_);
+        while (!gather_stop_) {
+            if (gathering_.empty()) {
+                gather_cv_.wait(lock);
+                continue;
+            }
+            double now = monotonic_s(), soonest = gathering_.front().first;
+            for (auto& entry : gathering_) soonest = std::min(soonest, entry.first);
+            if (soonest > now) {
+                gather_cv_.wait_for(lock, std::chrono::duration<double>(soonest - now));
+                continue;
+            }
+            std::vector<uint64_t> due;
+            for (size_t i = 0; i < gathering_.size();) {
+                if (gathering_[i].first <= now) {
+                    due.push_back(gathering_[i].second);
+                    gathering_[i] = gathering_.back();
+                    gathering_.pop_back();
+                } else {
+                    ++i;
+                }
+            }
+            lock.unlock();
+            for (uint64_t id : due) {
+                if (Stream* stream = hold(id)) {
+                    stream->kick();
+                    let_go(stream);
+                }
+            }
+            lock.lock();
+        }
+    }
+
+    void stop_gatherer() {
+        {
+            std::lock_guard<std::mutex> lock(gather_mu_);
+            gather_stop_ = true;
+            gather_cv_.notify_one();
+        }
+        if (gatherer_.joinable()) gatherer_.join();
+    }
+
+    std::mutex gather_mu_;
+    std::condition_variable gather_cv_;
+    std::vector<std::pair<double, uint64_t>> gathering_;  // (due, stream)
+    std::thread gatherer_;
+    bool gather_stop_ = false;
+
+    Cork python_cork;  // the referee's loop's (``cork``, ``uncork``: only with the GIL)
+    bool python_corked = false;
+
+    // ---------------------------------------------------------------- lanes (see "hand lanes" above)
+
+    std::mutex lanes_mu;  // taken before a stream's own locks, never after
+    std::unordered_map<std::string, Lane*> lanes_by_table;  // the running lane of each table
+    std::unordered_map<uint64_t, std::unique_ptr<Lane>> lanes;  // until taken
+    std::atomic<int> lanes_running{0};
+    uint64_t last_lane = 0;
+
+    // End ``lane``: nothing more is played on it; Python is told (LANE_ENDED) and takes it (``lane_take``).
+    void end_lane_locked(Lane& lane) {
+        if (!lane.running) return;
+        lane.running = false;
+        --lanes_running;
+        lanes_by_table.erase(lane.table_id);
+        push(Event{LANE_ENDED, lane.id, {}, {}});
+    }
+
+    // Ask the seat to act, if the lane asks it (its request written through ``cork``); else the lane ends.
+    void ask_next_locked(Lane& lane, Cork* cork) {
+        lane.open_seat = -1;
+        int seat = core->to_act(lane.state);
+        if (seat < 0 || seat >= int(lane.seats.size()) || lane.seats[size_t(seat)].stream == 0) {
+            end_lane_locked(lane);
+            return;
+        }
+        LaneSeat& asked = lane.seats[size_t(seat)];
+        double allowance_s = (asked.per_action_ms + asked.bank_ms) / 1000.0;  // BotClock.allowance_s
+        int64_t action_ms = int64_t(std::min(allowance_s * 1000.0, asked.per_action_ms));
+        int64_t bank_ms = int64_t(asked.bank_ms);
+        ArenaText head{lane.head.data(), lane.head.size()}, tail{asked.tail.data(), asked.tail.size()};
+        size_t size = 0;
+        for (int tries = 0; tries < 2; ++tries) {
+            size = core->request_wire(lane.state, seat, lane.names.data(), lane.timeouts.data(), lane.timeouts.size(),
+                                      action_ms, bank_ms, head, lane.next_request_id, tail, lane.buffer.data(),
+                                      lane.buffer.size());
+            if (size <= lane.buffer.size()) break;
+            lane.buffer.resize(size + 1024);
+        }
+        if (size == 0 || size > lane.buffer.size()) {  // no request was made (cannot happen): Python asks
+            end_lane_locked(lane);
+            return;
+        }
+        lane.open_seat = seat;
+        lane.open_request = lane.next_request_id++;
+        lane.allowance_s = allowance_s;
+        lane.action_ms_left = action_ms;
+        lane.bank_ms_left = bank_ms;
+        lane.sent = monotonic_s();  // the bot's time starts as the request is handed to gRPC (TurnTimer.sent)
+        size_t queued = 0;
+        if (Stream* stream = hold(asked.stream)) {
+            queued = write_to(stream, lane.buffer.data(), size, cork);
+            let_go(stream);
+        }
+        if (queued == 0 || queued > action_format.max_queued) {  // gone, or not reading: Python's to deal with
+            if (queued > action_format.max_queued) lane.unread = asked.stream;
+            end_lane_locked(lane);
+        }
+    }
+
+    // ``action`` answers ``lane``'s open request: applied, recorded and the next request written (true); or
+    // refused by the engine (false): the lane ends with the request open, for Python to refuse it with its rule.
+    bool play_locked(Lane& lane, const PlainAction& action, double now, Cork* cork) {
+        int seat = lane.open_seat;
+        int64_t event_index = int64_t(core->event_count(lane.state));
+        if (core->act(lane.state, seat, action.kind, action.amount) != ARENA_ACTED) {
+            end_lane_locked(lane);
+            return false;
+        }
+        double elapsed = std::max(0.0, now - lane.sent);
+        lane.records.push_back(
+            {seat, lane.open_request, action.kind, action.amount, elapsed, event_index, std::string(action.comment)});
+        LaneSeat& asked = lane.seats[size_t(seat)];
+        double over = elapsed * 1000.0 - asked.per_action_ms;  // BotClock.charge
+        if (over > 0) asked.bank_ms = std::max(0.0, asked.bank_ms - over);
+        ask_next_locked(lane, cork);
+        return true;
+    }
+
+    // Every running lane whose open request is on ``stream`` ends (Python is to see that stream's next message,
+    // or its end, with all its open requests).
+    void recall_stream_locked(uint64_t stream) {
+        for (auto& entry : lanes) {
+            Lane& lane = *entry.second;
+            if (lane.running && lane.open_seat >= 0 && lane.seats[size_t(lane.open_seat)].stream == stream)
+                end_lane_locked(lane);
+        }
+    }
+
+    void recall_stream(uint64_t stream, bool over = false) {
+        if (lanes_running.load() == 0 && !over) return;
+        std::lock_guard<std::mutex> lock(lanes_mu);
+        recall_stream_locked(stream);
+        if (over) unreadable.erase(stream);
+    }
+
+    // A message read on ``stream``, offered to the lanes, which play its Actions in order as long as each answers a
+    // running lane's open request on that stream with a plain action the engine takes: CONSUMED when they play them
+    // all. Else the rest, from the first they do not play, is Python's, after the lanes those Actions name (whose
+    // open request is on that stream) have ended, so that it finds their open requests its own: the message as it
+    // is (PASS), or, when the lanes played its first Actions, an ActionBatch of the others (REPLACED, in ``rest``).
+    // A message that is not Actions is Python's (PASS); one that cannot be read ends the stream's lanes for good
+    // (Python closes the stream: nothing after it may be played).
+    Offer offer(uint64_t stream, const grpc::ByteBuffer& message, std::string* rest) {
+        if (lanes_running.load(std::memory_order_relaxed) == 0 || !action_format.ready) return PASS;
+        std::vector<grpc::Slice> slices;
+        if (!message.Dump(&slices).ok()) return PASS;
+        std::string joined;
+        const uint8_t* data;
+        size_t size;
+        if (slices.size() == 1) {
+            data = slices[0].begin();
+            size = slices[0].size();
+        } else {
+            for (auto& slice : slices) joined.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+            data = reinterpret_cast<const uint8_t*>(joined.data());
+            size = joined.size();
+        }
+        const ActionFormat& f = action_format;
+        std::vector<PlainAction> actions;
+        bool readable = true, is_actions = false;
+        {
+            Reader top{data, data + size};
+            uint32_t number;
+            int type;
+            uint64_t value = 0;
+            const uint8_t* bytes = nullptr;
+            size_t len = 0;
+            while (readable && top.field(&number, &type, &value, &bytes, &len)) {
+                if (type != 2 || (number != f.message_action && number != f.message_batch)) continue;
+                is_actions = true;  // the last of action and actions counts (a oneof): both at once are rare
+                actions.clear();
+                if (number == f.message_action) {
+                    actions.emplace_back();
+                    readable = read_action(bytes, len, &actions.back());
+                    continue;
+                }
+                Reader batch{bytes, bytes + len};
+                const uint8_t* inner = nullptr;
+                size_t inner_len = 0;
+                while (readable && batch.field(&number, &type, &value, &inner, &inner_len)) {
+                    if (number != f.batch_actions || type != 2) continue;
+                    actions.emplace_back();
+                    readable = read_action(inner, inner_len, &actions.back());
+                }
+                readable = readable && !batch.bad;
+            }
+            readable = readable && !top.bad;
+        }
+        Cork cork;  // the requests this message's Actions lead to: one write per stream
+        Offer offered = offer_locked(stream, actions, readable, is_actions, rest, &cork);
+        uncork(cork, true);
+        return offered;
+    }
+
+    Offer offer_locked(uint64_t stream, std::vector<PlainAction>& actions, bool readable, bool is_actions,
+                       std::string* rest, Cork* cork) {
+        const ActionFormat& f = action_format;
+        std::lock_guard<std::mutex> lock(lanes_mu);
+        if (!readable) {  // Python closes the stream at this message: the lanes play nothing it sends after it
+            unreadable.insert(stream);
+            recall_stream_locked(stream);
+            return PASS;
+        }
+        if (!is_actions || actions.empty()) return PASS;
+        bool open = unreadable.count(stream) == 0;
+        double now = monotonic_s();
+        size_t played = 0;
+        std::vector<Lane*> used;
+        for (; open && played < actions.size(); ++played) {
+            const PlainAction& a = actions[played];
+            Lane* lane = running_lane(a.table_id);
+            if (!a.plain || lane == nullptr || lane->open_seat < 0 ||
+                lane->seats[size_t(lane->open_seat)].stream != stream || a.hand_id != lane->hand_id ||
+                a.request_id != uint64_t(lane->open_request) ||
+                std::find(used.begin(), used.end(), lane) != used.end())  // one answer per request, the next is
+                break;                                                    // not asked yet
+            used.push_back(lane);
+            if (!play_locked(*lane, a, now, cork)) break;  // refused: the lane ended with its request open
+        }
+        if (played == actions.size()) return CONSUMED;
+        for (size_t i = played; i < actions.size(); ++i) {  // Python's from here: their lanes end first
+            Lane* lane = running_lane(actions[i].table_id);
+            if (lane != nullptr && lane->open_seat >= 0 && lane->seats[size_t(lane->open_seat)].stream == stream)
+                end_lane_locked(*lane);
+        }
+        if (played == 0) return PASS;
+        std::string batch;
+        for (size_t i = played; i < actions.size(); ++i) {
+            put_key(batch, f.batch_actions);
+            put_varint(batch, actions[i].size);
+            batch.append(reinterpret_cast<const char*>(actions[i].data), actions[i].size);
+        }
+        rest->clear();
+        put_key(*rest, f.message_batch);
+        put_varint(*rest, batch.size());
+        rest->append(batch);
+        return REPLACED;
+    }
+
+    Lane* running_lane(std::string_view table_id) {
+        auto found = lanes_by_table.find(std::string(table_id));
+        return found == lanes_by_table.end() ? nullptr : found->second;
+    }
+
+    std::unordered_set<uint64_t> unreadable;  // streams that sent a message that is not a BotMessage
+
+    static void put_varint(std::string& out, uint64_t v) {
+        while (v > 0x7F) {
+            out.push_back(char((v & 0x7F) | 0x80));
+            v >>= 7;
+        }
+        out.push_back(char(v));
+    }
+
+    static void put_key(std::string& out, uint32_t number) { put_varint(out, uint64_t(number) << 3 | 2); }
+
     std::vector<Event> take() {
         std::vector<Event> events;
         std::lock_guard<std::mutex> lock(events_mu_);
@@ -192,16 +726,29 @@ void Stream::OnReadDone(bool ok) {
             std::lock_guard<std::mutex> lock(mu);
             reads_over_ = true;
         }
+        server_->recall_stream(id_);  // Python is to see the end with the stream's open requests its own
         server_->push(Event{READS_ENDED, id_, {}, {}});
         return;
     }
-    Event event{MESSAGE, id_, {}, {}};
-    event.message.Swap(&reading_);
-    server_->push(std::move(event));
+    std::string rest;
+    Offer offered = server_->offer(id_, reading_, &rest);
+    if (offered == CONSUMED) {
+        reading_.Clear();
+    } else {
+        Event event{MESSAGE, id_, {}, {}};
+        if (offered == REPLACED) {
+            grpc::Slice slice(rest.data(), rest.size());
+            event.message = grpc::ByteBuffer(&slice, 1);
+            reading_.Clear();
+        } else {
+            event.message.Swap(&reading_);
+        }
+        server_->push(std::move(event));
+    }
     bool again;
     {
         std::lock_guard<std::mutex> lock(mu);
-        ++untaken_;
+        if (offered != CONSUMED) ++untaken_;
         again = !finishing() && untaken_ < UNTAKEN_MOST;  // a call being finished is read no more
         read_paused_ = !again && !finishing();
     }
@@ -221,19 +768,78 @@ void Stream::taken(int count) {
     finish_when_free_locked(lock);
 }
 
-size_t Stream::write(const char* data, size_t size) {
+size_t Stream::write(const char* data, size_t size, bool start) {
     std::unique_lock<std::mutex> lock(mu);
     if (finishing()) return 0;
     grpc::Slice slice(data, size);
     queued_.emplace_back(&slice, 1);
     size_t queued = queued_.size();
-    if (!write_busy_) start_next_write_locked(lock);
+    if (!write_busy_ && start) start_next_write_locked(lock);
     return queued;
 }
 
+void Stream::kick() {
+    std::unique_lock<std::mutex> lock(mu);
+    gather_due_ = false;
+    if (!write_busy_ && !queued_.empty() && !finish_called_) start_next_write_locked(lock);
+}
+
+// The bytes of one queued message, in one piece.
+std::string joined_bytes(const grpc::ByteBuffer& buffer) {
+    std::vector<grpc::Slice> slices;
+    std::string out;
+    if (!buffer.Dump(&slices).ok()) return out;
+    for (auto& slice : slices) out.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    return out;
+}
+
+// Up to ``wire.BATCH_BYTES`` of the messages queued, packed into one RefereeMessage holding a RefereeBatch (a batch
+// queued is unpacked into it: a batch holds no batch), and how many of them it holds.
+size_t pack_queued(std::deque<grpc::ByteBuffer>& queued, grpc::ByteBuffer* out) {
+    const ActionFormat& f = action_format;
+    std::string body;
+    size_t taken = 0;
+    uint8_t batch_key = uint8_t(f.batch << 3 | 2);
+    for (const grpc::ByteBuffer& item : queued) {
+        std::string data = joined_bytes(item);
+        if (taken > 0 && body.size() + data.size() > f.batch_bytes) break;
+        Reader r{reinterpret_cast<const uint8_t*>(data.data()), reinterpret_cast<const uint8_t*>(data.data()) + data.size()};
+        uint32_t number;
+        int type;
+        uint64_t value = 0;
+        const uint8_t* inner = nullptr;
+        size_t inner_len = 0;
+        if (!data.empty() && uint8_t(data[0]) == batch_key && r.field(&number, &type, &value, &inner, &inner_len) &&
+            r.at == r.end) {
+            body.append(reinterpret_cast<const char*>(inner), inner_len);  // its messages, as they are
+        } else {
+            NativeServer::put_key(body, f.batch_messages);
+            NativeServer::put_varint(body, data.size());
+            body.append(data);
+        }
+        ++taken;
+    }
+    std::string message;
+    NativeServer::put_key(message, f.batch);
+    NativeServer::put_varint(message, body.size());
+    message.append(body);
+    grpc::Slice slice(message.data(), message.size());
+    *out = grpc::ByteBuffer(&slice, 1);
+    return taken;
+}
+
 void Stream::start_next_write_locked(std::unique_lock<std::mutex>& lock) {
-    writing_.Swap(&queued_.front());
-    queued_.pop_front();
+    size_t packed = 0;
+    if (batches_ && wrote_ && queued_.size() > 1 && action_format.batch != 0) {  // what queued while a write was
+        packed = pack_queued(queued_, &writing_);                                 // out goes out as one
+        if (packed < 2) writing_.Clear();
+        else queued_.erase(queued_.begin(), queued_.begin() + long(packed));
+    }
+    if (packed < 2) {
+        writing_.Swap(&queued_.front());
+        queued_.pop_front();
+    }
+    wrote_ = true;
     write_busy_ = true;  // no Finish until it is done
     lock.unlock();
     StartWrite(&writing_);
@@ -293,6 +899,7 @@ void Stream::OnCancel() {
 
 void Stream::OnDone() {
     server_->forget(id_);
+    server_->recall_stream(id_, true);
     server_->push(Event{DONE, id_, {}, {}});
     bool now;
     {
@@ -339,6 +946,7 @@ void shut_down(NativeServer* native, double grace_s) {
                     std::chrono::microseconds(static_cast<int64_t>(grace_s * 1e6));
     native->server->Shutdown(deadline);  // cancels the calls still open at the deadline; returns when all are done
     native->server->Wait();
+    native->stop_gatherer();
     native->server.reset();
     native->stopped = true;
 }
@@ -416,6 +1024,8 @@ void server_dealloc(ServerObject* self) {
         shut_down(self->native, 0);
         Py_END_ALLOW_THREADS
         if (self->native->stopped) {
+            for (auto& entry : self->native->lanes) Py_XDECREF(entry.second->hand);  // untaken lanes' hands
+            for (Stream* stream : self->native->python_cork.streams) NativeServer::let_go(stream);
             if (self->native->event_fd >= 0) ::close(self->native->event_fd);
             delete self->native;
         }  // else a shutdown begun elsewhere never returned (a frozen peer): its server is left as it is
@@ -487,9 +1097,11 @@ PyObject* server_write(ServerObject* self, PyObject* const* args, Py_ssize_t nar
     }
     unsigned long long id = PyLong_AsUnsignedLongLong(args[0]);
     if (id == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return nullptr;
-    Stream* stream = self->native->hold(id);
+    NativeServer* native = self->native;
+    Stream* stream = native->hold(id);
     if (stream == nullptr) return PyLong_FromLong(0);
-    size_t queued = stream->write(PyBytes_AS_STRING(args[1]), static_cast<size_t>(PyBytes_GET_SIZE(args[1])));
+    size_t queued = native->write_to(stream, PyBytes_AS_STRING(args[1]), static_cast<size_t>(PyBytes_GET_SIZE(args[1])),
+                                     native->python_corked ? &native->python_cork : nullptr);
     NativeServer::let_go(stream);
     return PyLong_FromSize_t(queued);
 }
@@ -522,12 +1134,215 @@ PyObject* server_cancel(ServerObject* self, PyObject* arg) {
     Py_RETURN_NONE;
 }
 
+PyObject* server_cork(ServerObject* self, PyObject*) {
+    self->native->python_corked = true;
+    Py_RETURN_NONE;
+}
+
+PyObject* server_uncork(ServerObject* self, PyObject*) {
+    NativeServer* native = self->native;
+    native->python_corked = false;
+    native->uncork(native->python_cork);
+    Py_RETURN_NONE;
+}
+
+PyObject* server_set_batches(ServerObject* self, PyObject* args) {
+    unsigned long long id;
+    int on;
+    double gather_s = 0;
+    if (!PyArg_ParseTuple(args, "Kp|d", &id, &on, &gather_s)) return nullptr;
+    Stream* stream = self->native->hold(id);
+    if (stream != nullptr) {
+        stream->set_batches(on != 0, gather_s);
+        NativeServer::let_go(stream);
+    }
+    Py_RETURN_NONE;
+}
+
 PyObject* server_shutdown(ServerObject* self, PyObject* args) {
     double grace_s;
     if (!PyArg_ParseTuple(args, "d", &grace_s)) return nullptr;
     Py_BEGIN_ALLOW_THREADS
     shut_down(self->native, grace_s);
     Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+// lane_open(table_id, hand_id, hand, head, seats, timeouts, first_request_id) -> lane id: a lane for ``hand`` (an
+// arena.engine._core.Hand, left alone by Python until ``lane_take``), whose first request it writes now. ``seats``:
+// one (stream, name, tail, per_action_ms, bank_ms) per seat, stream 0 for a seat the lane does not ask;
+// ``timeouts``: one byte per event so far, 1 for an action the referee made for a seat. 0: the table has a lane
+// running already.
+PyObject* server_lane_open(ServerObject* self, PyObject* args) {
+    const char *table_id, *hand_id;
+    Py_ssize_t table_len, hand_len, head_len, timeouts_len;
+    PyObject *hand, *seats;
+    const char *head, *timeouts;
+    long long first;
+    if (!PyArg_ParseTuple(args, "s#s#Oy#Oy#L", &table_id, &table_len, &hand_id, &hand_len, &hand, &head, &head_len,
+                          &seats, &timeouts, &timeouts_len, &first))
+        return nullptr;
+    if (core == nullptr || !action_format.ready) {
+        PyErr_SetString(PyExc_RuntimeError, "lane_open(): set_action_format was not called");
+        return nullptr;
+    }
+    void* state = core->state_of(hand);
+    if (state == nullptr) return nullptr;
+    auto lane = std::make_unique<Lane>();
+    lane->table_id.assign(table_id, size_t(table_len));
+    lane->hand_id.assign(hand_id, size_t(hand_len));
+    lane->head.assign(head, size_t(head_len));
+    lane->timeouts.assign(timeouts, timeouts + timeouts_len);
+    lane->next_request_id = first;
+    lane->buffer.resize(2048);
+    PyObject* items = PySequence_Fast(seats, "seats must be a sequence");
+    if (items == nullptr) return nullptr;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+    lane->seats.resize(size_t(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        unsigned long long stream;
+        const char *name, *tail;
+        Py_ssize_t name_len, tail_len;
+        double per_action_ms, bank_ms;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items, i), "Ks#y#dd", &stream, &name, &name_len, &tail,
+                              &tail_len, &per_action_ms, &bank_ms)) {
+            Py_DECREF(items);
+            return nullptr;
+        }
+        LaneSeat& seat = lane->seats[size_t(i)];
+        seat.stream = stream;
+        seat.name.assign(name, size_t(name_len));
+        seat.tail.assign(tail, size_t(tail_len));
+        seat.per_action_ms = per_action_ms;
+        seat.bank_ms = bank_ms;
+    }
+    Py_DECREF(items);
+    for (LaneSeat& seat : lane->seats) lane->names.push_back(ArenaText{seat.name.data(), seat.name.size()});
+    NativeServer* native = self->native;
+    std::lock_guard<std::mutex> lock(native->lanes_mu);
+    if (native->lanes_by_table.count(lane->table_id)) return PyLong_FromLong(0);
+    Py_INCREF(hand);
+    lane->hand = hand;
+    lane->state = state;
+    lane->id = ++native->last_lane;
+    Lane& opened = *lane;
+    native->lanes_by_table[opened.table_id] = &opened;
+    native->lanes[opened.id] = std::move(lane);
+    ++native->lanes_running;
+    native->ask_next_locked(opened, native->python_corked ? &native->python_cork : nullptr);
+    return PyLong_FromUnsignedLongLong(opened.id);
+}
+
+// lane_take(lane) -> None, or (records, open, banks, unread, next_request_id), once: the lane ended now if it was
+// running. records: (seat, request_id, kind, amount, elapsed_s, event_index, comment) per decision played, the
+// comment as the bot sent it; open: (seat, request_id, sent, allowance_s, action_ms_left, bank_ms_left) of the
+// request written and not answered, or None;
+// banks: each seat's BotClock.bank_ms; unread: the stream that held more than MAX_QUEUED writes with the open
+// request (its bot is not reading), or 0.
+PyObject* server_lane_take(ServerObject* self, PyObject* arg) {
+    unsigned long long id = PyLong_AsUnsignedLongLong(arg);
+    if (id == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return nullptr;
+    NativeServer* native = self->native;
+    std::unique_ptr<Lane> lane;
+    {
+        std::lock_guard<std::mutex> lock(native->lanes_mu);
+        auto found = native->lanes.find(id);
+        if (found == native->lanes.end()) Py_RETURN_NONE;
+        native->end_lane_locked(*found->second);
+        lane = std::move(found->second);
+        native->lanes.erase(found);
+    }
+    PyObject* hand = lane->hand;
+    PyObject* records = PyList_New(Py_ssize_t(lane->records.size()));
+    PyObject* banks = PyList_New(Py_ssize_t(lane->seats.size()));
+    PyObject* result = nullptr;
+    if (records != nullptr && banks != nullptr) {
+        bool ok = true;
+        for (size_t i = 0; i < lane->records.size() && ok; ++i) {
+            const LaneRecord& r = lane->records[i];
+            PyObject* item = Py_BuildValue("(iLiLdLs#)", r.seat, static_cast<long long>(r.request_id), r.kind,
+                                           static_cast<long long>(r.amount), r.elapsed_s,
+                                           static_cast<long long>(r.event_index), r.comment.data(),
+                                           static_cast<Py_ssize_t>(r.comment.size()));
+            ok = item != nullptr;
+            if (ok) PyList_SET_ITEM(records, Py_ssize_t(i), item);
+        }
+        for (size_t i = 0; i < lane->seats.size() && ok; ++i) {
+            PyObject* bank = PyFloat_FromDouble(lane->seats[i].bank_ms);
+            ok = bank != nullptr;
+            if (ok) PyList_SET_ITEM(banks, Py_ssize_t(i), bank);
+        }
+        PyObject* open = Py_None;
+        if (ok && lane->open_seat >= 0)
+            open = Py_BuildValue("(iLddLL)", lane->open_seat, static_cast<long long>(lane->open_request), lane->sent,
+                                 lane->allowance_s, static_cast<long long>(lane->action_ms_left),
+                                 static_cast<long long>(lane->bank_ms_left));
+        else
+            Py_INCREF(open);
+        if (ok && open != nullptr)
+            result = Py_BuildValue("(NNNKL)", records, open, banks, static_cast<unsigned long long>(lane->unread),
+                                   static_cast<long long>(lane->next_request_id));
+        else
+            Py_XDECREF(open);
+        if (result != nullptr) records = banks = nullptr;  // stolen
+    }
+    Py_XDECREF(records);
+    Py_XDECREF(banks);
+    Py_XDECREF(hand);
+    return result;
+}
+
+// lane_remaining(lane) -> seconds left on the lane's open request (negative once over), or None when it has none.
+PyObject* server_lane_remaining(ServerObject* self, PyObject* arg) {
+    unsigned long long id = PyLong_AsUnsignedLongLong(arg);
+    if (id == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return nullptr;
+    NativeServer* native = self->native;
+    std::lock_guard<std::mutex> lock(native->lanes_mu);
+    auto found = native->lanes.find(id);
+    if (found == native->lanes.end() || !found->second->running || found->second->open_seat < 0) Py_RETURN_NONE;
+    const Lane& lane = *found->second;
+    return PyFloat_FromDouble(lane.allowance_s - (monotonic_s() - lane.sent));
+}
+
+// set_action_format(message_action, message_batch, batch_actions, table_id, hand_id, request_id, kind, amount,
+// comment, kinds, max_queued, batch, batch_messages, batch_bytes): how Actions are read (field numbers; ``kinds`` maps
+// ActionKind's wire values to the engine's) and RefereeBatches packed (``set_batches``), and the compiled engine's C
+// API loaded. Before any lane; once per process.
+PyObject* set_action_format(PyObject*, PyObject* args) {
+    ActionFormat f;
+    PyObject* kinds;
+    unsigned long long max_queued;
+    unsigned long long batch_bytes;
+    if (!PyArg_ParseTuple(args, "IIIIIIIIIOKIIK", &f.message_action, &f.message_batch, &f.batch_actions, &f.table_id,
+                          &f.hand_id, &f.request_id, &f.kind, &f.amount, &f.comment, &kinds, &max_queued, &f.batch,
+                          &f.batch_messages, &batch_bytes))
+        return nullptr;
+    if (!PyDict_Check(kinds)) {
+        PyErr_SetString(PyExc_TypeError, "kinds must be a dict");
+        return nullptr;
+    }
+    PyObject *key, *value;
+    Py_ssize_t at = 0;
+    while (PyDict_Next(kinds, &at, &key, &value)) {
+        long long wire = PyLong_AsLongLong(key);
+        long engine = PyLong_AsLong(value);
+        if (PyErr_Occurred()) return nullptr;
+        f.kinds[wire] = int(engine);
+    }
+    f.max_queued = size_t(max_queued);
+    f.batch_bytes = size_t(batch_bytes);
+    f.ready = true;
+    if (core == nullptr) {
+        auto* api = static_cast<const ArenaCoreApi*>(PyCapsule_Import(ARENA_CORE_API_CAPSULE, 0));
+        if (api == nullptr) return nullptr;
+        if (api->version != ARENA_CORE_API_VERSION) {
+            PyErr_Format(PyExc_ImportError, "arena.engine._core's C API is version %d, not %d", api->version,
+                         ARENA_CORE_API_VERSION);
+            return nullptr;
+        }
+        core = api;
+    }
+    if (!action_format.ready) action_format = std::move(f);  // once: gRPC's threads read it without a lock
     Py_RETURN_NONE;
 }
 
@@ -546,6 +1361,28 @@ PyMethodDef server_methods[] = {
      "cancel(stream): end the call at once, unsent writes dropped (a bot that does not read its last messages)."},
     {"shutdown", reinterpret_cast<PyCFunction>(server_shutdown), METH_VARARGS,
      "shutdown(grace_s): stop listening; calls still open after grace_s are cancelled; returns when all are done."},
+    {"cork", reinterpret_cast<PyCFunction>(server_cork), METH_NOARGS,
+     "cork(): what this thread writes (write, lane_open) queues until uncork(), one write per stream then."},
+    {"uncork", reinterpret_cast<PyCFunction>(server_uncork), METH_NOARGS,
+     "uncork(): start writing what queued since cork()."},
+    {"set_batches", reinterpret_cast<PyCFunction>(server_set_batches), METH_VARARGS,
+     "set_batches(stream, on, gather_s=0): its bot takes RefereeBatches: messages queued behind a write go out as "
+     "one, and a lane's requests wait gather_s for others to go with them."},
+    {"lane_open", reinterpret_cast<PyCFunction>(server_lane_open), METH_VARARGS,
+     "lane_open(table_id, hand_id, hand, head, seats, timeouts, first_request_id) -> a lane playing the hand's "
+     "decisions on gRPC's threads (0: the table has one running)."},
+    {"lane_take", reinterpret_cast<PyCFunction>(server_lane_take), METH_O,
+     "lane_take(lane) -> (records, open, banks, unread, next_request_id), ending it if it runs; None if taken."},
+    {"lane_remaining", reinterpret_cast<PyCFunction>(server_lane_remaining), METH_O,
+     "lane_remaining(lane) -> seconds left on its open request, or None."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyMethodDef module_methods[] = {
+    {"set_action_format", reinterpret_cast<PyCFunction>(set_action_format), METH_VARARGS,
+     "set_action_format(message_action, message_batch, batch_actions, table_id, hand_id, request_id, kind, amount, "
+     "comment, kinds, max_queued, batch, batch_messages, batch_bytes): how the lanes read Actions and writes are "
+     "packed; loads the engine's C API."},
     {nullptr, nullptr, 0, nullptr},
 };
 
@@ -561,7 +1398,7 @@ PyTypeObject ServerType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
 PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native_server",
                       "One gRPC method served by gRPC's C++ library from its own threads (see the .cpp).", -1,
-                      nullptr};
+                      module_methods};
 
 }  // namespace
 
@@ -587,8 +1424,8 @@ PyMODINIT_FUNC PyInit__native_server(void) {
         Py_DECREF(m);
         return nullptr;
     }
-    const char* names[] = {"OPENED", "MESSAGE", "READS_ENDED", "DONE"};
-    for (int kind = OPENED; kind <= DONE; ++kind) PyModule_AddIntConstant(m, names[kind], kind);
+    const char* names[] = {"OPENED", "MESSAGE", "READS_ENDED", "DONE", "LANE_ENDED"};
+    for (int kind = OPENED; kind <= LANE_ENDED; ++kind) PyModule_AddIntConstant(m, names[kind], kind);
     PyModule_AddIntConstant(m, "UNTAKEN_MOST", UNTAKEN_MOST);
     return m;
 }

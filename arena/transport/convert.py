@@ -22,7 +22,7 @@ _STRUCTURE = {
     Structure.FIXED_LIMIT: poker_pb2.STRUCTURE_FIXED_LIMIT,
 }
 _EVENT = {kind: poker_pb2.EventKind.Value(f"EVENT_KIND_{kind.name}") for kind in EventKind}
-_ACTION_FROM_PB = {
+ACTION_FROM_PB = {
     poker_pb2.ACTION_KIND_FOLD: ActionKind.FOLD,
     poker_pb2.ACTION_KIND_CHECK: ActionKind.CHECK,
     poker_pb2.ACTION_KIND_CALL: ActionKind.CALL,
@@ -32,7 +32,7 @@ _ACTION_FROM_PB = {
 # every answer but a raise is one of four values: built once (a frozen dataclass's __init__ was 2.7% of the referee's
 # main thread at 64 tables, one for every decision), shared like any frozen value
 _PLAIN_ACTION: dict[int, Action] = {
-    int(pb): Action(kind) for pb, kind in _ACTION_FROM_PB.items() if kind is not ActionKind.RAISE}
+    int(pb): Action(kind) for pb, kind in ACTION_FROM_PB.items() if kind is not ActionKind.RAISE}
 _WAGERS = (EventKind.BET, EventKind.RAISE, EventKind.CALL)
 _ADDS_TO_BET = (EventKind.POST_SMALL_BLIND, EventKind.POST_BIG_BLIND, EventKind.POST_ENTRY_BLIND, EventKind.CALL)
 _SETS_BET = (EventKind.BET, EventKind.RAISE)
@@ -189,11 +189,26 @@ _COMMENTED: dict[tuple[int, int, str], Commented] = {}  # frozen: one object per
 _COMMENTED_KEPT = 1_024
 
 
+def cleaned_comment(said: str) -> str:
+    """A decision comment as the referee keeps it (arena.text.comment), a bot's few repeated notes cleaned once."""
+    if len(said) > COMMENT_MAX:
+        return comment(said)
+    cleaned = _CLEANED.get(said)
+    if cleaned is None:
+        if len(_CLEANED) >= _COMMENTED_KEPT:
+            _CLEANED.clear()
+        cleaned = _CLEANED[said] = comment(said)
+    return cleaned
+
+
+_CLEANED: dict[str, str] = {}
+
+
 def _action(pb_kind: int, amount: int) -> Action:
     plain = _PLAIN_ACTION.get(pb_kind)
     if plain is not None:
         return plain
-    kind = _ACTION_FROM_PB.get(pb_kind)  # type: ignore[call-overload]
+    kind = ACTION_FROM_PB.get(pb_kind)  # type: ignore[call-overload]
     if kind is None:
         raise MalformedAction(f"R6.1: action kind {pb_kind} is not one of FOLD, CHECK, CALL, RAISE, ALL_IN")
     return Action(kind, int(amount) if kind is ActionKind.RAISE else 0)

@@ -42,6 +42,7 @@ from typing import Any, NoReturn
 import grpc
 
 from arena import switches
+from arena.transport import lanes
 from arena.transport.bot_service import BotServicer, StreamReader, writes
 from arena.transport.session import MAX_QUEUED, NOT_READING, Connection, Wakeup
 from arena_sdk.pb import bot_pb2
@@ -63,7 +64,18 @@ def extension() -> ModuleType | None:
         from arena.transport import _native_server
     except ImportError:  # `make install` builds it (against libgrpc++, which it installs first)
         return None
+    global _LANES_READY
+    _LANES_READY = lanes.set_action_format(_native_server)
     return _native_server
+
+
+_LANES_READY = False  # the C++ server can play lanes (the engine's C API was found: ``extension``)
+
+
+def lanes_selected() -> bool:
+    """Whether the C++ server plays hands' decisions in lanes (arena.transport.lanes): ``ARENA_LANES`` is not
+    ``off`` (the default is on) and the engine's C API was found."""
+    return _LANES_READY and switches.LANES.value() == "on"
 
 
 def available() -> bool:
@@ -110,6 +122,7 @@ class NativeCall:
         self.unread = False  # its bot stopped reading: more than MAX_QUEUED writes waited for it
         self.over = False  # gRPC is done with the call (DONE)
         self.cut: asyncio.TimerHandle | None = None  # ``NativeBotServer._cut``, due once the call is finished
+        self.packing: tuple[bool, bool] = (False, False)  # what the C++ stream was told (``lanes.Lanes.open``)
 
     # ------------------------------------------------------------------ what the servicer calls
 
@@ -149,12 +162,14 @@ class NativeCall:
         self.conn = conn
         self.written = asyncio.get_running_loop().create_future()
         conn.on_queued = self._queued
+        conn.native = self
         try:
             if conn.queued or conn.closed:
                 self._queued()
             await self.written
         finally:
             conn.on_queued = None
+            conn.native = None
 
     def _queued(self) -> None:
         if not self.marked:
@@ -216,6 +231,25 @@ class NativeBotServer:
         self._stopping = False
         self._marked: list[NativeCall] = []  # calls with messages to write (``mark``)
         self._turn_due = False  # ``_write_turn`` is scheduled
+        self.lanes = lanes.Lanes(self) if lanes_selected() else None  # hands' decisions played by the C++ threads
+        self._corked = False  # ``cork``
+
+    def native(self) -> Any:
+        """The C++ server, while it serves (None before ``start`` and after ``stop``)."""
+        return self._server
+
+    def cork(self) -> None:
+        """Until the loop's next turn, what the loop's thread writes (requests of lanes it opens, what its tables
+        queued) is held, then written with one write per stream (a RefereeBatch where the bot takes them)."""
+        if not self._corked and self._server is not None:
+            self._corked = True
+            self._server.cork()
+            asyncio.get_running_loop().call_soon(self._uncork)
+
+    def _uncork(self) -> None:
+        self._corked = False
+        if self._server is not None:
+            self._server.uncork()
 
     async def start(self) -> None:
         native = extension()
@@ -284,7 +318,11 @@ class NativeBotServer:
         native = extension()
         assert native is not None
         calls = self._calls
-        for kind, stream, payload in self._server.take():
+        server = self._server
+        corked = self.lanes is not None and not self._corked  # what this turn writes: one write per stream
+        if corked:
+            server.cork()
+        for kind, stream, payload in server.take():
             if kind == native.MESSAGE:
                 call = calls.get(stream)
                 if call is not None:
@@ -296,6 +334,9 @@ class NativeBotServer:
                 call = calls.get(stream)
                 if call is not None:
                     call.reads_over()
+            elif kind == native.LANE_ENDED:
+                if self.lanes is not None:
+                    self.lanes.ended(stream)
             else:  # DONE: the call is over (finished, cancelled by the bot, or its connection gone)
                 call = calls.pop(stream, None)
                 if call is not None:
@@ -307,6 +348,8 @@ class NativeBotServer:
                         call.task.cancel()  # as grpc.aio cancels a handler whose call is over
         if self._marked:  # what the Actions just read made (the next requests): written now, not a turn later
             self._write_marked(waiting=True)
+        if corked:
+            server.uncork()
 
     async def _serve(self, call: NativeCall) -> None:
         """Run the servicer's Play for ``call``, writing what it yields, then end the call with its status."""
@@ -365,6 +408,9 @@ class NativeBotServer:
             _ABANDONED.append(server)
         else:
             self._events()  # the last ones: every call's DONE
+        if self.lanes is not None:  # any lane left: its tables go on without it (their bots are gone)
+            for lane in list(self.lanes.running.values()):
+                lane.recall()
         loop.remove_reader(server.fd)
         for call in self._calls.values():
             if call.task is not None:

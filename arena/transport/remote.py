@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arena.engine import Action, IllegalActionError
+from arena.engine import Action, Hand, IllegalActionError
 from arena.referee import (
     Answer,
     Decision,
@@ -27,9 +27,11 @@ from arena.referee import (
     Waiter,
     WireRequest,
 )
+from arena.referee.lane import LanePlace
 from arena.referee.match import MatchResult
 from arena.transport import convert, wire
 from arena.transport.endpoint import Endpoint
+from arena.transport.lanes import LaneTicket
 from arena.transport.session import BotSession, Outgoing, error_message
 from arena_sdk.pb import bot_pb2, poker_pb2
 
@@ -177,6 +179,22 @@ class RemoteSeat(Seat):
             return None
         return session.open(request, self._builder(request.table_id).request_wire(request), waiter)
 
+    def lane_place(self, table_id: str, hand_id: str, starting_stack: int, hand: Hand) -> LanePlace | None:
+        session = self.endpoint.session
+        if session is None or not self.endpoint.live or self._hands.get(table_id) is not session:
+            return None
+        call = session.conn.native
+        if call is None or call.server.lanes is None:
+            return None
+        head, tail = self._builder(table_id).lane_parts(table_id, hand_id, hand.config, hand.num_seats, starting_stack)
+        return LanePlace(call.server.lanes, LaneTicket(call, session, head, tail))
+
+    def adopt_wire(self, request: WireRequest, waiter: Waiter) -> Callable[[], None] | None:
+        session = self._asked(request)
+        if session is None:
+            return None
+        return session.adopt(request, waiter)
+
     async def rejected(self, decision: Decision, error: IllegalActionError | InvalidAction, retries_left: int) -> None:
         self._send(bot_pb2.RefereeMessage(action_rejected=bot_pb2.ActionRejected(
             table_id=decision.table_id, hand_id=decision.hand_id, request_id=decision.request_id,
@@ -209,4 +227,7 @@ class RemoteSeat(Seat):
         self.endpoint.release(self)
 
     async def forfeited(self, reason: str) -> None:
+        session = self.endpoint.session
+        if session is not None:  # a lane asks no forfeited bot (the fast path's to_ask)
+            session.recall_lanes()
         self._send(error_message(bot_pb2.ERROR_CODE_FORFEIT, reason, fatal=False))

@@ -13,6 +13,7 @@ import asyncio
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from arena.referee import Answer, Decision, InvalidAction
 from arena.referee.records import Request, Waiter
@@ -75,6 +76,7 @@ class Connection:
         # told instead of the writer's future when a message is queued or it closes: a writer that is not a task
         # (the C++ server's, ``arena.transport.native_server``)
         self.on_queued: Callable[[], None] | None = None
+        self.native: Any = None  # the C++ server's call that writes it (arena.transport.native_server), if one does
 
     @property
     def queued(self) -> int:
@@ -151,6 +153,13 @@ def action_error(code: bot_pb2.ErrorCode.ValueType, message: str, action: poker_
                          hand_id=action.hand_id)
 
 
+class Recallable(Protocol):
+    """A lane asking through a session (arena.transport.lanes): ended when the session fails, so that its open
+    request is the session's own first."""
+
+    def recall(self, discard: bool = False) -> None: ...
+
+
 class BotSession:
     """One joined stream: its connection, what its Join said (``max_tables``, batches), and its open requests by
     table and request id (request ids are unique within a match; a league's stream plays several matches, each
@@ -176,6 +185,7 @@ class BotSession:
         self._alarm: asyncio.TimerHandle | None = None  # fires at the soonest deadline of an open request, or before
         self._answered: list[tuple[tuple[str, int], Waiter]] = []  # opened requests answered: to leave ``pending``
         self._loop: asyncio.AbstractEventLoop | None = None  # the running loop, found once (``_running``)
+        self.lanes: set[Recallable] = set()  # lanes that ask through this session now
 
     @property
     def live(self) -> bool:
@@ -205,6 +215,13 @@ class BotSession:
         future: one that acts on it as it is given), under the decision's clock, without waiting. Returns what
         withdraws the request unanswered (as a cancelled ``ask`` does: an Action for it is then not for an open
         request)."""
+        withdraw = self.adopt(decision, waiter)
+        self.send(request, decision.timer.sent)
+        return withdraw
+
+    def adopt(self, decision: Request, waiter: Waiter) -> Callable[[], None]:
+        """``open`` for a request sent already (by a lane: arena.transport.lanes), whose clock started when it
+        was."""
         key = (decision.table_id, decision.request_id)
         self.pending[key] = entry = (decision, waiter)
 
@@ -213,8 +230,12 @@ class BotSession:
                 del self.pending[key]
 
         self._watch(decision)
-        self.send(request, decision.timer.sent)
         return withdraw
+
+    def recall_lanes(self) -> None:
+        """End the lanes asking through this session: their open requests become the session's."""
+        for lane in list(self.lanes):
+            lane.recall()
 
     def _running(self) -> asyncio.AbstractEventLoop:
         """The loop the session runs in, asked of asyncio once: ``asyncio.get_running_loop`` makes a system call
@@ -272,6 +293,7 @@ class BotSession:
 
     def fail(self, error: Exception) -> None:
         """Every open request ends with ``error`` (the stream ended, or a newer one took the seat)."""
+        self.recall_lanes()
         for key, (_, future) in list(self.pending.items()):
             if not future.done():
                 future.set_exception(error)
@@ -294,6 +316,10 @@ class BotSession:
         for."""
         key = (message.table_id, message.request_id)  # table and request ids: the key
         pending = self.pending.get(key)
+        if not (pending is not None and not pending[1].done() and pending[0].hand_id == message.hand_id) and \
+                self.lanes:  # what is wrong is told against every open request: the lanes' too
+            self.recall_lanes()
+            pending = self.pending.get(key)
         if pending is not None and not pending[1].done() and pending[0].hand_id == message.hand_id:
             try:
                 answer = convert.action_from_pb(message)

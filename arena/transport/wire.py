@@ -331,6 +331,12 @@ class RequestBuilder:
             self._config_key = config_key
         return self._config_wire
 
+    def lane_parts(self, table_id: str, hand_id: str, config: TableConfig, num_seats: int,
+                   starting_stack: int) -> tuple[bytes, bytes]:
+        """What a lane's requests to this seat are built with beside the hand (arena.transport.lanes): the ids'
+        fields and the config field, as ``request_wire`` has them."""
+        return self._ids_fields(table_id, hand_id), self._config_field(config, num_seats, starting_stack)
+
     def message(self, decision: Decision, timeouts: frozenset[int] = frozenset()) -> bot_pb2.RefereeMessage:
         """The RefereeMessage that asks for ``decision``."""
         return bot_pb2.RefereeMessage.FromString(self.serialized(decision, timeouts))

@@ -1,0 +1,178 @@
+"""Hand lanes on the C++ bot server (``arena.transport._native_server``): a hand's common decisions played on gRPC's
+threads, where the Actions are read, with the compiled engine's C API (``arena/engine/core_api.h``), and the referee's
+Python woken once per hand instead of once per decision (arena.referee.lane says what a lane is to the referee).
+
+A lane takes an Action only if it is plain (ids, kind, amount and a comment or not), answers the lane's open request on
+the stream that request went to, and is legal; it then records it, charges the bot's clock and writes the next seat's
+request. It ends at anything else, before Python sees that thing: the hand's end, a seat it does not ask, another
+Action that names its table on that stream (a stray, ids that differ, a mixed action, an illegal action), a message
+that cannot be read, the stream's end. Python ends it
+too: when the open request's clock runs out (``HandLane.check``, the session's alarm's job for requests it opened), when
+the session fails (a newer stream took the seat, the stream ended: ``BotSession.recall_lanes``), when its bot forfeits,
+and when the table is stopped. Its open request is then the session's own (``BotSession.adopt``), and everything after
+goes as it always did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from arena.engine import Hand
+from arena.referee.lane import LaneOwner, LanePlace, LaneResult
+from arena.transport import convert, wire
+from arena.transport.session import MAX_QUEUED, NOT_READING, BotSession
+from arena_sdk.pb import bot_pb2, poker_pb2
+
+if TYPE_CHECKING:
+    from arena.transport.native_server import NativeBotServer, NativeCall
+
+
+GATHER_S = 0.001  # how long a lane's request to a bot of several tables waits for others to go in its write
+
+
+def set_action_format(native: ModuleType) -> bool:
+    """Tell the C++ server how Actions are read (field numbers from the protocol's descriptors, the kinds' values)
+    and how RefereeBatches are packed, and load the engine's C API; False when the engine has none (an older build):
+    no lanes then."""
+    message = bot_pb2.BotMessage.DESCRIPTOR.fields_by_name
+    action = poker_pb2.Action.DESCRIPTOR.fields_by_name
+    kinds = {int(pb): int(kind.value) for pb, kind in convert.ACTION_FROM_PB.items()}
+    try:
+        native.set_action_format(
+            message["action"].number, message["actions"].number,
+            bot_pb2.ActionBatch.DESCRIPTOR.fields_by_name["actions"].number,
+            action["table_id"].number, action["hand_id"].number, action["request_id"].number,
+            action["kind"].number, action["amount"].number, action["comment"].number, kinds, MAX_QUEUED,
+            bot_pb2.RefereeMessage.DESCRIPTOR.fields_by_name["batch"].number,
+            bot_pb2.RefereeBatch.DESCRIPTOR.fields_by_name["messages"].number, wire.BATCH_BYTES)
+    except (ImportError, AttributeError):  # no capsule: an engine built before it had one
+        return False
+    return True
+
+
+@dataclass(slots=True)
+class LaneTicket:
+    """A seat's place in a lane (``RemoteSeat.lane_place``): its stream's call, its session, and its requests'
+    ids and config fields."""
+
+    call: NativeCall
+    session: BotSession
+    head: bytes
+    tail: bytes
+
+
+class Lanes:
+    """The lanes of one C++ bot server (``LaneHost``): opened by tables' fast paths, ended by the server
+    (``LANE_ENDED``, ``ended``) or recalled from Python."""
+
+    def __init__(self, server: NativeBotServer) -> None:
+        self.server = server
+        self.running: dict[int, HandLane] = {}
+
+    def open(self, owner: LaneOwner, places: Sequence[LanePlace | None], hand: Hand, table_id: str, hand_id: str,
+             names: tuple[str, ...], timeouts: frozenset[int], first_request_id: int,
+             clocks: Sequence[tuple[float, float]]) -> Callable[[bool], None] | None:
+        native = self.server.native()
+        if native is None:
+            return None
+        seats: list[tuple[int, str, bytes, float, float]] = []
+        tickets: list[LaneTicket] = []
+        for place, name, (per_action_ms, bank_ms) in zip(places, names, clocks, strict=True):
+            ticket = place.ticket if place is not None else None
+            if not isinstance(ticket, LaneTicket) or ticket.call.over:
+                seats.append((0, name, b"", per_action_ms, bank_ms))
+                continue
+            tickets.append(ticket)
+            seats.append((ticket.call.stream, name, ticket.tail, per_action_ms, bank_ms))
+        if not tickets:
+            return None
+        self.server.cork()  # the lanes opened this turn write with the tables' other messages, a write per stream
+        for ticket in tickets:
+            conn = ticket.session.conn
+            packing = (conn.batches, conn.gathers)
+            if ticket.call.packing != packing:  # a bot of several tables: its requests gathered, as Python's writer
+                native.set_batches(ticket.call.stream, conn.batches, GATHER_S if conn.gathers else 0.0)
+                ticket.call.packing = packing
+            self.server.write(ticket.call)  # what Python queued for it (the hand's start) goes before the lane's
+        flags = bytearray(max(timeouts) + 1 if timeouts else 0)
+        for index in timeouts:
+            flags[index] = 1
+        lane_id: int = native.lane_open(table_id, hand_id, hand, tickets[0].head, seats, bytes(flags),
+                                        first_request_id)
+        if not lane_id:
+            return None
+        lane = HandLane(self, lane_id, owner, [ticket.session for ticket in tickets])
+        self.running[lane_id] = lane
+        lane.watch(min(per_action_ms + bank_ms for per_action_ms, bank_ms in clocks) / 1000)
+        return lane.recall
+
+    def ended(self, lane_id: int) -> None:
+        """The server ended a lane (``LANE_ENDED``)."""
+        lane = self.running.get(lane_id)
+        if lane is not None:
+            lane.recall()
+
+
+class HandLane:
+    """One lane, from Python's side: its owner (the table's fast path), the sessions it asks through, and the alarm
+    that ends it when its open request's clock runs out."""
+
+    __slots__ = ("_alarm", "lane_id", "lanes", "owner", "sessions")
+
+    def __init__(self, lanes: Lanes, lane_id: int, owner: LaneOwner, sessions: list[BotSession]) -> None:
+        self.lanes = lanes
+        self.lane_id = lane_id
+        self.owner = owner
+        self.sessions = sessions
+        self._alarm: asyncio.TimerHandle | None = None
+        for session in sessions:
+            session.lanes.add(self)
+
+    def watch(self, delay_s: float) -> None:
+        """Look at the open request's clock in ``delay_s`` (``check``)."""
+        self._alarm = asyncio.get_running_loop().call_later(max(0.0, delay_s), self.check)
+
+    def check(self) -> None:
+        """The alarm: a lane whose open request is out of time ends (the session's alarm then times it out, as
+        for a request it opened); else the alarm is set for that request's deadline."""
+        self._alarm = None
+        native = self.lanes.server.native()
+        left = native.lane_remaining(self.lane_id) if native is not None else None
+        if left is None:
+            return  # ended: LANE_ENDED is on its way
+        if left <= 0:
+            self.recall()
+        else:
+            self.watch(left)
+
+    def recall(self, discard: bool = False) -> None:
+        """End the lane if it runs, and tell its owner what it played (``discard``: nobody, the table is stopped)."""
+        if self.lanes.running.pop(self.lane_id, None) is None:
+            return  # told already
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm = None
+        for session in self.sessions:
+            session.lanes.discard(self)
+        native = self.lanes.server.native()
+        taken: Any = native.lane_take(self.lane_id) if native is not None else None
+        if taken is None or discard:
+            return
+        records, open_, banks, unread, next_request_id = taken
+        if unread:  # its bot stopped reading: cut off, as the server's own writes do (NativeBotServer.write)
+            for session in self.sessions:
+                call = session.conn.native
+                if call is not None and call.stream == unread:
+                    call.unread = True
+                    session.conn.take()
+                    session.conn.close("RESOURCE_EXHAUSTED", NOT_READING)
+        for k, record in enumerate(records):
+            if record[6]:
+                records[k] = (*record[:6], convert.cleaned_comment(record[6]))
+        self.owner.laned(LaneResult(records, open_, banks, next_request_id))
+
+

@@ -1,0 +1,211 @@
+"""Hand lanes (arena.transport.lanes): the C++ bot server plays a hand's plain, legal, timely answers on gRPC's
+threads, and hands everything else back to the referee's Python. Played against lanes switched off (the same server,
+``ARENA_LANES=off``) and the grpc.aio server, the same seed records the same hands, to the chip, with the same
+request ids and decision records, and every bot gets the same messages, byte for byte but for the clock's readings.
+
+The bots are scripted gRPC clients in the test's loop that answer each request as a function of its ids and how
+often it was asked: legal actions mostly (alone, in an ActionBatch, with a comment now and then), illegal and
+malformed ones (rejected and asked again), mixed actions, a stray Action before the answer, and silence (a time-out).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import grpc
+import pytest
+
+from arena.engine import TableConfig
+from arena.referee import ClockPolicy, HandRecord, Match, MatchSpec, fast
+from arena.referee.lane import LaneResult
+from arena.runner.remote_match import remote_seats
+from arena.transport import native_server
+from arena.transport.server import RefereeServer
+from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
+from tests.referee.test_fast_path import by_hand, recorded
+
+pytestmark = pytest.mark.timeout(180)
+
+K = poker_pb2
+
+
+class ScriptedBot:
+    """A bot over a real stream whose answers depend only on each request's ids and attempt."""
+
+    def __init__(self, token: str, tables: int, silence: float) -> None:
+        self.token = token
+        self.tables = tables
+        self.batches = tables > 1  # several tables: the referee packs what it has for the bot into RefereeBatches
+        self.silence = silence
+        self.received: dict[str, list[bytes]] = {}  # by table: every message, its clock's readings zeroed
+        self.asked: dict[tuple[str, int], int] = {}
+        self.legal: dict[tuple[str, int], Any] = {}
+        self.packed = 0  # RefereeBatches received
+
+    async def play(self, address: str) -> None:
+        async with grpc.aio.insecure_channel(address) as channel:
+            call: Any = bot_pb2_grpc.BotServiceStub(channel).Play()  # type: ignore[call-arg]
+            await call.write(bot_pb2.BotMessage(join=bot_pb2.Join(
+                token=self.token, protocol_version=1, max_tables=self.tables, bot_name="scripted",
+                batches=self.batches)))
+            async for received in call:
+                if received.WhichOneof("msg") == "batch":
+                    self.packed += 1
+                    messages = list(received.batch.messages)
+                else:
+                    messages = [received]
+                if not await self._handle(call, messages):
+                    break
+            await call.done_writing()
+
+    async def _handle(self, call: Any, messages: list[bot_pb2.RefereeMessage]) -> bool:
+        """Take what the referee sent in one message and answer it: a bot that takes batches answers it all in one
+        ActionBatch (answers for several tables, a stray among them now and then); False at the match's end."""
+        answers: list[poker_pb2.Action] = []
+        for message in messages:
+            kind = message.WhichOneof("msg")
+            assert kind is not None
+            if kind == "match_end":
+                return False
+            inner = getattr(message, kind)
+            if kind == "action_request":
+                inner.clock.Clear()  # the bank's reading depends on how long answers took
+            self.received.setdefault(getattr(inner, "table_id", ""), []).append(message.SerializeToString())
+            if kind == "action_request":
+                self.legal[(inner.table_id, inner.request_id)] = inner.legal
+            if kind in ("action_request", "action_rejected"):
+                answers += self._answer(inner.table_id, inner.hand_id, inner.request_id)
+        if self.batches and len(answers) > 1:
+            await call.write(bot_pb2.BotMessage(actions=bot_pb2.ActionBatch(actions=answers)))
+            return True
+        for action in answers:
+            single = random.Random(f"{action.hand_id}:{action.request_id}").random() < 0.2
+            await call.write(bot_pb2.BotMessage(actions=bot_pb2.ActionBatch(actions=[action])) if single
+                             else bot_pb2.BotMessage(action=action))
+        return True
+
+    def _answer(self, table: str, hand: str, request_id: int) -> list[poker_pb2.Action]:
+        """The answer to a request (none: silence), a stray before it now and then."""
+        key = (table, request_id)
+        attempt = self.asked[key] = self.asked.get(key, 0) + 1
+        legal = self.legal[key]
+        rng = random.Random(f"{hand}:{request_id}:{attempt}")  # the hand, not the table: the same on any table
+        roll = rng.random()
+        ids: dict[str, Any] = {"table_id": table, "hand_id": hand, "request_id": request_id}
+        if roll < self.silence:
+            return []  # its clock runs out
+        if roll < (0.05 if attempt == 1 else 0.3):  # asked again after a rejection: wrong again, now and then
+            action = K.Action(**ids, kind=K.ACTION_KIND_RAISE, amount=1)  # illegal
+        elif roll < 0.06:
+            action = K.Action(**ids)  # no kind: malformed
+        elif roll < 0.08 and legal.can_raise:
+            action = K.Action(**ids, policy=[
+                K.ActionChoice(kind=K.ACTION_KIND_CHECK if legal.can_check else K.ACTION_KIND_CALL, probability=0.5),
+                K.ActionChoice(kind=K.ACTION_KIND_RAISE, amount=legal.min_raise_to, probability=0.5)])
+        else:
+            choices = [(K.ACTION_KIND_FOLD, 0)] if legal.can_fold and rng.random() < 0.15 else []
+            choices.append((K.ACTION_KIND_CHECK, 0) if legal.can_check else (K.ACTION_KIND_CALL, 0))
+            if legal.can_raise:
+                choices.append((K.ACTION_KIND_RAISE, rng.randint(legal.min_raise_to, legal.max_raise_to)))
+                choices.append((K.ACTION_KIND_ALL_IN, 0))
+            kind, amount = rng.choice(choices)
+            action = K.Action(**ids, kind=kind, amount=amount, comment="because" if rng.random() < 0.2 else "")
+        if rng.random() < 0.03:  # a stray first: ids that name no open request
+            stray = K.Action(table_id=table, hand_id=hand + "x", request_id=request_id, kind=K.ACTION_KIND_FOLD)
+            return [stray, action]
+        return [action]
+
+
+def play(tables: int, hands: int, silence: float = 0.006) -> tuple[list[HandRecord], list[ScriptedBot], int, int]:
+    """One heads-up match of two scripted bots on ``tables`` tables, over the bots' local socket; also how many
+    lanes the C++ server opened (0 on grpc.aio) and how many decisions they played."""
+    policy = ClockPolicy(per_action_ms=400, time_bank_ms=1000, max_retries=1, max_violations=0)
+    spec = MatchSpec("ln", "seed-lanes", hands, config=TableConfig(), starting_stack=2000, policy=policy,
+                     tables=tables)
+    [seats] = remote_seats(spec, ["bot0", "bot1"])
+    records: list[HandRecord] = []
+    opened = []
+    laned = []
+
+    class Keep:
+        def hand_finished(self, record: HandRecord) -> None:
+            records.append(record)
+
+    async def main() -> None:
+        server = RefereeServer(local=True, tcp=False)
+        await server.start()
+        for seat in seats:
+            server.add_seat(seat)
+        lanes = next((s.lanes for s in server._servers if isinstance(s, native_server.NativeBotServer)), None)
+        if lanes is not None:
+            open_lane = lanes.open
+
+            def counted(*args: Any) -> Any:
+                end = open_lane(*args)
+                opened.append(end is not None)
+                return end
+
+            lanes.open = counted  # type: ignore[method-assign,assignment]
+        try:
+            match = Match(spec, [(s.name, s) for s in seats], [Keep()])
+            bots = [ScriptedBot(s.token, tables, silence) for s in seats]
+            await asyncio.gather(match.run(), *(bot.play(server.local_address) for bot in bots))
+            result.extend(bots)
+        finally:
+            await server.stop()
+
+    told = fast.FastRun.laned
+
+    def count(run: fast.FastRun, lane: LaneResult) -> None:
+        laned.append(len(lane.records))
+        told(run, lane)
+
+    result: list[ScriptedBot] = []
+    fast.FastRun.laned = count  # type: ignore[method-assign]
+    try:
+        asyncio.run(main())
+    finally:
+        fast.FastRun.laned = told  # type: ignore[method-assign]
+    return records, result, sum(opened), sum(laned)
+
+
+def test_lanes_record_and_send_what_the_referee_does_without_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    monkeypatch.setenv("ARENA_LANES", "off")
+    reference, reference_bots, none, _ = play(1, 100)
+    assert none == 0
+    monkeypatch.setenv("ARENA_LANES", "on")
+    records, bots, opened, laned = play(1, 100)
+    assert opened >= 100  # every hand, and again after a hand-back
+    decisions = sum(len(r.decisions) for r in records)
+    assert decisions / 2 < laned < decisions  # most decisions, not those the referee's Python took over
+    assert recorded(records) == recorded(reference)
+    for bot, reference_bot in zip(bots, reference_bots, strict=True):
+        assert bot.received == reference_bot.received
+    hows = {d.how for r in records for d in r.decisions}
+    assert {"ok", "timeout", "illegal"} <= hows
+    assert any(d.rejected for r in records for d in r.decisions if d.how == "ok")
+    assert any(d.policy for r in records for d in r.decisions)
+    assert any(d.comment for r in records for d in r.decisions)
+    # the clocks: every decision timed, within its allowance
+    assert all(0 <= d.elapsed_ms < 60_000 for r in records for d in r.decisions)
+
+
+def test_lanes_on_several_tables_record_the_hands_grpc_aio_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_BOT_SERVER", "grpcio")
+    reference, reference_bots, _, _ = play(6, 48, silence=0.0)
+    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    monkeypatch.setenv("ARENA_LANES", "on")
+    records, bots, opened, laned = play(6, 48, silence=0.0)
+    assert opened >= 48 and laned > sum(len(r.decisions) for r in records) / 2
+    assert recorded(records, with_table=False) == recorded(reference, with_table=False)
+    for bot, reference_bot in zip(bots, reference_bots, strict=True):
+        assert by_hand(bot) == by_hand(reference_bot)  # type: ignore[arg-type]
+        assert bot.packed > 0  # the lanes' requests gathered, as the referee's Python writer gathers its own
+
+def test_ARENA_LANES_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_LANES", "maybe")
+    with pytest.raises(ValueError, match="ARENA_LANES must be one of on, off; got 'maybe'"):
+        native_server.lanes_selected()
