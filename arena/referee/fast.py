@@ -192,7 +192,15 @@ class FastRun:
 
     def laned(self, result: LaneResult) -> None:
         """The lane ended: its decisions recorded and charged as ``answered`` does, and the request it left open
-        waited for here, as one this run opened (``Seat.adopt_wire``); else the run goes on."""
+        waited for here, as one this run opened (``Seat.adopt_wire``); else the run goes on. The referee's own fault
+        is raised in the table's task (as ``_Waiter.set_result`` does), never in the bots' server's."""
+        try:
+            self._laned(result)
+        except Exception as exc:
+            if not self.stop.done():
+                self.stop.set_exception(exc)
+
+    def _laned(self, result: LaneResult) -> None:
         runner, play = self.runner, self.play
         self.withdraw = None
         for seat in self.lane_seats:

@@ -25,16 +25,13 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -108,7 +105,8 @@ struct Reader {
     bool field(uint32_t* number, int* type, uint64_t* value, const uint8_t** data, size_t* size) {
         if (at >= end) return false;
         uint64_t key;
-        if (!varint(&key) || (key >> 3) == 0 || (key >> 3) > 0x1FFFFFFF) return fail();
+        const uint8_t* key_at = at;
+        if (!varint(&key) || at - key_at > 5 || (key >> 3) == 0 || (key >> 3) > 0x1FFFFFFF) return fail();
         *number = uint32_t(key >> 3);
         *type = int(key & 7);
         if (*type == 0) return varint(value) || fail();
@@ -165,13 +163,12 @@ struct PlainAction {
     uint64_t request_id = 0;
     int kind = 0;
     int64_t amount = 0;
-    bool plain = false;             // ids, kind, amount and comment only (no policy or unknown field), a known kind
-    const uint8_t* data = nullptr;  // the Action's own bytes
-    size_t size = 0;
 };
 
-// Read an Action's ids, kind, amount and comment, and whether it is plain (nothing else in it: no policy, no unknown
-// field; a known kind); false when Python's parser would refuse it (malformed, a string that is not UTF-8).
+// Read an Action the lanes may take: its ids, kind and amount, and a comment or not, each field once with its wire
+// type, its strings UTF-8, its kind known, and nothing else (no policy, no unknown field). False for anything else,
+// which Python reads: within these bounds Python's parser reads exactly this (no field to merge, no oneof, nothing
+// it would refuse), outside them it may not.
 bool read_action(const uint8_t* data, size_t size, PlainAction* out) {
     const ActionFormat& f = action_format;
     Reader r{data, data + size};
@@ -181,29 +178,25 @@ bool read_action(const uint8_t* data, size_t size, PlainAction* out) {
     const uint8_t* bytes = nullptr;
     size_t len = 0;
     int64_t kind = 0;
-    bool plain = true;
-    out->data = data;
-    out->size = size;
+    unsigned seen = 0;  // a bit per field read
     while (r.field(&number, &type, &value, &bytes, &len)) {
-        if (number == f.table_id && type == 2)
-            out->table_id = std::string_view(reinterpret_cast<const char*>(bytes), len);
-        else if (number == f.hand_id && type == 2)
-            out->hand_id = std::string_view(reinterpret_cast<const char*>(bytes), len);
-        else if (number == f.request_id && type == 0)
-            out->request_id = value;
-        else if (number == f.kind && type == 0)
-            kind = int64_t(value);
-        else if (number == f.amount && type == 0)
-            out->amount = int64_t(value);
-        else if (number == f.comment && type == 2)
-            out->comment = std::string_view(reinterpret_cast<const char*>(bytes), len);
-        else
-            plain = false;
+        unsigned bit;
+        std::string_view text(reinterpret_cast<const char*>(bytes), type == 2 ? len : 0);
+        if (number == f.table_id && type == 2) bit = 1, out->table_id = text;
+        else if (number == f.hand_id && type == 2) bit = 2, out->hand_id = text;
+        else if (number == f.request_id && type == 0) bit = 4, out->request_id = value;
+        else if (number == f.kind && type == 0) bit = 8, kind = int64_t(value);
+        else if (number == f.amount && type == 0) bit = 16, out->amount = int64_t(value);
+        else if (number == f.comment && type == 2) bit = 32, out->comment = text;
+        else return false;
+        if (seen & bit) return false;
+        seen |= bit;
+        if (type == 2 && !utf8(text)) return false;
     }
-    if (r.bad || !utf8(out->table_id) || !utf8(out->hand_id) || !utf8(out->comment)) return false;
+    if (r.bad) return false;
     auto found = f.kinds.find(kind);
-    out->plain = plain && found != f.kinds.end();
-    if (out->plain) out->kind = found->second;
+    if (found == f.kinds.end()) return false;
+    out->kind = found->second;
     if (out->kind != ARENA_RAISE) out->amount = 0;  // ignored for other kinds (convert.action_from_pb)
     return true;
 }
@@ -248,7 +241,7 @@ struct Lane {
 };
 
 // What became of a message offered to the lanes (``NativeServer::offer``).
-enum Offer { PASS = 0, CONSUMED = 1, REPLACED = 2 };
+enum Offer { PASS = 0, CONSUMED = 1 };
 
 double monotonic_s() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -305,13 +298,10 @@ private:
     bool wrote_ = false;    // a write was started (the first, the Welcome, always goes alone)
 
 public:
-    void set_batches(bool on, double gather_s) {
+    void set_batches(bool on) {
         std::lock_guard<std::mutex> lock(mu);
         batches_ = on;
-        gather_s_ = on ? gather_s : 0;
     }
-    double gather_s_ = 0;      // a lane's requests wait this long for others to go with them (several tables)
-    bool gather_due_ = false;  // a gathered write is scheduled (``NativeServer::gather``); with ``mu``
 };
 
 class Service final : public grpc::CallbackGenericService {
@@ -379,10 +369,9 @@ public:
 
     // ---------------------------------------------------------------- corks
     //
-    // A writer that writes to many streams at once (a lane playing a bot's batch of answers; the referee's loop
-    // opening lanes and writing what its tables queued) corks them: what it writes queues, and goes out when it is
-    // done (``uncork``), where a stream that takes batches sends it all as one RefereeBatch (``pack_queued``). One
-    // write per stream per batch of tables, as the referee's Python writer does.
+    // A writer that writes several messages to a stream at once (the referee's loop: a hand's end, the next one's
+    // start and the lane's first request; a lane playing a batch of answers) corks them: what it writes queues, and
+    // goes out when it is done (``uncork``), as one RefereeBatch where the stream takes batches (``pack_queued``).
 
     struct Cork {
         std::vector<Stream*> streams;  // held (``hold``) until uncorked
@@ -400,84 +389,16 @@ public:
         return queued;
     }
 
-    // Write what the cork held; with ``gather``, a stream that gathers (``Stream::gather_s_``) waits that long
-    // first, unless a gathered write is due already.
-    void uncork(Cork& cork, bool gather = false) {
+    static void uncork(Cork& cork) {
         for (Stream* stream : cork.streams) {
-            bool later = false, due = false;
-            if (gather) {
-                std::lock_guard<std::mutex> lock(stream->mu);
-                due = stream->gather_due_;  // the gatherer writes it soon
-                later = stream->gather_s_ > 0 && !due;
-                if (later) stream->gather_due_ = true;
-            }
-            if (later) gather_later(stream->id(), monotonic_s() + stream->gather_s_);
-            else if (!due) stream->kick();
+            stream->kick();
             let_go(stream);
         }
         cork.streams.clear();
     }
 
-    // ---------------------------------------------------------------- the gatherer: a thread that writes what a
-    // gathering stream's lanes queued once its wait is over
-
-    void gather_later(uint64_t stream, double due) {
-        std::lock_guard<std::mutex> lock(gather_mu_);
-        if (!gatherer_.joinable()) gatherer_ = std::thread([this] { gather_loop(); });
-        gathering_.emplace_back(due, stream);
-        gather_cv_.notify_one();
-    }
-
-    void gather_loop() {
-        std::unique_lock<std::mutex> lock(gather_mu_);
-        while (!gather_stop_) {
-            if (gathering_.empty()) {
-                gather_cv_.wait(lock);
-                continue;
-            }
-            double now = monotonic_s(), soonest = gathering_.front().first;
-            for (auto& entry : gathering_) soonest = std::min(soonest, entry.first);
-            if (soonest > now) {
-                gather_cv_.wait_for(lock, std::chrono::duration<double>(soonest - now));
-                continue;
-            }
-            std::vector<uint64_t> due;
-            for (size_t i = 0; i < gathering_.size();) {
-                if (gathering_[i].first <= now) {
-                    due.push_back(gathering_[i].second);
-                    gathering_[i] = gathering_.back();
-                    gathering_.pop_back();
-                } else {
-                    ++i;
-                }
-            }
-            lock.unlock();
-            for (uint64_t id : due) {
-                if (Stream* stream = hold(id)) {
-                    stream->kick();
-                    let_go(stream);
-                }
-            }
-            lock.lock();
-        }
-    }
-
-    void stop_gatherer() {
-        {
-            std::lock_guard<std::mutex> lock(gather_mu_);
-            gather_stop_ = true;
-            gather_cv_.notify_one();
-        }
-        if (gatherer_.joinable()) gatherer_.join();
-    }
-
-    std::mutex gather_mu_;
-    std::condition_variable gather_cv_;
-    std::vector<std::pair<double, uint64_t>> gathering_;  // (due, stream)
-    std::thread gatherer_;
-    bool gather_stop_ = false;
-
     Cork python_cork;  // the referee's loop's (``cork``, ``uncork``: only with the GIL)
+    std::vector<std::pair<uint64_t, int>> handling;  // messages taken by Python, per stream, until ``handled``
     bool python_corked = false;
 
     // ---------------------------------------------------------------- lanes (see "hand lanes" above)
@@ -568,24 +489,43 @@ public:
         }
     }
 
-    void recall_stream(uint64_t stream, bool over = false) {
-        if (lanes_running.load() == 0 && !over) return;
+    void recall_stream(uint64_t stream) {
+        if (lanes_running.load() == 0) return;
         std::lock_guard<std::mutex> lock(lanes_mu);
         recall_stream_locked(stream);
-        if (over) unreadable.erase(stream);
     }
 
-    // A message read on ``stream``, offered to the lanes, which play its Actions in order as long as each answers a
-    // running lane's open request on that stream with a plain action the engine takes: CONSUMED when they play them
-    // all. Else the rest, from the first they do not play, is Python's, after the lanes those Actions name (whose
-    // open request is on that stream) have ended, so that it finds their open requests its own: the message as it
-    // is (PASS), or, when the lanes played its first Actions, an ActionBatch of the others (REPLACED, in ``rest``).
-    // A message that is not Actions is Python's (PASS); one that cannot be read ends the stream's lanes for good
-    // (Python closes the stream: nothing after it may be played).
-    Offer offer(uint64_t stream, const grpc::ByteBuffer& message, std::string* rest) {
+    // A message read on ``stream``, offered to the lanes (``behind``: Python has not yet handled every message that
+    // stream sent before it): CONSUMED when it is one Action, alone or in a batch of one, that the lanes may take
+    // (``read_action``), answering a running lane's open request on that stream, and the engine takes it; then it
+    // is played. Anything else is Python's, as it is (PASS), after the lanes whose open request is on that stream
+    // have ended (at one table a stream has one lane at most): Python sees every message in the order sent, with
+    // the stream's open requests its own.
+    Offer offer(uint64_t stream, const grpc::ByteBuffer& message, bool behind) {
         if (lanes_running.load(std::memory_order_relaxed) == 0 || !action_format.ready) return PASS;
+        PlainAction action;
+        bool taken = !behind && lane_action(message, &action);
+        Cork cork;  // the next request, with what else goes to that stream now
+        Offer offered = PASS;
+        {
+            std::lock_guard<std::mutex> lock(lanes_mu);
+            Lane* lane = taken ? running_lane(action.table_id) : nullptr;
+            if (lane != nullptr && lane->open_seat >= 0 && lane->seats[size_t(lane->open_seat)].stream == stream &&
+                action.hand_id == lane->hand_id && action.request_id == uint64_t(lane->open_request) &&
+                play_locked(*lane, action, monotonic_s(), &cork))
+                offered = CONSUMED;
+            else
+                recall_stream_locked(stream);
+        }
+        uncork(cork);
+        return offered;
+    }
+
+    // The one Action of ``message`` if the lanes may take it: the message holds nothing but it (BotMessage.action,
+    // or an ActionBatch of that one Action).
+    static bool lane_action(const grpc::ByteBuffer& message, PlainAction* action) {
         std::vector<grpc::Slice> slices;
-        if (!message.Dump(&slices).ok()) return PASS;
+        if (!message.Dump(&slices).ok()) return false;
         std::string joined;
         const uint8_t* data;
         size_t size;
@@ -598,93 +538,26 @@ public:
             size = joined.size();
         }
         const ActionFormat& f = action_format;
-        std::vector<PlainAction> actions;
-        bool readable = true, is_actions = false;
-        {
-            Reader top{data, data + size};
-            uint32_t number;
-            int type;
-            uint64_t value = 0;
-            const uint8_t* bytes = nullptr;
-            size_t len = 0;
-            while (readable && top.field(&number, &type, &value, &bytes, &len)) {
-                if (type != 2 || (number != f.message_action && number != f.message_batch)) continue;
-                is_actions = true;  // the last of action and actions counts (a oneof): both at once are rare
-                actions.clear();
-                if (number == f.message_action) {
-                    actions.emplace_back();
-                    readable = read_action(bytes, len, &actions.back());
-                    continue;
-                }
-                Reader batch{bytes, bytes + len};
-                const uint8_t* inner = nullptr;
-                size_t inner_len = 0;
-                while (readable && batch.field(&number, &type, &value, &inner, &inner_len)) {
-                    if (number != f.batch_actions || type != 2) continue;
-                    actions.emplace_back();
-                    readable = read_action(inner, inner_len, &actions.back());
-                }
-                readable = readable && !batch.bad;
-            }
-            readable = readable && !top.bad;
-        }
-        Cork cork;  // the requests this message's Actions lead to: one write per stream
-        Offer offered = offer_locked(stream, actions, readable, is_actions, rest, &cork);
-        uncork(cork, true);
-        return offered;
-    }
-
-    Offer offer_locked(uint64_t stream, std::vector<PlainAction>& actions, bool readable, bool is_actions,
-                       std::string* rest, Cork* cork) {
-        const ActionFormat& f = action_format;
-        std::lock_guard<std::mutex> lock(lanes_mu);
-        if (!readable) {  // Python closes the stream at this message: the lanes play nothing it sends after it
-            unreadable.insert(stream);
-            recall_stream_locked(stream);
-            return PASS;
-        }
-        if (!is_actions || actions.empty()) return PASS;
-        bool open = unreadable.count(stream) == 0;
-        double now = monotonic_s();
-        size_t played = 0;
-        std::vector<Lane*> used;
-        for (; open && played < actions.size(); ++played) {
-            const PlainAction& a = actions[played];
-            Lane* lane = running_lane(a.table_id);
-            if (!a.plain || lane == nullptr || lane->open_seat < 0 ||
-                lane->seats[size_t(lane->open_seat)].stream != stream || a.hand_id != lane->hand_id ||
-                a.request_id != uint64_t(lane->open_request) ||
-                std::find(used.begin(), used.end(), lane) != used.end())  // one answer per request, the next is
-                break;                                                    // not asked yet
-            used.push_back(lane);
-            if (!play_locked(*lane, a, now, cork)) break;  // refused: the lane ended with its request open
-        }
-        if (played == actions.size()) return CONSUMED;
-        for (size_t i = played; i < actions.size(); ++i) {  // Python's from here: their lanes end first
-            Lane* lane = running_lane(actions[i].table_id);
-            if (lane != nullptr && lane->open_seat >= 0 && lane->seats[size_t(lane->open_seat)].stream == stream)
-                end_lane_locked(*lane);
-        }
-        if (played == 0) return PASS;
-        std::string batch;
-        for (size_t i = played; i < actions.size(); ++i) {
-            put_key(batch, f.batch_actions);
-            put_varint(batch, actions[i].size);
-            batch.append(reinterpret_cast<const char*>(actions[i].data), actions[i].size);
-        }
-        rest->clear();
-        put_key(*rest, f.message_batch);
-        put_varint(*rest, batch.size());
-        rest->append(batch);
-        return REPLACED;
+        Reader top{data, data + size};
+        uint32_t number;
+        int type;
+        uint64_t value = 0;
+        const uint8_t* bytes = nullptr;
+        size_t len = 0;
+        if (!top.field(&number, &type, &value, &bytes, &len) || type != 2 || top.at != top.end) return false;
+        if (number == f.message_action) return read_action(bytes, len, action);
+        if (number != f.message_batch) return false;
+        Reader batch{bytes, bytes + len};
+        if (!batch.field(&number, &type, &value, &bytes, &len) || number != f.batch_actions || type != 2 ||
+            batch.at != batch.end)
+            return false;
+        return read_action(bytes, len, action);
     }
 
     Lane* running_lane(std::string_view table_id) {
         auto found = lanes_by_table.find(std::string(table_id));
         return found == lanes_by_table.end() ? nullptr : found->second;
     }
-
-    std::unordered_set<uint64_t> unreadable;  // streams that sent a message that is not a BotMessage
 
     static void put_varint(std::string& out, uint64_t v) {
         while (v > 0x7F) {
@@ -730,19 +603,17 @@ void Stream::OnReadDone(bool ok) {
         server_->push(Event{READS_ENDED, id_, {}, {}});
         return;
     }
-    std::string rest;
-    Offer offered = server_->offer(id_, reading_, &rest);
+    bool behind;
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        behind = untaken_ > 0;  // messages given to Python and not yet handled there: this one follows them
+    }
+    Offer offered = server_->offer(id_, reading_, behind);
     if (offered == CONSUMED) {
         reading_.Clear();
     } else {
         Event event{MESSAGE, id_, {}, {}};
-        if (offered == REPLACED) {
-            grpc::Slice slice(rest.data(), rest.size());
-            event.message = grpc::ByteBuffer(&slice, 1);
-            reading_.Clear();
-        } else {
-            event.message.Swap(&reading_);
-        }
+        event.message.Swap(&reading_);
         server_->push(std::move(event));
     }
     bool again;
@@ -780,7 +651,6 @@ size_t Stream::write(const char* data, size_t size, bool start) {
 
 void Stream::kick() {
     std::unique_lock<std::mutex> lock(mu);
-    gather_due_ = false;
     if (!write_busy_ && !queued_.empty() && !finish_called_) start_next_write_locked(lock);
 }
 
@@ -899,7 +769,7 @@ void Stream::OnCancel() {
 
 void Stream::OnDone() {
     server_->forget(id_);
-    server_->recall_stream(id_, true);
+    server_->recall_stream(id_);
     server_->push(Event{DONE, id_, {}, {}});
     bool now;
     {
@@ -946,7 +816,6 @@ void shut_down(NativeServer* native, double grace_s) {
                     std::chrono::microseconds(static_cast<int64_t>(grace_s * 1e6));
     native->server->Shutdown(deadline);  // cancels the calls still open at the deadline; returns when all are done
     native->server->Wait();
-    native->stop_gatherer();
     native->server.reset();
     native->stopped = true;
 }
@@ -1033,19 +902,33 @@ void server_dealloc(ServerObject* self) {
     Py_TYPE(self)->tp_free(reinterpret_cast<PyObject*>(self));
 }
 
+// The messages Python took are handled: their streams' lanes may take what they send next, and their reading goes
+// on if it waited for Python (UNTAKEN_MOST).
+void handled(NativeServer* native) {
+    for (auto& [stream, count] : native->handling) {
+        Stream* held = native->hold(stream);
+        if (held == nullptr) continue;
+        held->taken(count);
+        NativeServer::let_go(held);
+    }
+    native->handling.clear();
+}
+
+PyObject* server_handled(ServerObject* self, PyObject*) {
+    handled(self->native);
+    Py_RETURN_NONE;
+}
+
 PyObject* server_take(ServerObject* self, PyObject*) {
     std::vector<Event> events = self->native->take();
     PyObject* list = PyList_New(static_cast<Py_ssize_t>(events.size()));
     if (list == nullptr) return nullptr;
-    // the messages taken, per stream: their reading goes on if it waited for Python (UNTAKEN_MOST)
+    // the messages taken, per stream, counted as handled once Python says so (``handled``): until then a lane takes
+    // nothing more from that stream, and past UNTAKEN_MOST it is not read
     uint64_t last = 0;
     int run = 0;
     auto taken = [&](uint64_t stream, int count) {
-        if (count == 0) return;
-        Stream* held = self->native->hold(stream);
-        if (held == nullptr) return;
-        held->taken(count);
-        NativeServer::let_go(held);
+        if (count > 0) self->native->handling.emplace_back(stream, count);
     };
     Py_ssize_t i = 0;
     for (Event& event : events) {
@@ -1082,6 +965,7 @@ PyObject* server_take(ServerObject* self, PyObject*) {
             taken(last, run);
             for (Event& rest : events)
                 if (&rest > &event && rest.kind == MESSAGE) taken(rest.stream, 1);
+            handled(self->native);
             return nullptr;
         }
         PyList_SET_ITEM(list, i++, item);
@@ -1142,18 +1026,17 @@ PyObject* server_cork(ServerObject* self, PyObject*) {
 PyObject* server_uncork(ServerObject* self, PyObject*) {
     NativeServer* native = self->native;
     native->python_corked = false;
-    native->uncork(native->python_cork);
+    NativeServer::uncork(native->python_cork);
     Py_RETURN_NONE;
 }
 
 PyObject* server_set_batches(ServerObject* self, PyObject* args) {
     unsigned long long id;
     int on;
-    double gather_s = 0;
-    if (!PyArg_ParseTuple(args, "Kp|d", &id, &on, &gather_s)) return nullptr;
+    if (!PyArg_ParseTuple(args, "Kp", &id, &on)) return nullptr;
     Stream* stream = self->native->hold(id);
     if (stream != nullptr) {
-        stream->set_batches(on != 0, gather_s);
+        stream->set_batches(on != 0);
         NativeServer::let_go(stream);
     }
     Py_RETURN_NONE;
@@ -1352,7 +1235,7 @@ PyObject* server_port(ServerObject* self, void*) { return PyLong_FromLong(self->
 PyMethodDef server_methods[] = {
     {"take", reinterpret_cast<PyCFunction>(server_take), METH_NOARGS,
      "take() -> list of (kind, stream, payload): the events queued since the last take (kind OPENED: the peer; "
-     "MESSAGE: its bytes; READS_ENDED, DONE: None)."},
+     "MESSAGE: its bytes; READS_ENDED, DONE, LANE_ENDED: None); call handled() once they are."},
     {"write", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(server_write)), METH_FASTCALL,
      "write(stream, data) -> the writes queued on the stream with this one (0: the stream is gone or finishing)."},
     {"finish", reinterpret_cast<PyCFunction>(server_finish), METH_VARARGS,
@@ -1361,13 +1244,14 @@ PyMethodDef server_methods[] = {
      "cancel(stream): end the call at once, unsent writes dropped (a bot that does not read its last messages)."},
     {"shutdown", reinterpret_cast<PyCFunction>(server_shutdown), METH_VARARGS,
      "shutdown(grace_s): stop listening; calls still open after grace_s are cancelled; returns when all are done."},
+    {"handled", reinterpret_cast<PyCFunction>(server_handled), METH_NOARGS,
+     "handled(): the messages taken are handled (their streams are read on, and their lanes may take more)."},
     {"cork", reinterpret_cast<PyCFunction>(server_cork), METH_NOARGS,
      "cork(): what this thread writes (write, lane_open) queues until uncork(), one write per stream then."},
     {"uncork", reinterpret_cast<PyCFunction>(server_uncork), METH_NOARGS,
      "uncork(): start writing what queued since cork()."},
     {"set_batches", reinterpret_cast<PyCFunction>(server_set_batches), METH_VARARGS,
-     "set_batches(stream, on, gather_s=0): its bot takes RefereeBatches: messages queued behind a write go out as "
-     "one, and a lane's requests wait gather_s for others to go with them."},
+     "set_batches(stream, on): its bot takes RefereeBatches: messages queued behind a write go out as one."},
     {"lane_open", reinterpret_cast<PyCFunction>(server_lane_open), METH_VARARGS,
      "lane_open(table_id, hand_id, hand, head, seats, timeouts, first_request_id) -> a lane playing the hand's "
      "decisions on gRPC's threads (0: the table has one running)."},

@@ -7,7 +7,7 @@ the stream that request went to, and is legal; it then records it, charges the b
 request. It ends at anything else, before Python sees that thing: the hand's end, a seat it does not ask, another
 Action that names its table on that stream (a stray, ids that differ, a mixed action, an illegal action), a message
 that cannot be read, the stream's end. Python ends it
-too: when the open request's clock runs out (``HandLane.check``, the session's alarm's job for requests it opened), when
+too: when the open request's clock runs out (``Lanes._expire``, the session's alarm's job for requests it opened), when
 the session fails (a newer stream took the seat, the stream ended: ``BotSession.recall_lanes``), when its bot forfeits,
 and when the table is stopped. Its open request is then the session's own (``BotSession.adopt``), and everything after
 goes as it always did.
@@ -16,6 +16,7 @@ goes as it always did.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -29,9 +30,6 @@ from arena_sdk.pb import bot_pb2, poker_pb2
 
 if TYPE_CHECKING:
     from arena.transport.native_server import NativeBotServer, NativeCall
-
-
-GATHER_S = 0.001  # how long a lane's request to a bot of several tables waits for others to go in its write
 
 
 def set_action_format(native: ModuleType) -> bool:
@@ -72,6 +70,9 @@ class Lanes:
     def __init__(self, server: NativeBotServer) -> None:
         self.server = server
         self.running: dict[int, HandLane] = {}
+        # rings by the soonest deadline of a running lane's open request, or before: one timer for all the lanes, as
+        # a session has one for its requests (a lane opened after it, whose deadline is later, costs no timer)
+        self._alarm: asyncio.TimerHandle | None = None
 
     def open(self, owner: LaneOwner, places: Sequence[LanePlace | None], hand: Hand, table_id: str, hand_id: str,
              names: tuple[str, ...], timeouts: frozenset[int], first_request_id: int,
@@ -90,25 +91,59 @@ class Lanes:
             seats.append((ticket.call.stream, name, ticket.tail, per_action_ms, bank_ms))
         if not tickets:
             return None
-        self.server.cork()  # the lanes opened this turn write with the tables' other messages, a write per stream
+        # what Python queued for the bots (the hand's start) goes before the lane's first request, in one write
+        held = self.server.cork()
         for ticket in tickets:
-            conn = ticket.session.conn
-            packing = (conn.batches, conn.gathers)
-            if ticket.call.packing != packing:  # a bot of several tables: its requests gathered, as Python's writer
-                native.set_batches(ticket.call.stream, conn.batches, GATHER_S if conn.gathers else 0.0)
-                ticket.call.packing = packing
-            self.server.write(ticket.call)  # what Python queued for it (the hand's start) goes before the lane's
+            call = ticket.call
+            if not call.packing:
+                native.set_batches(call.stream, ticket.session.conn.batches)
+                call.packing = True
+            self.server.write(call)
         flags = bytearray(max(timeouts) + 1 if timeouts else 0)
         for index in timeouts:
             flags[index] = 1
         lane_id: int = native.lane_open(table_id, hand_id, hand, tickets[0].head, seats, bytes(flags),
                                         first_request_id)
+        if held:
+            self.server.uncork()
         if not lane_id:
             return None
         lane = HandLane(self, lane_id, owner, [ticket.session for ticket in tickets])
         self.running[lane_id] = lane
-        lane.watch(min(per_action_ms + bank_ms for per_action_ms, bank_ms in clocks) / 1000)
+        self._watch(min(per_action_ms + bank_ms for per_action_ms, bank_ms in clocks) / 1000)
         return lane.recall
+
+    def _watch(self, delay_s: float) -> None:
+        """Let the alarm ring within ``delay_s``: set it sooner if it would ring later."""
+        loop = asyncio.get_running_loop()
+        due = loop.time() + max(0.0, delay_s)
+        alarm = self._alarm
+        if alarm is None or due < alarm.when():
+            if alarm is not None:
+                alarm.cancel()
+            self._alarm = loop.call_at(due, self._expire)
+
+    def _expire(self) -> None:
+        """The alarm: every lane whose open request is out of time ends (the session's alarm then times the request
+        out, as one it opened); the alarm is set again for the soonest deadline left."""
+        self._alarm = None
+        native = self.server.native()
+        if native is None:
+            return
+        soonest = math.inf
+        expired = []
+        for lane in self.running.values():
+            left = native.lane_remaining(lane.lane_id)
+            if left is None:
+                continue  # ended: LANE_ENDED is on its way
+            if left <= 0:
+                expired.append(lane)
+            else:
+                soonest = min(soonest, left)
+        for lane in expired:
+            lane.recall()
+        if soonest < math.inf:
+            self._watch(soonest)
 
     def ended(self, lane_id: int) -> None:
         """The server ended a lane (``LANE_ENDED``)."""
@@ -118,44 +153,22 @@ class Lanes:
 
 
 class HandLane:
-    """One lane, from Python's side: its owner (the table's fast path), the sessions it asks through, and the alarm
-    that ends it when its open request's clock runs out."""
+    """One lane, from Python's side: its owner (the table's fast path) and the sessions it asks through."""
 
-    __slots__ = ("_alarm", "lane_id", "lanes", "owner", "sessions")
+    __slots__ = ("lane_id", "lanes", "owner", "sessions")
 
     def __init__(self, lanes: Lanes, lane_id: int, owner: LaneOwner, sessions: list[BotSession]) -> None:
         self.lanes = lanes
         self.lane_id = lane_id
         self.owner = owner
         self.sessions = sessions
-        self._alarm: asyncio.TimerHandle | None = None
         for session in sessions:
             session.lanes.add(self)
-
-    def watch(self, delay_s: float) -> None:
-        """Look at the open request's clock in ``delay_s`` (``check``)."""
-        self._alarm = asyncio.get_running_loop().call_later(max(0.0, delay_s), self.check)
-
-    def check(self) -> None:
-        """The alarm: a lane whose open request is out of time ends (the session's alarm then times it out, as
-        for a request it opened); else the alarm is set for that request's deadline."""
-        self._alarm = None
-        native = self.lanes.server.native()
-        left = native.lane_remaining(self.lane_id) if native is not None else None
-        if left is None:
-            return  # ended: LANE_ENDED is on its way
-        if left <= 0:
-            self.recall()
-        else:
-            self.watch(left)
 
     def recall(self, discard: bool = False) -> None:
         """End the lane if it runs, and tell its owner what it played (``discard``: nobody, the table is stopped)."""
         if self.lanes.running.pop(self.lane_id, None) is None:
             return  # told already
-        if self._alarm is not None:
-            self._alarm.cancel()
-            self._alarm = None
         for session in self.sessions:
             session.lanes.discard(self)
         native = self.lanes.server.native()

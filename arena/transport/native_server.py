@@ -122,7 +122,7 @@ class NativeCall:
         self.unread = False  # its bot stopped reading: more than MAX_QUEUED writes waited for it
         self.over = False  # gRPC is done with the call (DONE)
         self.cut: asyncio.TimerHandle | None = None  # ``NativeBotServer._cut``, due once the call is finished
-        self.packing: tuple[bool, bool] = (False, False)  # what the C++ stream was told (``lanes.Lanes.open``)
+        self.packing = False  # the C++ stream was told whether its bot takes batches (``lanes.Lanes.open``)
 
     # ------------------------------------------------------------------ what the servicer calls
 
@@ -238,18 +238,22 @@ class NativeBotServer:
         """The C++ server, while it serves (None before ``start`` and after ``stop``)."""
         return self._server
 
-    def cork(self) -> None:
-        """Until the loop's next turn, what the loop's thread writes (requests of lanes it opens, what its tables
-        queued) is held, then written with one write per stream (a RefereeBatch where the bot takes them)."""
-        if not self._corked and self._server is not None:
-            self._corked = True
-            self._server.cork()
-            asyncio.get_running_loop().call_soon(self._uncork)
+    def cork(self) -> bool:
+        """Hold what the loop's thread writes (the requests of lanes it opens, what its tables queued) until
+        ``uncork``, then write it with one write per stream (a RefereeBatch where the bot takes them). False if it was
+        held already (the caller then leaves the uncorking to whoever corked)."""
+        if self._corked or self._server is None:
+            return False
+        self._corked = True
+        self._server.cork()
+        return True
 
-    def _uncork(self) -> None:
-        self._corked = False
-        if self._server is not None:
-            self._server.uncork()
+    def uncork(self) -> None:
+        """Write what was held since ``cork``."""
+        if self._corked:
+            self._corked = False
+            if self._server is not None:
+                self._server.uncork()
 
     async def start(self) -> None:
         native = extension()
@@ -317,12 +321,20 @@ class NativeBotServer:
         """Everything the C++ threads queued since the last wake, in order."""
         native = extension()
         assert native is not None
-        calls = self._calls
         server = self._server
-        corked = self.lanes is not None and not self._corked  # what this turn writes: one write per stream
+        corked = self.lanes is not None and self.cork()  # what this turn writes: one write per stream
+        try:
+            self._handle(native, server.take())
+        finally:
+            server.handled()  # (a lane takes nothing from a stream before Python has handled what it sent first)
+        if self._marked:  # what the Actions just read made (the next requests): written now, not a turn later
+            self._write_marked(waiting=True)
         if corked:
-            server.cork()
-        for kind, stream, payload in server.take():
+            self.uncork()
+
+    def _handle(self, native: ModuleType, events: list[tuple[int, int, Any]]) -> None:
+        calls = self._calls
+        for kind, stream, payload in events:
             if kind == native.MESSAGE:
                 call = calls.get(stream)
                 if call is not None:
@@ -346,10 +358,6 @@ class NativeBotServer:
                     call.reads_over()
                     if call.task is not None and not call.task.done():
                         call.task.cancel()  # as grpc.aio cancels a handler whose call is over
-        if self._marked:  # what the Actions just read made (the next requests): written now, not a turn later
-            self._write_marked(waiting=True)
-        if corked:
-            server.uncork()
 
     async def _serve(self, call: NativeCall) -> None:
         """Run the servicer's Play for ``call``, writing what it yields, then end the call with its status."""

@@ -11,6 +11,7 @@ malformed ones (rejected and asked again), mixed actions, a stray Action before 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from typing import Any
 
@@ -34,10 +35,10 @@ K = poker_pb2
 class ScriptedBot:
     """A bot over a real stream whose answers depend only on each request's ids and attempt."""
 
-    def __init__(self, token: str, tables: int, silence: float) -> None:
+    def __init__(self, token: str, tables: int, silence: float, batches: bool) -> None:
         self.token = token
         self.tables = tables
-        self.batches = tables > 1  # several tables: the referee packs what it has for the bot into RefereeBatches
+        self.batches = batches  # the referee packs what it has for the bot into RefereeBatches
         self.silence = silence
         self.received: dict[str, list[bytes]] = {}  # by table: every message, its clock's readings zeroed
         self.asked: dict[tuple[str, int], int] = {}
@@ -150,7 +151,7 @@ def play(tables: int, hands: int, silence: float = 0.006) -> tuple[list[HandReco
             lanes.open = counted  # type: ignore[method-assign,assignment]
         try:
             match = Match(spec, [(s.name, s) for s in seats], [Keep()])
-            bots = [ScriptedBot(s.token, tables, silence) for s in seats]
+            bots = [ScriptedBot(s.token, tables, silence, batches=i == 0) for i, s in enumerate(seats)]
             await asyncio.gather(match.run(), *(bot.play(server.local_address) for bot in bots))
             result.extend(bots)
         finally:
@@ -184,6 +185,7 @@ def test_lanes_record_and_send_what_the_referee_does_without_them(monkeypatch: p
     assert recorded(records) == recorded(reference)
     for bot, reference_bot in zip(bots, reference_bots, strict=True):
         assert bot.received == reference_bot.received
+    assert bots[0].packed > 0  # the bot that takes batches got a hand's end, the next start and request in one
     hows = {d.how for r in records for d in r.decisions}
     assert {"ok", "timeout", "illegal"} <= hows
     assert any(d.rejected for r in records for d in r.decisions if d.how == "ok")
@@ -193,19 +195,143 @@ def test_lanes_record_and_send_what_the_referee_does_without_them(monkeypatch: p
     assert all(0 <= d.elapsed_ms < 60_000 for r in records for d in r.decisions)
 
 
-def test_lanes_on_several_tables_record_the_hands_grpc_aio_records(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bot_of_several_tables_is_asked_by_the_referees_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot that plays several tables gets what they asked in one batch a loop turn, not from lanes; the records are
+    grpc.aio's."""
     monkeypatch.setenv("ARENA_BOT_SERVER", "grpcio")
-    reference, reference_bots, _, _ = play(6, 48, silence=0.0)
+    reference, reference_bots, _, _ = play(6, 36, silence=0.0)
     monkeypatch.setenv("ARENA_BOT_SERVER", "native")
     monkeypatch.setenv("ARENA_LANES", "on")
-    records, bots, opened, laned = play(6, 48, silence=0.0)
-    assert opened >= 48 and laned > sum(len(r.decisions) for r in records) / 2
+    records, bots, opened, _ = play(6, 36, silence=0.0)
+    assert opened == 0
     assert recorded(records, with_table=False) == recorded(reference, with_table=False)
     for bot, reference_bot in zip(bots, reference_bots, strict=True):
         assert by_hand(bot) == by_hand(reference_bot)  # type: ignore[arg-type]
-        assert bot.packed > 0  # the lanes' requests gathered, as the referee's Python writer gathers its own
+
 
 def test_ARENA_LANES_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_LANES", "maybe")
     with pytest.raises(ValueError, match="ARENA_LANES must be one of on, off; got 'maybe'"):
         native_server.lanes_selected()
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """A length-delimited protobuf field, by hand."""
+    out = bytearray([number << 3 | 2])
+    size = len(payload)
+    while size > 0x7F:
+        out.append((size & 0x7F) | 0x80)
+        size >>= 7
+    out.append(size)
+    return bytes(out) + payload
+
+
+def crafted(mode: str, request: Any) -> bytes:
+    """An answer to ``request`` written by hand, in a form the lanes must leave to Python's parser: it reads them
+    otherwise than a field-by-field reader would (merging repeated fields, a oneof's last field winning), or
+    refuses them whole."""
+    kind = K.ACTION_KIND_CHECK if request.legal.can_check else K.ACTION_KIND_CALL
+    action = K.Action(table_id=request.table_id, hand_id=request.hand_id, request_id=request.request_id, kind=kind)
+    answer = action.SerializeToString()
+    if mode == "two_action_fields":  # merged: a mixed action (fold, where it may, with probability 1)
+        fold = K.ACTION_KIND_FOLD if request.legal.can_fold else kind
+        return _field(2, K.Action(policy=[K.ActionChoice(kind=fold, probability=1.0)]).SerializeToString()) + \
+            _field(2, answer)
+    if mode == "a_join_after":  # a oneof: the Join read last is the message ("Join only once"), no answer
+        return _field(2, answer) + _field(1, bot_pb2.Join(token="nope").SerializeToString())
+    if mode == "a_join_not_utf8":  # the whole message refused: the stream closed
+        return _field(1, _field(1, b"\xff")) + _field(2, answer)
+    if mode == "table_id_twice":  # the first one not UTF-8: refused whole
+        return _field(2, _field(1, b"\xfe") + answer)
+    if mode == "a_tag_of_six_bytes":  # refused whole ("wire format was corrupt")
+        rest = K.Action(table_id=action.table_id, hand_id=action.hand_id, kind=kind).SerializeToString()
+        return _field(2, rest + bytes([0x98, 0x80, 0x80, 0x80, 0x80, 0x00, action.request_id & 0x7F | 0x80,
+                                       action.request_id >> 7]))
+    if mode == "two_batches_answering":  # concatenated: the first answer counts, the second is answered already
+        other = K.Action(table_id=action.table_id, hand_id=action.hand_id, request_id=action.request_id,
+                         kind=K.ACTION_KIND_FOLD if request.legal.can_fold else K.ACTION_KIND_ALL_IN)
+        return _field(3, bot_pb2.ActionBatch(actions=[action]).SerializeToString()) + \
+            _field(3, bot_pb2.ActionBatch(actions=[other]).SerializeToString())
+    if mode == "a_batch_with_a_broken_policy":  # refused whole: nothing in it is played
+        broken = K.Action(table_id=action.table_id, hand_id=action.hand_id,
+                          request_id=action.request_id).SerializeToString() + _field(6, b"\x08")
+        return _field(3, _field(1, answer) + _field(1, broken))
+    assert mode == "an_unknown_group"  # kept as an unknown field: the answer counts
+    return _field(2, answer + bytes([0x4B, 0x4C]))
+
+
+CRAFTED = ("two_action_fields", "a_join_after", "a_join_not_utf8", "table_id_twice", "a_tag_of_six_bytes",
+           "two_batches_answering", "a_batch_with_a_broken_policy", "an_unknown_group")
+
+
+class CraftedBot:
+    """bot1 of ``play_crafted``: answers every request with ``crafted(mode)``, a rejection with a fold."""
+
+    def __init__(self, token: str, mode: str) -> None:
+        self.token = token
+        self.mode = mode
+        self.received: list[bytes] = []
+
+    async def play(self, address: str) -> None:
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = channel.stream_stream("/arena.v1.BotService/Play", request_serializer=lambda data: data,
+                                         response_deserializer=bot_pb2.RefereeMessage.FromString)()
+            await call.write(bot_pb2.BotMessage(join=bot_pb2.Join(token=self.token, protocol_version=1,
+                                                                  bot_name="crafted")).SerializeToString())
+            with contextlib.suppress(grpc.aio.AioRpcError):  # a stream the referee closed
+                async for message in call:
+                    kind = message.WhichOneof("msg")
+                    if kind == "match_end":
+                        break
+                    inner = getattr(message, str(kind))
+                    if kind == "action_request":
+                        inner.clock.Clear()
+                        await call.write(crafted(self.mode, inner))
+                    elif kind == "action_rejected":
+                        await call.write(_field(2, K.Action(table_id=inner.table_id, hand_id=inner.hand_id,
+                                                            request_id=inner.request_id,
+                                                            kind=K.ACTION_KIND_FOLD).SerializeToString()))
+                    self.received.append(message.SerializeToString())
+                await call.done_writing()
+
+
+def play_crafted(mode: str, hands: int = 4) -> tuple[list[HandRecord], list[bytes]]:
+    """bot0 answers plainly, through a lane; bot1 with ``crafted(mode)``."""
+    policy = ClockPolicy(per_action_ms=150, time_bank_ms=0, max_retries=1, max_violations=0, reconnect_grace_ms=50)
+    spec = MatchSpec("cr", "seed-crafted", hands, config=TableConfig(), starting_stack=2000, policy=policy)
+    [seats] = remote_seats(spec, ["bot0", "bot1"])
+    records: list[HandRecord] = []
+
+    class Keep:
+        def hand_finished(self, record: HandRecord) -> None:
+            records.append(record)
+
+    bot1 = CraftedBot(seats[1].token, mode)
+
+    async def main() -> None:
+        server = RefereeServer(local=True, tcp=False)
+        await server.start()
+        for seat in seats:
+            server.add_seat(seat)
+        try:
+            match = Match(spec, [(s.name, s) for s in seats], [Keep()])
+            bot0 = ScriptedBot(seats[0].token, 1, 0.0, batches=False)
+            await asyncio.gather(match.run(), bot0.play(server.local_address), bot1.play(server.local_address))
+        finally:
+            await server.stop()
+
+    asyncio.run(main())
+    return records, bot1.received
+
+
+@pytest.mark.parametrize("mode", CRAFTED)
+def test_what_only_pythons_parser_reads_right_is_left_to_it(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Repeated fields, a oneof with two fields, strings that are not UTF-8, a tag too long, a broken policy in a
+    batch, an unknown group: with lanes, the same records and the same messages to the bot as without."""
+    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    monkeypatch.setenv("ARENA_LANES", "off")
+    reference = play_crafted(mode)
+    monkeypatch.setenv("ARENA_LANES", "on")
+    records, received = play_crafted(mode)
+    assert recorded(records) == recorded(reference[0])
+    assert received == reference[1]
