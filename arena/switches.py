@@ -29,7 +29,7 @@ class Switch:
 
 ENGINE = Switch("ARENA_ENGINE", ("compiled", "python"))  # arena.engine.engines
 TABLE_LOOP = Switch("ARENA_TABLE_LOOP", ("fast", "reference"))  # arena.referee.fast
-BOT_SERVER = Switch("ARENA_BOT_SERVER", ("grpcio", "native"))  # arena.transport.native_server
+BOT_SERVER = Switch("ARENA_BOT_SERVER", ("native", "grpcio"))  # arena.transport.native_server
 LANES = Switch("ARENA_LANES", ("on", "off"))  # arena.transport.lanes (with the native bot server)
 
 

@@ -41,7 +41,7 @@ def test_the_native_server_is_built_with_the_package() -> None:
 
 
 def test_a_referee_that_serves_with_grpc_aio_never_loads_libgrpcpp() -> None:
-    """The C++ server's module (and gRPC's C++ library with it) is loaded only when it is selected."""
+    """The C++ server's module (and gRPC's C++ library with it) is loaded only when it is selected (the default)."""
     import subprocess
     import sys
 
@@ -55,20 +55,20 @@ def test_a_referee_that_serves_with_grpc_aio_never_loads_libgrpcpp() -> None:
             "print('arena.transport._native_server' in sys.modules,"
             " any('libgrpc++' in line for line in open('/proc/self/maps')))\n")
     env = {k: v for k, v in os.environ.items() if k != "ARENA_BOT_SERVER"}
-    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
-    assert shown.stdout.split() == ["False", "False"], shown.stderr
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                           env={**env, "ARENA_BOT_SERVER": "native"})
+                           env={**env, "ARENA_BOT_SERVER": "grpcio"})
+    assert shown.stdout.split() == ["False", "False"], shown.stderr
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert shown.stdout.split() == ["True", "True"], shown.stderr
 
 
 def test_the_switch_selects_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ARENA_BOT_SERVER", raising=False)
-    assert not native_server.selected()  # grpc.aio by default
-    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
-    assert native_server.selected()
+    assert native_server.selected()  # the C++ server by default
+    monkeypatch.setenv("ARENA_BOT_SERVER", "grpcio")
+    assert not native_server.selected()
     monkeypatch.setenv("ARENA_BOT_SERVER", "cpp")
-    with pytest.raises(ValueError, match="ARENA_BOT_SERVER must be one of grpcio, native; got 'cpp'"):
+    with pytest.raises(ValueError, match="ARENA_BOT_SERVER must be one of native, grpcio; got 'cpp'"):
         native_server.selected()
 
 
