@@ -78,6 +78,9 @@ class Lanes:
              names: tuple[str, ...], timeouts: frozenset[int], first_request_id: int,
              clocks: Sequence[tuple[float, float]]) -> Callable[[bool], None] | None:
         native = self.server.native()
+        to_act = hand.to_act
+        if to_act is None:
+            return None
         if native is None:
             return None
         seats: list[tuple[int, str, bytes, float, float]] = []
@@ -87,13 +90,16 @@ class Lanes:
             if not isinstance(ticket, LaneTicket) or ticket.call.over:
                 seats.append((0, name, b"", per_action_ms, bank_ms))
                 continue
-            tickets.append(ticket)
+            if len(seats) == to_act:
+                tickets.insert(0, ticket)
+            else:
+                tickets.append(ticket)
             seats.append((ticket.call.stream, name, ticket.tail, per_action_ms, bank_ms))
-        if not tickets:
+        if not tickets or seats[to_act][0] == 0:
             return None
         # what Python queued for the bots (the hand's start) goes before the lane's first request, in one write
         held = self.server.cork()
-        for ticket in tickets:
+        for ticket in tickets:  # the seat to act's stream first: its write leads when they are uncorked
             call = ticket.call
             if not call.packing:
                 native.set_batches(call.stream, ticket.session.conn.batches)
