@@ -18,14 +18,13 @@ most ``BEFORE_JOIN_MOST`` are kept; a finished call whose bot does not read its 
 unread holds its call until its connection goes (the cancellation cannot be sent; grpc.aio's server waits the same),
 and ``stop`` gives up waiting for it after ``STOP_WAIT_S``.
 
-Why, and what it does not yet do: grpc.aio hands each message through its polling thread and the loop, and a
-server that only asks gets 5,181 round trips a second from two C++ bots on grpc.aio against 7,457 on this one
-(``tests/bench/bench_transport.py``; gRPC's C++ synchronous server 9,241). In a match that alone changes nothing
-measurable (paired runs of ``arena match``, issue 27's log): the referee's own Python per decision (about 45 µs at
-one table, where every decision finds its caches cold) and the write's system call (28 µs) stay on the path. It is
-the base of a per-decision path in C++ (the Action read, applied and the next request written on gRPC's thread,
-Python woken per hand), so it is selected with ``ARENA_BOT_SERVER=native``; grpc.aio serves the socket by default,
-and the TCP port always.
+Why: grpc.aio hands each message through its polling thread and the loop, and a server that only asks gets 5,181
+round trips a second from two C++ bots on grpc.aio against 7,457 on this one (``tests/bench/bench_transport.py``;
+gRPC's C++ synchronous server 9,241). Alone that changed nothing measurable in a match: the referee's own Python per
+decision stayed on the path. What it made possible does: for a bot of one table, the hand's decisions are played on
+these threads (hand lanes, ``arena.transport.lanes``), 0.66 of grpc.aio's wall time at one table (paired runs); at
+64 tables, where lanes are not used, it is grpc.aio's (1.01). It serves the local socket by default;
+``ARENA_BOT_SERVER=grpcio`` serves it with grpc.aio, and the TCP port is always grpc.aio's.
 """
 
 from __future__ import annotations
@@ -84,8 +83,8 @@ def available() -> bool:
 
 
 def selected() -> bool:
-    """Whether the local socket is to be served by the C++ server: ``ARENA_BOT_SERVER`` says ``native`` and it was
-    built; else grpc.aio serves it (the default), as it does the TCP port."""
+    """Whether the local socket is to be served by the C++ server: ``ARENA_BOT_SERVER`` says ``native`` (the
+    default) and it was built; else grpc.aio serves it, as it does the TCP port."""
     return switches.BOT_SERVER.value() == "native" and available()
 
 

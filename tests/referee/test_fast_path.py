@@ -74,22 +74,30 @@ class ScriptedBot(Connection):
             decision.timer.allowance_s = 0.0
             session._expire()
             return
-        if roll < 0.05:
-            action = K.Action(**ids, kind=K.ACTION_KIND_RAISE, amount=1)  # illegal
-        elif roll < 0.06:
-            action = K.Action(**ids)  # no kind: malformed
-        elif roll < 0.10 and legal.can_raise:
-            action = K.Action(**ids, policy=[
-                K.ActionChoice(kind=K.ACTION_KIND_CHECK if legal.can_check else K.ACTION_KIND_CALL, probability=0.5),
-                K.ActionChoice(kind=K.ACTION_KIND_RAISE, amount=legal.min_raise_to, probability=0.5)])
-        else:
-            choices = [(K.ACTION_KIND_FOLD, 0)] if legal.can_fold and rng.random() < 0.2 else []
-            choices.append((K.ACTION_KIND_CHECK, 0) if legal.can_check else (K.ACTION_KIND_CALL, 0))
-            if legal.can_raise:
-                choices.append((K.ACTION_KIND_RAISE, rng.randint(legal.min_raise_to, legal.max_raise_to)))
-            kind, amount = rng.choice(choices)
-            action = K.Action(**ids, kind=kind, amount=amount, comment="because" if rng.random() < 0.3 else "")
-        session.deliver(action)
+        session.deliver(scripted_action(rng, roll, ids, legal))
+
+
+def scripted_action(rng: random.Random, roll: float, ids: dict[str, Any], legal: Any, illegal: float = 0.05,
+                    mixed: float = 0.10, fold: float = 0.2, comment: float = 0.3, all_in: bool = False) -> K.Action:
+    """A scripted bot's answer, by ``roll``: an illegal raise below ``illegal``, one with no kind (malformed) below
+    0.06, a mixed action below ``mixed`` where it may raise, else a legal one (a fold now and then, a check or call,
+    a raise, an all-in with ``all_in``), with a comment now and then."""
+    if roll < illegal:
+        return K.Action(**ids, kind=K.ACTION_KIND_RAISE, amount=1)
+    if roll < 0.06:
+        return K.Action(**ids)
+    if roll < mixed and legal.can_raise:
+        return K.Action(**ids, policy=[
+            K.ActionChoice(kind=K.ACTION_KIND_CHECK if legal.can_check else K.ACTION_KIND_CALL, probability=0.5),
+            K.ActionChoice(kind=K.ACTION_KIND_RAISE, amount=legal.min_raise_to, probability=0.5)])
+    choices = [(K.ACTION_KIND_FOLD, 0)] if legal.can_fold and rng.random() < fold else []
+    choices.append((K.ACTION_KIND_CHECK, 0) if legal.can_check else (K.ACTION_KIND_CALL, 0))
+    if legal.can_raise:
+        choices.append((K.ACTION_KIND_RAISE, rng.randint(legal.min_raise_to, legal.max_raise_to)))
+        if all_in:
+            choices.append((K.ACTION_KIND_ALL_IN, 0))
+    kind, amount = rng.choice(choices)
+    return K.Action(**ids, kind=kind, amount=amount, comment="because" if rng.random() < comment else "")
 
 
 def play(tables: int, hands: int, max_violations: int) -> tuple[list[HandRecord], list[ScriptedBot]]:

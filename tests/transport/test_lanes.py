@@ -25,7 +25,7 @@ from arena.runner.remote_match import remote_seats
 from arena.transport import native_server
 from arena.transport.server import RefereeServer
 from arena_sdk.pb import bot_pb2, bot_pb2_grpc, poker_pb2
-from tests.referee.test_fast_path import by_hand, recorded
+from tests.referee.test_fast_path import by_hand, recorded, scripted_action
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -97,22 +97,9 @@ class ScriptedBot:
         ids: dict[str, Any] = {"table_id": table, "hand_id": hand, "request_id": request_id}
         if roll < self.silence:
             return []  # its clock runs out
-        if roll < (0.05 if attempt == 1 else 0.3):  # asked again after a rejection: wrong again, now and then
-            action = K.Action(**ids, kind=K.ACTION_KIND_RAISE, amount=1)  # illegal
-        elif roll < 0.06:
-            action = K.Action(**ids)  # no kind: malformed
-        elif roll < 0.08 and legal.can_raise:
-            action = K.Action(**ids, policy=[
-                K.ActionChoice(kind=K.ACTION_KIND_CHECK if legal.can_check else K.ACTION_KIND_CALL, probability=0.5),
-                K.ActionChoice(kind=K.ACTION_KIND_RAISE, amount=legal.min_raise_to, probability=0.5)])
-        else:
-            choices = [(K.ACTION_KIND_FOLD, 0)] if legal.can_fold and rng.random() < 0.15 else []
-            choices.append((K.ACTION_KIND_CHECK, 0) if legal.can_check else (K.ACTION_KIND_CALL, 0))
-            if legal.can_raise:
-                choices.append((K.ACTION_KIND_RAISE, rng.randint(legal.min_raise_to, legal.max_raise_to)))
-                choices.append((K.ACTION_KIND_ALL_IN, 0))
-            kind, amount = rng.choice(choices)
-            action = K.Action(**ids, kind=kind, amount=amount, comment="because" if rng.random() < 0.2 else "")
+        # asked again after a rejection: wrong again, now and then
+        action = scripted_action(rng, roll, ids, legal, illegal=0.05 if attempt == 1 else 0.3, mixed=0.08, fold=0.15,
+                                 comment=0.2, all_in=True)
         if rng.random() < 0.03:  # a stray first: ids that name no open request
             stray = K.Action(table_id=table, hand_id=hand + "x", request_id=request_id, kind=K.ACTION_KIND_FOLD)
             return [stray, action]
