@@ -504,7 +504,9 @@ public:
     Offer offer(uint64_t stream, const grpc::ByteBuffer& message, bool behind) {
         if (lanes_running.load(std::memory_order_relaxed) == 0 || !action_format.ready) return PASS;
         PlainAction action;
-        bool taken = !behind && lane_action(message, &action);
+        std::vector<grpc::Slice> slices;  // what ``action``'s strings point into, kept until it is played
+        std::string joined;
+        bool taken = !behind && lane_action(message, &slices, &joined, &action);
         Cork cork;  // the next request, with what else goes to that stream now
         Offer offered = PASS;
         {
@@ -522,20 +524,20 @@ public:
     }
 
     // The one Action of ``message`` if the lanes may take it: the message holds nothing but it (BotMessage.action,
-    // or an ActionBatch of that one Action).
-    static bool lane_action(const grpc::ByteBuffer& message, PlainAction* action) {
-        std::vector<grpc::Slice> slices;
-        if (!message.Dump(&slices).ok()) return false;
-        std::string joined;
+    // or an ActionBatch of that one Action). Its strings point into ``slices`` (the message's, held), or into
+    // ``joined`` when the message came in several: both the caller's, alive as long as it uses them.
+    static bool lane_action(const grpc::ByteBuffer& message, std::vector<grpc::Slice>* slices, std::string* joined,
+                            PlainAction* action) {
+        if (!message.Dump(slices).ok()) return false;
         const uint8_t* data;
         size_t size;
-        if (slices.size() == 1) {
-            data = slices[0].begin();
-            size = slices[0].size();
+        if (slices->size() == 1) {
+            data = (*slices)[0].begin();
+            size = (*slices)[0].size();
         } else {
-            for (auto& slice : slices) joined.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-            data = reinterpret_cast<const uint8_t*>(joined.data());
-            size = joined.size();
+            for (auto& slice : *slices) joined->append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+            data = reinterpret_cast<const uint8_t*>(joined->data());
+            size = joined->size();
         }
         const ActionFormat& f = action_format;
         Reader top{data, data + size};
