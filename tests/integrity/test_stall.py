@@ -45,10 +45,15 @@ def test_a_flood_of_bad_joins_is_answered_in_turn_and_the_bots_with_tokens_still
     assert run.result.reason == MatchStatus.COMPLETED and run.result.hands_played == 150, run.result
     assert run.clean, run.result.results
     outcomes = run.done["outcomes"]
-    assert set(outcomes) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED"}, run.done
+    assert set(outcomes) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED", "UNAVAILABLE"}, run.done
+    # UNAVAILABLE: a stream the connection refused (RST_STREAM, REFUSED_STREAM), opened by the flood the instant one
+    # of its 16 (the connection's cap) was answered, before the server had let that one go: HTTP/2's cap at work,
+    # never a Join the referee answered otherwise (the clean-clone CI saw one in 16 on a loaded host)
+    assert "UNAVAILABLE" not in outcomes or "RST_STREAM" in run.done["details"]["UNAVAILABLE"], run.done
     attacked_s = run.done["seconds"]
     allowed = limits.failed_joins_burst + limits.failed_joins_per_second * attacked_s + 2
-    assert limits.failed_joins_burst <= run.done["attempts"] <= allowed, run.done
+    answered = run.done["attempts"] - outcomes.get("UNAVAILABLE", 0)
+    assert limits.failed_joins_burst <= answered <= allowed, run.done
 
 
 @pytest.mark.parametrize("per_peer", [ServerLimits().watchers_per_peer, ServerLimits().max_watchers])
