@@ -164,6 +164,7 @@ def native_server(port: int, total: int, players: int) -> None:
                 if len(streams) == players:
                     started = time.perf_counter()
                     ask()
+            server.handled()  # the streams are read on (past UNTAKEN_MOST unhandled messages they wait)
 
         loop.add_reader(server.fd, events)
         await over
