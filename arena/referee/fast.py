@@ -157,8 +157,7 @@ class FastRun:
         """Open a lane for the hand's next decisions if the seat to act can be asked by one (``Seat.lane_place``),
         with every other seat one server can ask (True: the lane asks; ``laned`` is told when it ends)."""
         self.laning = False
-        wire = self.wire
-        if wire is None:
+        if self.wire is None:
             return False
         runner, play = self.runner, self.play
         places: list[LanePlace | None] = []
@@ -179,10 +178,11 @@ class FastRun:
             return False
         per_action = float(runner.policy.per_action_ms)
         clocks = [(per_action, runner.players[index].clock.bank_ms) for index in play.seating]
-        end = host.open(self, places, play.hand, runner.table_id, play.hand_id, play.names, play.timeouts,
-                        runner.next_request_id(), clocks)
+        first = runner.next_request_id()
+        end = host.open(self, places, play.hand, runner.table_id, play.hand_id, play.names, play.timeouts, first,
+                        clocks)
         if end is None:
-            runner.take_back_request_id()
+            runner.continue_request_ids(first)  # not used: the table's own request gets it
             return False
         self.lane_seats = tuple(seat for seat, place in enumerate(places) if place is not None)
         for seat in self.lane_seats:

@@ -165,7 +165,6 @@ class TableRunner:
         self.players = list(players)
         self.sinks = list(sinks)
         self._request_ids = itertools.count(1)  # replaced per hand; see play_hand
-        self._last_request_id = 0
         self.fast = fast.fast_loop()  # common decisions played as the Actions are read (arena.referee.fast)
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -299,15 +298,11 @@ class TableRunner:
 
     def next_request_id(self) -> int:
         """The id of the hand's next request (``plan.hand_number * REQUESTS_PER_HAND`` + 1, 2, ...)."""
-        self._last_request_id = next(self._request_ids)
-        return self._last_request_id
-
-    def take_back_request_id(self) -> None:
-        """The id just given was not used: the next request gets it."""
-        self._request_ids = itertools.count(self._last_request_id)
+        return next(self._request_ids)
 
     def continue_request_ids(self, next_id: int) -> None:
-        """Requests were made elsewhere (a lane: arena.referee.lane): the hand's next one is ``next_id``."""
+        """The hand's next request is ``next_id``: requests were made elsewhere (a lane: arena.referee.lane), or the
+        id given last was not used."""
         self._request_ids = itertools.count(next_id)
 
     async def _decide(self, play: HandPlay, seat: int) -> DecisionRecord:

@@ -57,15 +57,17 @@ class NativeServer;
 
 // ------------------------------------------------------------------ hand lanes: decisions played on gRPC's threads
 //
-// A lane plays one hand's common decisions where the Actions are read: an Action that answers the lane's open
-// request with a plain action (ids, kind, amount and a comment or not: no policy, nothing unknown) is applied to the hand
-// with the compiled engine's C API (core_api.h), recorded, the bot's clock charged, and the next seat's request
-// encoded and written, all on the gRPC thread that read it, without Python. Anything else ends the lane first
-// (``end_lane_locked``): an Action the lane does not take (another request, ids that differ, a mixed action, an
-// illegal action, a stray), a stream that ends, a seat the lane does not ask (the hand over, or a seat Python asks);
-// and Python can end it at any moment (``lane_take``: a clock run out, a forfeit, a stream replaced, the table
-// stopped). Python then takes the lane's decisions and its open request, if any, and goes on exactly as if it had
-// played them itself (arena/transport/lanes.py); the message that ended it reaches Python after that, in order.
+// A lane plays one hand's common decisions where the Actions are read: a message that is one plain Action (ids,
+// kind, amount and a comment or not, each once: ``lane_action``) answering the lane's open request on its stream is
+// applied to the hand with the compiled engine's C API (core_api.h), recorded, the bot's clock charged, and the next
+// seat's request encoded and written, all on the gRPC thread that read it, without Python. Anything else ends the
+// lane first (``end_lane_locked``): any other message on the stream of its open request (another request, ids that
+// differ, a mixed action, an illegal action, a stray, one Python's parser might read otherwise, one that comes while
+// Python has not handled what that stream sent before), that stream's end, a seat the lane does not ask (the hand
+// over, or a seat Python asks); and Python can end it at any moment (``lane_take``: a clock run out, a forfeit, a
+// stream replaced, the table stopped). Python then takes the lane's decisions and its open request, if any, and
+// goes on exactly as if it had played them itself (arena/transport/lanes.py); the message that ended it reaches
+// Python after that, in order.
 
 // How an Action is read off the wire: field numbers from the protocol's descriptors (set_action_format), so this
 // file names none of its own.

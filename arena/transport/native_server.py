@@ -323,13 +323,15 @@ class NativeBotServer:
         server = self._server
         corked = self.lanes is not None and self.cork()  # what this turn writes: one write per stream
         try:
-            self._handle(native, server.take())
+            try:
+                self._handle(native, server.take())
+            finally:
+                server.handled()  # (a lane takes nothing from a stream before Python has handled what it sent first)
+            if self._marked:  # what the Actions just read made (the next requests): written now, not a turn later
+                self._write_marked(waiting=True)
         finally:
-            server.handled()  # (a lane takes nothing from a stream before Python has handled what it sent first)
-        if self._marked:  # what the Actions just read made (the next requests): written now, not a turn later
-            self._write_marked(waiting=True)
-        if corked:
-            self.uncork()
+            if corked:  # never left held: what the loop writes later would wait for ever
+                self.uncork()
 
     def _handle(self, native: ModuleType, events: list[tuple[int, int, Any]]) -> None:
         calls = self._calls
