@@ -26,18 +26,22 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 namespace {
 
-enum EventKind { OPENED = 0, MESSAGE = 1, READS_ENDED = 2, DONE = 3, LANE_ENDED = 4 };
+enum EventKind { OPENED = 0, MESSAGE = 1, READS_ENDED = 2, DONE = 3, LANE_ENDED = 4,
+                 PLAYED = 5 };  // PLAYED: a message a lane took at Python's turn (``play_loop``), never handed over
 
 // Messages read and not yet taken by Python, per stream, past which the stream is not read until they are: a bot
 // that floods is held back by its own HTTP/2 window, not by the referee's memory.
@@ -68,6 +72,11 @@ class NativeServer;
 // stream replaced, the table stopped). Python then takes the lane's decisions and its open request, if any, and
 // goes on exactly as if it had played them itself (arena/transport/lanes.py); the message that ended it reaches
 // Python after that, in order.
+//
+// A lane of bots of several tables (``loop``) is played the same way but on Python's thread, at the loop's turn: the
+// streams of its seats are offered to the lanes when Python takes what was read (``play_loop``), each Action of an
+// ActionBatch in turn (``offer_loop``), what is left going to Python as an ActionBatch of its own; the requests the
+// answers make are corked with everything else the turn writes, one message per stream.
 
 // How an Action is read off the wire: field numbers from the protocol's descriptors (set_action_format), so this
 // file names none of its own.
@@ -243,7 +252,7 @@ struct Lane {
 };
 
 // What became of a message offered to the lanes (``NativeServer::offer``).
-enum Offer { PASS = 0, CONSUMED = 1 };
+enum Offer { PASS = 0, CONSUMED = 1, REPLACED = 2 };  // REPLACED: what is left of it goes to Python
 
 double monotonic_s() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -399,6 +408,60 @@ public:
         cork.streams.clear();
     }
 
+    // What a cork held, written by the kicker thread instead of the caller's: at many tables the loop's turn ends
+    // with writes to every bot, each started by gRPC on the thread that starts it (its framing and its system call),
+    // a seventh of the referee's thread at 64 tables; the kicker does them on another core.
+    std::mutex kick_mu;
+    std::condition_variable kick_cv;
+    std::vector<Stream*> kick_pending;  // held (``hold``) until kicked
+    bool kick_stop = false;
+    std::thread kicker;
+
+    void uncork_later(Cork& cork) {
+        if (cork.streams.empty()) return;
+        {
+            std::lock_guard<std::mutex> lock(kick_mu);
+            if (!kicker.joinable()) kicker = std::thread([this] { kick_all(); });
+            kick_pending.insert(kick_pending.end(), cork.streams.begin(), cork.streams.end());
+        }
+        cork.streams.clear();
+        kick_cv.notify_one();
+    }
+
+    void kick_all() {
+        std::unique_lock<std::mutex> lock(kick_mu);
+        for (;;) {
+            kick_cv.wait(lock, [this] { return kick_stop || !kick_pending.empty(); });
+            if (kick_pending.empty()) return;  // stopped, and nothing is left
+            std::vector<Stream*> streams;
+            streams.swap(kick_pending);
+            lock.unlock();
+            for (Stream* stream : streams) {
+                stream->kick();
+                let_go(stream);
+            }
+            lock.lock();
+        }
+    }
+
+    // The kicker writes what it holds and ends (before the server is deleted).
+    void stop_kicker() {
+        {
+            std::lock_guard<std::mutex> lock(kick_mu);
+            kick_stop = true;
+        }
+        kick_cv.notify_one();
+        if (kicker.joinable()) kicker.join();
+    }
+
+    // ``cork`` written: by the kicker when bots of several tables are served (``loop_streams``: the loop's turn
+    // writes to many), else at once by the caller (one table's hand: the bots wait for nothing else).
+    void uncork_any(Cork& cork) {
+        static bool off = getenv("XKICK") != nullptr;
+        if (!off && loop_count.load(std::memory_order_relaxed) > 0) uncork_later(cork);
+        else uncork(cork);
+    }
+
     Cork python_cork;  // the referee's loop's (``cork``, ``uncork``: only with the GIL)
     std::vector<std::pair<uint64_t, int>> handling;  // messages taken by Python, per stream, until ``handled``
     bool python_corked = false;
@@ -409,6 +472,12 @@ public:
     std::unordered_map<std::string, Lane*> lanes_by_table;  // the running lane of each table
     std::unordered_map<uint64_t, std::unique_ptr<Lane>> lanes;  // until taken
     std::atomic<int> lanes_running{0};
+    // streams of bots of several tables (``lane_open``'s ``loop``): their messages are offered to the lanes on
+    // Python's thread, at the loop's turn (``play_loop``), not as they are read, so that what their tables ask goes
+    // out as Python's writer sends it, one batch per stream a turn, not one message per decision
+    std::unordered_set<uint64_t> loop_streams;
+    std::atomic<size_t> loop_count{0};
+    std::vector<Event>* diverted = nullptr;  // while ``play_loop`` runs: where the lanes' ends go, in order
     uint64_t last_lane = 0;
 
     // End ``lane``: nothing more is played on it; Python is told (LANE_ENDED) and takes it (``lane_take``).
@@ -417,7 +486,9 @@ public:
         lane.running = false;
         --lanes_running;
         lanes_by_table.erase(lane.table_id);
-        push(Event{LANE_ENDED, lane.id, {}, {}});
+        Event ended{LANE_ENDED, lane.id, {}, {}};
+        if (diverted != nullptr) diverted->push_back(std::move(ended));
+        else push(std::move(ended));
     }
 
     // Ask the seat to act, if the lane asks it (its request written through ``cork``); else the lane ends.
@@ -494,6 +565,7 @@ public:
     void recall_stream(uint64_t stream) {
         if (lanes_running.load() == 0) return;
         std::lock_guard<std::mutex> lock(lanes_mu);
+        if (loop_streams.count(stream)) return;  // ``play_loop`` recalls them when it comes to this, in order
         recall_stream_locked(stream);
     }
 
@@ -505,6 +577,10 @@ public:
     // the stream's open requests its own.
     Offer offer(uint64_t stream, const grpc::ByteBuffer& message, bool behind) {
         if (lanes_running.load(std::memory_order_relaxed) == 0 || !action_format.ready) return PASS;
+        if (loop_count.load(std::memory_order_relaxed) > 0) {
+            std::lock_guard<std::mutex> lock(lanes_mu);
+            if (loop_streams.count(stream)) return PASS;  // offered at Python's turn (``play_loop``), in order
+        }
         PlainAction action;
         std::vector<grpc::Slice> slices;  // what ``action``'s strings point into, kept until it is played
         std::string joined;
@@ -530,17 +606,9 @@ public:
     // ``joined`` when the message came in several: both the caller's, alive as long as it uses them.
     static bool lane_action(const grpc::ByteBuffer& message, std::vector<grpc::Slice>* slices, std::string* joined,
                             PlainAction* action) {
-        if (!message.Dump(slices).ok()) return false;
         const uint8_t* data;
         size_t size;
-        if (slices->size() == 1) {
-            data = (*slices)[0].begin();
-            size = (*slices)[0].size();
-        } else {
-            for (auto& slice : *slices) joined->append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-            data = reinterpret_cast<const uint8_t*>(joined->data());
-            size = joined->size();
-        }
+        if (!contiguous(message, slices, joined, &data, &size)) return false;
         const ActionFormat& f = action_format;
         Reader top{data, data + size};
         uint32_t number;
@@ -556,6 +624,130 @@ public:
             batch.at != batch.end)
             return false;
         return read_action(bytes, len, action);
+    }
+
+    // The Actions of a message of a bot of several tables (BotMessage.action, or an ActionBatch of any number of
+    // them, nothing else), each read as ``read_action`` reads one (the bytes it was read from kept beside it);
+    // false for anything else, which Python reads whole.
+    static bool lane_actions(const uint8_t* data, size_t size, std::vector<std::pair<PlainAction, std::string_view>>* out) {
+        const ActionFormat& f = action_format;
+        Reader top{data, data + size};
+        uint32_t number;
+        int type;
+        uint64_t value = 0;
+        const uint8_t* bytes = nullptr;
+        size_t len = 0;
+        if (!top.field(&number, &type, &value, &bytes, &len) || type != 2 || top.at != top.end) return false;
+        auto one = [out](const uint8_t* at, size_t n) {
+            PlainAction action;
+            if (!read_action(at, n, &action)) return false;
+            out->emplace_back(action, std::string_view(reinterpret_cast<const char*>(at), n));
+            return true;
+        };
+        if (number == f.message_action) return one(bytes, len);
+        if (number != f.message_batch) return false;
+        Reader batch{bytes, bytes + len};
+        while (batch.field(&number, &type, &value, &bytes, &len)) {
+            if (number != f.batch_actions || type != 2 || !one(bytes, len)) return false;
+        }
+        return !batch.bad && !out->empty();
+    }
+
+    // A message of a stream in ``loop_streams``, offered to the lanes on Python's thread in the order read
+    // (``behind``: an earlier one of its stream went to Python in this turn, and Python reads it first). Each of its
+    // Actions that answers a running lane's open request on that stream, and that the engine takes, is played (its
+    // next request written through ``cork``); a lane whose open request on that stream another of its Actions names
+    // ends first (Python reads that Action with the table's request its own). CONSUMED: every Action played; PASS:
+    // none (the message is Python's as it is; with ``behind``, or one the lanes do not read, after every lane whose
+    // open request is on that stream has ended); REPLACED: ``message`` is now an ActionBatch of the Actions left,
+    // as they were sent. The tables' Actions are independent of one another, so Python reading the rest after the
+    // lanes played theirs records what it would have recorded reading them all.
+    Offer offer_loop(uint64_t stream, grpc::ByteBuffer* message, bool behind, Cork* cork) {
+        std::vector<grpc::Slice> slices;
+        std::string joined;
+        std::vector<std::pair<PlainAction, std::string_view>> actions;
+        const uint8_t* data = nullptr;
+        size_t size = 0;
+        if (behind || lanes_running.load() == 0 || !contiguous(*message, &slices, &joined, &data, &size) ||
+            !lane_actions(data, size, &actions)) {
+            recall_stream_locked(stream);
+            return PASS;
+        }
+        const ActionFormat& f = action_format;
+        std::string rest;  // the ActionBatch's field of each Action not played
+        size_t left = 0;
+        double now = monotonic_s();
+        for (auto& [action, bytes] : actions) {
+            Lane* lane = running_lane(action.table_id);
+            bool asks = lane != nullptr && lane->open_seat >= 0 && lane->seats[size_t(lane->open_seat)].stream == stream;
+            if (asks && action.hand_id == lane->hand_id && action.request_id == uint64_t(lane->open_request) &&
+                play_locked(*lane, action, now, cork))
+                continue;
+            if (asks) end_lane_locked(*lane);  // (a refused action has ended it already)
+            put_key(rest, f.batch_actions);
+            put_varint(rest, bytes.size());
+            rest.append(bytes);
+            ++left;
+        }
+        if (left == 0) return CONSUMED;
+        if (left == actions.size()) return PASS;
+        std::string out;
+        put_key(out, f.message_batch);
+        put_varint(out, rest.size());
+        out.append(rest);
+        grpc::Slice slice(out.data(), out.size());
+        *message = grpc::ByteBuffer(&slice, 1);
+        return REPLACED;
+    }
+
+    // ``play_loop``: the events ``take`` took, with the messages of ``loop_streams`` offered to the lanes in the
+    // order read (``offer_loop``): one a lane played whole becomes PLAYED (counted as handled, never handed over);
+    // the lanes' ends go in before the message that ended them; a stream's end recalls its lanes at its place.
+    std::vector<Event> play_loop(std::vector<Event> events) {
+        std::vector<Event> out;
+        out.reserve(events.size() + 8);
+        Cork own;
+        Cork* cork = python_corked ? &python_cork : &own;
+        {
+            std::lock_guard<std::mutex> lock(lanes_mu);
+            diverted = &out;
+            std::vector<uint64_t> passed;  // streams with a message for Python in this turn
+            for (Event& event : events) {
+                bool looped = (event.kind == MESSAGE || event.kind == READS_ENDED || event.kind == DONE) &&
+                              loop_streams.count(event.stream) > 0;
+                if (looped && event.kind == MESSAGE) {
+                    bool behind = std::find(passed.begin(), passed.end(), event.stream) != passed.end();
+                    Offer offered = offer_loop(event.stream, &event.message, behind, cork);
+                    if (offered == CONSUMED) event.kind = PLAYED;
+                    else if (!behind) passed.push_back(event.stream);
+                } else if (looped) {
+                    recall_stream_locked(event.stream);  // as ``recall_stream`` does for the others, when read
+                    if (event.kind == DONE) {
+                        loop_streams.erase(event.stream);
+                        loop_count = loop_streams.size();
+                    }
+                }
+                out.push_back(std::move(event));
+            }
+            diverted = nullptr;
+        }
+        uncork_any(own);
+        return out;
+    }
+
+    // ``message`` in one piece: in ``slices`` (held) when it came in one, else copied into ``joined``.
+    static bool contiguous(const grpc::ByteBuffer& message, std::vector<grpc::Slice>* slices, std::string* joined,
+                           const uint8_t** data, size_t* size) {
+        if (!message.Dump(slices).ok()) return false;
+        if (slices->size() == 1) {
+            *data = (*slices)[0].begin();
+            *size = (*slices)[0].size();
+            return true;
+        }
+        for (auto& slice : *slices) joined->append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+        *data = reinterpret_cast<const uint8_t*>(joined->data());
+        *size = joined->size();
+        return true;
     }
 
     Lane* running_lane(std::string_view table_id) {
@@ -897,6 +1089,9 @@ void server_dealloc(ServerObject* self) {
         shut_down(self->native, 0);
         Py_END_ALLOW_THREADS
         if (self->native->stopped) {
+            Py_BEGIN_ALLOW_THREADS
+            self->native->stop_kicker();
+            Py_END_ALLOW_THREADS
             for (auto& entry : self->native->lanes) Py_XDECREF(entry.second->hand);  // untaken lanes' hands
             for (Stream* stream : self->native->python_cork.streams) NativeServer::let_go(stream);
             if (self->native->event_fd >= 0) ::close(self->native->event_fd);
@@ -925,7 +1120,10 @@ PyObject* server_handled(ServerObject* self, PyObject*) {
 
 PyObject* server_take(ServerObject* self, PyObject*) {
     std::vector<Event> events = self->native->take();
-    PyObject* list = PyList_New(static_cast<Py_ssize_t>(events.size()));
+    if (self->native->loop_count.load() > 0) events = self->native->play_loop(std::move(events));
+    Py_ssize_t handed = 0;
+    for (const Event& event : events) handed += event.kind != PLAYED;
+    PyObject* list = PyList_New(handed);
     if (list == nullptr) return nullptr;
     // the messages taken, per stream, counted as handled once Python says so (``handled``): until then a lane takes
     // nothing more from that stream, and past UNTAKEN_MOST it is not read
@@ -937,13 +1135,14 @@ PyObject* server_take(ServerObject* self, PyObject*) {
     Py_ssize_t i = 0;
     for (Event& event : events) {
         PyObject* payload;
-        if (event.kind == MESSAGE) {
+        if (event.kind == MESSAGE || event.kind == PLAYED) {
             if (event.stream != last) {
                 taken(last, run);
                 last = event.stream;
                 run = 0;
             }
             ++run;
+            if (event.kind == PLAYED) continue;
             std::vector<grpc::Slice> slices;
             event.message.Dump(&slices);
             size_t size = 0;
@@ -968,7 +1167,7 @@ PyObject* server_take(ServerObject* self, PyObject*) {
             Py_DECREF(list);
             taken(last, run);
             for (Event& rest : events)
-                if (&rest > &event && rest.kind == MESSAGE) taken(rest.stream, 1);
+                if (&rest > &event && (rest.kind == MESSAGE || rest.kind == PLAYED)) taken(rest.stream, 1);
             handled(self->native);
             return nullptr;
         }
@@ -1030,7 +1229,7 @@ PyObject* server_cork(ServerObject* self, PyObject*) {
 PyObject* server_uncork(ServerObject* self, PyObject*) {
     NativeServer* native = self->native;
     native->python_corked = false;
-    NativeServer::uncork(native->python_cork);
+    native->uncork_any(native->python_cork);
     Py_RETURN_NONE;
 }
 
@@ -1058,16 +1257,18 @@ PyObject* server_shutdown(ServerObject* self, PyObject* args) {
 // lane_open(table_id, hand_id, hand, head, seats, timeouts, first_request_id) -> lane id: a lane for ``hand`` (an
 // arena.engine._core.Hand, left alone by Python until ``lane_take``), whose first request it writes now. ``seats``:
 // one (stream, name, tail, per_action_ms, bank_ms) per seat, stream 0 for a seat the lane does not ask;
-// ``timeouts``: one byte per event so far, 1 for an action the referee made for a seat. 0: the table has a lane
-// running already.
+// ``timeouts``: one byte per event so far, 1 for an action the referee made for a seat; ``loop``: its seats' bots
+// play several tables, their messages are offered to the lanes at Python's turn (``play_loop``) from now on. 0: the
+// table has a lane running already.
 PyObject* server_lane_open(ServerObject* self, PyObject* args) {
     const char *table_id, *hand_id;
     Py_ssize_t table_len, hand_len, head_len, timeouts_len;
     PyObject *hand, *seats;
     const char *head, *timeouts;
     long long first;
-    if (!PyArg_ParseTuple(args, "s#s#Oy#Oy#L", &table_id, &table_len, &hand_id, &hand_len, &hand, &head, &head_len,
-                          &seats, &timeouts, &timeouts_len, &first))
+    int loop = 0;
+    if (!PyArg_ParseTuple(args, "s#s#Oy#Oy#L|p", &table_id, &table_len, &hand_id, &hand_len, &hand, &head, &head_len,
+                          &seats, &timeouts, &timeouts_len, &first, &loop))
         return nullptr;
     if (core == nullptr || !action_format.ready) {
         PyErr_SetString(PyExc_RuntimeError, "lane_open(): set_action_format was not called");
@@ -1116,6 +1317,11 @@ PyObject* server_lane_open(ServerObject* self, PyObject* args) {
     native->lanes_by_table[opened.table_id] = &opened;
     native->lanes[opened.id] = std::move(lane);
     ++native->lanes_running;
+    if (loop) {  // its seats' streams are offered to the lanes at Python's turn from now on (``play_loop``)
+        for (const LaneSeat& seat : opened.seats)
+            if (seat.stream != 0) native->loop_streams.insert(seat.stream);
+        native->loop_count = native->loop_streams.size();
+    }
     native->ask_next_locked(opened, native->python_corked ? &native->python_cork : nullptr);
     return PyLong_FromUnsignedLongLong(opened.id);
 }
@@ -1257,8 +1463,8 @@ PyMethodDef server_methods[] = {
     {"set_batches", reinterpret_cast<PyCFunction>(server_set_batches), METH_VARARGS,
      "set_batches(stream, on): its bot takes RefereeBatches: messages queued behind a write go out as one."},
     {"lane_open", reinterpret_cast<PyCFunction>(server_lane_open), METH_VARARGS,
-     "lane_open(table_id, hand_id, hand, head, seats, timeouts, first_request_id) -> a lane playing the hand's "
-     "decisions on gRPC's threads (0: the table has one running)."},
+     "lane_open(table_id, hand_id, hand, head, seats, timeouts, first_request_id, loop=False) -> a lane playing the "
+     "hand's decisions on gRPC's threads, or with loop at take() (0: the table has one running)."},
     {"lane_take", reinterpret_cast<PyCFunction>(server_lane_take), METH_O,
      "lane_take(lane) -> (records, open, banks, unread, next_request_id), ending it if it runs; None if taken."},
     {"lane_remaining", reinterpret_cast<PyCFunction>(server_lane_remaining), METH_O,

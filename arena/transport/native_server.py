@@ -232,6 +232,14 @@ class NativeBotServer:
         self._turn_due = False  # ``_write_turn`` is scheduled
         self.lanes = lanes.Lanes(self) if lanes_selected() else None  # hands' decisions played by the C++ threads
         self._corked = False  # ``cork``
+        self._uncork_due = False  # ``uncork_soon``
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop it serves in (``start``)
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop it serves in (after ``start``)."""
+        assert self._loop is not None, "the bots' server was not started"
+        return self._loop
 
     def native(self) -> Any:
         """The C++ server, while it serves (None before ``start`` and after ``stop``)."""
@@ -254,6 +262,17 @@ class NativeBotServer:
             if self._server is not None:
                 self._server.uncork()
 
+    def uncork_soon(self) -> None:
+        """Write what was held since ``cork`` at the loop's next turn, with what the loop writes until then (the
+        tables of a bot of several tables that start their hands in this turn: one write for them all)."""
+        if not self._uncork_due:
+            self._uncork_due = True
+            self.loop.call_soon(self._uncork_turn)
+
+    def _uncork_turn(self) -> None:
+        self._uncork_due = False
+        self.uncork()
+
     async def start(self) -> None:
         native = extension()
         assert native is not None
@@ -261,7 +280,8 @@ class NativeBotServer:
             self._server = native.Server(self.address, PLAY, self.options)
         except RuntimeError as exc:
             raise RuntimeError(f"cannot serve bots on {self.address}: {exc}") from None
-        asyncio.get_running_loop().add_reader(self._server.fd, self._events)
+        self._loop = asyncio.get_running_loop()  # (asked of asyncio once: it makes a getpid system call each time)
+        self._loop.add_reader(self._server.fd, self._events)
 
     def mark(self, call: NativeCall) -> None:
         """``call``'s connection has messages to write, or closed: written at the loop's next turn (a stream that
@@ -271,7 +291,7 @@ class NativeBotServer:
         self._marked.append(call)
         if not self._turn_due:
             self._turn_due = True
-            asyncio.get_running_loop().call_soon(self._write_turn)
+            self.loop.call_soon(self._write_turn)
 
     def _write_turn(self) -> None:
         self._turn_due = False
@@ -290,7 +310,7 @@ class NativeBotServer:
             self.write(call)
         if self._marked and not self._turn_due:
             self._turn_due = True
-            asyncio.get_running_loop().call_soon(self._write_turn)
+            self.loop.call_soon(self._write_turn)
 
     def write(self, call: NativeCall) -> None:
         """Everything queued on ``call``'s connection, handed to the C++ server; once it is closed and drained, the

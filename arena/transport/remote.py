@@ -184,8 +184,8 @@ class RemoteSeat(Seat):
         if session is None or not self.endpoint.live or self._hands.get(table_id) is not session:
             return None
         call = session.conn.native
-        if call is None or call.server.lanes is None or session.conn.gathers:  # a bot of several tables gets what
-            return None  # its tables asked in one batch a loop turn: fewer, larger messages beat a lane's speed there
+        if call is None or call.server.lanes is None:
+            return None
         head, tail = self._builder(table_id).lane_parts(table_id, hand_id, hand.config, hand.num_seats, starting_stack)
         return LanePlace(call.server.lanes, LaneTicket(call, session, head, tail))
 

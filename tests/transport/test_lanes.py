@@ -182,18 +182,30 @@ def test_lanes_record_and_send_what_the_referee_does_without_them(monkeypatch: p
     assert all(0 <= d.elapsed_ms < 60_000 for r in records for d in r.decisions)
 
 
-def test_a_bot_of_several_tables_is_asked_by_the_referees_python(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A bot that plays several tables gets what they asked in one batch a loop turn, not from lanes; the records are
-    grpc.aio's."""
+@pytest.mark.parametrize("silence", [0.0, 0.01])
+def test_lanes_of_a_bot_of_several_tables_are_played_at_the_loops_turn(silence: float,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot that plays several tables answers in ActionBatches (a stray, an illegal or a mixed action among the
+    answers now and then): the lanes play what they can of each batch at the loop's turn and leave the rest to
+    Python; the records are grpc.aio's and lanes-off's, every bot gets the same messages for each hand, and the
+    requests of its tables go out together (RefereeBatches), not one message a decision."""
     monkeypatch.setenv("ARENA_BOT_SERVER", "grpcio")
-    reference, reference_bots, _, _ = play(6, 36, silence=0.0)
+    reference, reference_bots, _, _ = play(6, 36, silence=silence)
     monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    monkeypatch.setenv("ARENA_LANES", "off")
+    unlaned, unlaned_bots, none, _ = play(6, 36, silence=silence)
+    assert none == 0
     monkeypatch.setenv("ARENA_LANES", "on")
-    records, bots, opened, _ = play(6, 36, silence=0.0)
-    assert opened == 0
+    records, bots, opened, laned = play(6, 36, silence=silence)
+    assert opened >= 36
+    decisions = sum(len(r.decisions) for r in records)
+    assert decisions / 2 < laned < decisions
     assert recorded(records, with_table=False) == recorded(reference, with_table=False)
-    for bot, reference_bot in zip(bots, reference_bots, strict=True):
+    assert recorded(records, with_table=False) == recorded(unlaned, with_table=False)
+    for bot, reference_bot, unlaned_bot in zip(bots, reference_bots, unlaned_bots, strict=True):
         assert by_hand(bot) == by_hand(reference_bot)  # type: ignore[arg-type]
+        assert by_hand(bot) == by_hand(unlaned_bot)  # type: ignore[arg-type]
+    assert bots[0].packed > 0
 
 
 def test_ARENA_LANES_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
