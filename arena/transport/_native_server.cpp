@@ -654,14 +654,15 @@ public:
     }
 
     // A message of a stream in ``loop_streams``, offered to the lanes on Python's thread in the order read
-    // (``behind``: an earlier one of its stream went to Python in this turn, and Python reads it first). Each of its
-    // Actions that answers a running lane's open request on that stream, and that the engine takes, is played (its
-    // next request written through ``cork``); a lane whose open request on that stream another of its Actions names
-    // ends first (Python reads that Action with the table's request its own). CONSUMED: every Action played; PASS:
-    // none (the message is Python's as it is; with ``behind``, or one the lanes do not read, after every lane whose
-    // open request is on that stream has ended); REPLACED: ``message`` is now an ActionBatch of the Actions left,
-    // as they were sent. The tables' Actions are independent of one another, so Python reading the rest after the
-    // lanes played theirs records what it would have recorded reading them all.
+    // (``behind``: an earlier one of its stream went to Python in this turn, and Python reads it first). Its Actions
+    // are played in order, each answering a running lane's open request on that stream and taken by the engine (its
+    // next request written through ``cork``), up to the first that is not: that one and every one after it are
+    // Python's, read in order after the lanes whose open request on that stream they name have ended (an Action
+    // Python reads can end the stream, a stray past the rate limit, or the bot's match, its last violation: what
+    // follows it is then never read, so nothing after it is played here). CONSUMED: every Action played; PASS: none
+    // (the message is Python's as it is; with ``behind``, a batch naming a request twice, or one the lanes do not
+    // read, after every lane whose open request is on that stream has ended); REPLACED: ``message`` is now an
+    // ActionBatch of the Actions left, as they were sent.
     Offer offer_loop(uint64_t stream, grpc::ByteBuffer* message, bool behind, Cork* cork) {
         std::vector<grpc::Slice> slices;
         std::string joined;
@@ -669,28 +670,33 @@ public:
         const uint8_t* data = nullptr;
         size_t size = 0;
         if (behind || lanes_running.load() == 0 || !contiguous(*message, &slices, &joined, &data, &size) ||
-            !lane_actions(data, size, &actions)) {
-            recall_stream_locked(stream);
+            !lane_actions(data, size, &actions) || answers_twice(actions)) {  // (Python says the second is answered
+            recall_stream_locked(stream);                                    // already, the request its own)
             return PASS;
         }
-        const ActionFormat& f = action_format;
-        std::string rest;  // the ActionBatch's field of each Action not played
-        size_t left = 0;
+        size_t played = 0;
         double now = monotonic_s();
-        for (auto& [action, bytes] : actions) {
+        for (; played < actions.size(); ++played) {
+            const PlainAction& action = actions[played].first;
             Lane* lane = running_lane(action.table_id);
-            bool asks = lane != nullptr && lane->open_seat >= 0 && lane->seats[size_t(lane->open_seat)].stream == stream;
-            if (asks && action.hand_id == lane->hand_id && action.request_id == uint64_t(lane->open_request) &&
-                play_locked(*lane, action, now, cork))
-                continue;
-            if (asks) end_lane_locked(*lane);  // (a refused action has ended it already)
+            if (lane == nullptr || lane->open_seat < 0 || lane->seats[size_t(lane->open_seat)].stream != stream ||
+                action.hand_id != lane->hand_id || action.request_id != uint64_t(lane->open_request) ||
+                !play_locked(*lane, action, now, cork))  // (a refused action has ended its lane)
+                break;
+        }
+        if (played == actions.size()) return CONSUMED;
+        const ActionFormat& f = action_format;
+        std::string rest;  // the ActionBatch's field of each Action left
+        for (size_t i = played; i < actions.size(); ++i) {
+            auto& [action, bytes] = actions[i];
+            Lane* lane = running_lane(action.table_id);
+            if (lane != nullptr && lane->open_seat >= 0 && lane->seats[size_t(lane->open_seat)].stream == stream)
+                end_lane_locked(*lane);
             put_key(rest, f.batch_actions);
             put_varint(rest, bytes.size());
             rest.append(bytes);
-            ++left;
         }
-        if (left == 0) return CONSUMED;
-        if (left == actions.size()) return PASS;
+        if (played == 0) return PASS;
         std::string out;
         put_key(out, f.message_batch);
         put_varint(out, rest.size());
@@ -698,6 +704,16 @@ public:
         grpc::Slice slice(out.data(), out.size());
         *message = grpc::ByteBuffer(&slice, 1);
         return REPLACED;
+    }
+
+    // Whether two of a batch's Actions name the same table and request.
+    static bool answers_twice(const std::vector<std::pair<PlainAction, std::string_view>>& actions) {
+        if (actions.size() < 2) return false;
+        std::vector<std::pair<uint64_t, std::string_view>> keys;
+        keys.reserve(actions.size());
+        for (const auto& entry : actions) keys.emplace_back(entry.first.request_id, entry.first.table_id);
+        std::sort(keys.begin(), keys.end());
+        return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
     }
 
     // ``play_loop``: the events ``take`` took, with the messages of ``loop_streams`` offered to the lanes in the

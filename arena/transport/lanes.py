@@ -108,22 +108,24 @@ class Lanes:
         # and its messages are played at the loop's turn (``lane_open``'s ``loop``): one batch a turn each way
         loop = any(ticket.session.conn.gathers for ticket in tickets)
         held = self.server.cork()
-        for ticket in tickets:  # the seat to act's stream first: its write leads when they are uncorked
-            call = ticket.call
-            if not call.packing:
-                native.set_batches(call.stream, ticket.session.conn.batches)
-                call.packing = True
-            self.server.write(call)
-        flags = bytearray(max(timeouts) + 1 if timeouts else 0)
-        for index in timeouts:
-            flags[index] = 1
-        lane_id: int = native.lane_open(table_id, hand_id, hand, tickets[0].head, seats, bytes(flags),
-                                        first_request_id, loop)
-        if held:
-            if loop:
-                self.server.uncork_soon()
-            else:
-                self.server.uncork()
+        try:
+            for ticket in tickets:  # the seat to act's stream first: its write leads when they are uncorked
+                call = ticket.call
+                if not call.packing:
+                    native.set_batches(call.stream, ticket.session.conn.batches)
+                    call.packing = True
+                self.server.write(call)
+            flags = bytearray(max(timeouts) + 1 if timeouts else 0)
+            for index in timeouts:
+                flags[index] = 1
+            lane_id: int = native.lane_open(table_id, hand_id, hand, tickets[0].head, seats, bytes(flags),
+                                            first_request_id, loop)
+        finally:  # never left held: what the loop writes later would wait for ever
+            if held:
+                if loop:
+                    self.server.uncork_soon()
+                else:
+                    self.server.uncork()
         if not lane_id:
             return None
         lane = HandLane(self, lane_id, owner, [ticket.session for ticket in tickets])

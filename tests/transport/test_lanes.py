@@ -106,7 +106,8 @@ class ScriptedBot:
         return [action]
 
 
-def play(tables: int, hands: int, silence: float = 0.006) -> tuple[list[HandRecord], list[ScriptedBot], int, int]:
+def play(tables: int, hands: int, silence: float = 0.006, bot_class: type[ScriptedBot] | None = None,
+         ) -> tuple[list[HandRecord], list[ScriptedBot], int, int]:
     """One heads-up match of two scripted bots on ``tables`` tables, over the bots' local socket; also how many
     lanes the C++ server opened (0 on grpc.aio) and how many decisions they played."""
     policy = ClockPolicy(per_action_ms=400, time_bank_ms=1000, max_retries=1, max_violations=0)
@@ -138,7 +139,7 @@ def play(tables: int, hands: int, silence: float = 0.006) -> tuple[list[HandReco
             lanes.open = counted  # type: ignore[method-assign,assignment]
         try:
             match = Match(spec, [(s.name, s) for s in seats], [Keep()])
-            bots = [ScriptedBot(s.token, tables, silence, batches=i == 0) for i, s in enumerate(seats)]
+            bots = [(bot_class or ScriptedBot)(s.token, tables, silence, batches=i == 0) for i, s in enumerate(seats)]
             await asyncio.gather(match.run(), *(bot.play(server.local_address) for bot in bots))
             result.extend(bots)
         finally:
@@ -206,6 +207,75 @@ def test_lanes_of_a_bot_of_several_tables_are_played_at_the_loops_turn(silence: 
         assert by_hand(bot) == by_hand(reference_bot)  # type: ignore[arg-type]
         assert by_hand(bot) == by_hand(unlaned_bot)  # type: ignore[arg-type]
     assert bots[0].packed > 0
+
+
+class AfterBot(ScriptedBot):
+    """Answers in a batch with, now and then, the same request answered twice or a stray after the answer; with
+    ``FLOOD``, that request is answered after 230 strays, past the stream's rate limit."""
+
+    FLOOD: int | None = None
+
+    async def play(self, address: str) -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError):  # the stream the referee closes at the rate limit
+            await super().play(address)
+
+    def _answer(self, table: str, hand: str, request_id: int) -> list[poker_pb2.Action]:
+        answers = super()._answer(table, hand, request_id)
+        if not answers or not self.batches:
+            return answers
+        if request_id == self.FLOOD:
+            stray = K.Action(table_id="nowhere", hand_id=hand, request_id=request_id, kind=K.ACTION_KIND_FOLD)
+            return [stray] * 230 + answers
+        roll = random.Random(f"after:{hand}:{request_id}").random()
+        if roll < 0.08:
+            return [*answers, answers[-1]]  # answered twice
+        if roll < 0.16:
+            return [*answers, K.Action(table_id=table, hand_id=hand + "x", request_id=request_id,
+                                       kind=K.ACTION_KIND_FOLD)]
+        return answers
+
+
+class FloodBot(AfterBot):
+    FLOOD = 4001  # hand 4's first request, bot0's
+
+
+def errors_as_codes(bot: ScriptedBot) -> dict[str, list[bot_pb2.RefereeMessage]]:
+    """``by_hand``, an Error kept as its code (its text lists every table's open requests: timing)."""
+    out = by_hand(bot)
+    for messages in out.values():
+        for message in messages:
+            if message.WhichOneof("msg") == "error":
+                message.error.message = ""
+    return out
+
+
+def test_an_answer_twice_or_a_stray_after_it_in_a_batch_is_told_as_without_lanes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch that answers a request twice is read by Python whole ("answered already" the second time, as without
+    lanes); a stray after the lanes' answers is Python's, after them."""
+    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    monkeypatch.setenv("ARENA_LANES", "off")
+    reference, reference_bots, _, _ = play(3, 30, silence=0.0, bot_class=AfterBot)
+    monkeypatch.setenv("ARENA_LANES", "on")
+    records, bots, opened, laned = play(3, 30, silence=0.0, bot_class=AfterBot)
+    assert opened > 0 and laned > 0
+    assert recorded(records, with_table=False) == recorded(reference, with_table=False)
+    for bot, reference_bot in zip(bots, reference_bots, strict=True):
+        assert errors_as_codes(bot) == errors_as_codes(reference_bot)
+    codes = [m.error.code for ms in errors_as_codes(bots[0]).values() for m in ms if m.WhichOneof("msg") == "error"]
+    assert bot_pb2.ERROR_CODE_OUT_OF_ORDER in codes  # "answered already"
+
+
+def test_no_answer_after_one_python_reads_is_played(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lane plays a batch's answers up to the first it cannot take; that one and the rest are Python's, in order:
+    an answer after 230 strays is never played (the strays close the stream at the rate limit, and Python reads no
+    further), with lanes as without."""
+    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    for lanes in ("off", "on"):
+        monkeypatch.setenv("ARENA_LANES", lanes)
+        records, _, _, _ = play(2, 6, silence=0.0, bot_class=FloodBot)
+        [flooded] = [d for r in records for d in r.decisions if d.request_id == FloodBot.FLOOD]
+        assert flooded.participant == 0 and flooded.how != "ok", lanes
 
 
 def test_ARENA_LANES_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
