@@ -76,6 +76,7 @@ class Lanes:
     def __init__(self, server: NativeBotServer) -> None:
         self.server = server
         self.running: dict[int, HandLane] = {}
+        self.looping = False  # a lane of bots of several tables was opened
         # rings by the soonest deadline of a running lane's open request, or before: one timer for all the lanes, as
         # a session has one for its requests (a lane opened after it, whose deadline is later, costs no timer)
         self._alarm: asyncio.TimerHandle | None = None
@@ -107,6 +108,7 @@ class Lanes:
         # bot of several tables gets it with what its other tables send in this turn of the loop (``uncork_soon``),
         # and its messages are played at the loop's turn (``lane_open``'s ``loop``): one batch a turn each way
         loop = any(ticket.session.conn.gathers for ticket in tickets)
+        self.looping = self.looping or loop
         held = self.server.cork()
         try:
             for ticket in tickets:  # the seat to act's stream first: its write leads when they are uncorked

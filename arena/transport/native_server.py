@@ -233,6 +233,7 @@ class NativeBotServer:
         self.lanes = lanes.Lanes(self) if lanes_selected() else None  # hands' decisions played by the C++ threads
         self._corked = False  # ``cork``
         self._uncork_due = False  # ``uncork_soon``
+        self._uncork_waited = False  # ``_uncork_turn`` has waited its first turn
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop it serves in (``start``)
 
     @property
@@ -263,13 +264,23 @@ class NativeBotServer:
                 self._server.uncork()
 
     def uncork_soon(self) -> None:
-        """Write what was held since ``cork`` at the loop's next turn, with what the loop writes until then (the
-        tables of a bot of several tables that start their hands in this turn: one write for them all)."""
+        """Write what was held since ``cork`` two turns of the loop from now, with what the loop writes until then,
+        as the writer of a bot of several tables waits (``_write_marked``). Where bots of several tables are
+        served through lanes (``Lanes.looping``), every turn's writes are held so: the requests the lanes play, the
+        hands' starts, Python's own. Written at once, they went out as 36% more messages to the Python bots at 64
+        tables (6,893 against 5,066; 86% more to the C++ bots), who spent 15% more CPU reading them: 64 tables of
+        Python bots took 1.048 of the wall time without lanes (five pairs), C++ bots 0.978. Held two turns: 5,085
+        messages, 0.994 (four pairs) and 0.933 (four)."""
         if not self._uncork_due:
             self._uncork_due = True
             self.loop.call_soon(self._uncork_turn)
 
     def _uncork_turn(self) -> None:
+        if not self._uncork_waited:
+            self._uncork_waited = True
+            self.loop.call_soon(self._uncork_turn)
+            return
+        self._uncork_waited = False
         self._uncork_due = False
         self.uncork()
 
@@ -300,6 +311,8 @@ class NativeBotServer:
     def _write_marked(self, waiting: bool) -> None:
         """Write for the calls marked; with ``waiting``, a gathering stream not yet waited for waits one turn."""
         marked, self._marked = self._marked, []
+        if marked and self.lanes is not None and self.lanes.looping and self.cork():
+            self.uncork_soon()
         for call in marked:
             conn = call.conn
             if waiting and conn is not None and conn.gathers and not call.waited and not conn.closed:
@@ -351,7 +364,10 @@ class NativeBotServer:
                 self._write_marked(waiting=True)
         finally:
             if corked:  # never left held: what the loop writes later would wait for ever
-                self.uncork()
+                if self.lanes is not None and self.lanes.looping:
+                    self.uncork_soon()
+                else:
+                    self.uncork()
 
     def _handle(self, native: ModuleType, events: list[tuple[int, int, Any]]) -> None:
         calls = self._calls
