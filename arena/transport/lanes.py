@@ -4,9 +4,11 @@ hand instead of once per decision (arena.referee.lane says what a lane is to the
 
 Where and when: for a bot of one table, on gRPC's thread that reads its Action, at once (its bot waits for nothing
 else). For a bot of several tables (``lane_open``'s ``loop``), on the referee's thread when it takes what was read
-(``take``, once a loop turn), each ActionBatch's answers played in order, the rest of the batch left to Python as an
-ActionBatch of what is left, and the next requests written with everything else that turn writes, one message per
-stream: played at once, its bots got eight times as many messages (one per decision) and spent 45% more CPU.
+(``take``, once a loop turn), each ActionBatch's answers played in order up to the first a lane cannot take (that
+one and the rest left to Python, in order, as an ActionBatch of their own), and the next requests held with
+everything else the loop writes for two turns, as the writer of a bot of several tables waits
+(``NativeBotServer.uncork_soon``): played on gRPC's threads, its bots got eight times as many messages (one per
+decision) and spent 45% more CPU; written at each turn, a third more.
 
 A lane takes an Action only if it is plain (ids, kind, amount and a comment or not), answers the lane's open request on
 the stream that request went to, and is legal; it then records it, charges the bot's clock and writes the next seat's
@@ -76,7 +78,7 @@ class Lanes:
     def __init__(self, server: NativeBotServer) -> None:
         self.server = server
         self.running: dict[int, HandLane] = {}
-        self.looping = False  # a lane of bots of several tables was opened
+        self.looped = False  # a lane of bots of several tables was opened
         # rings by the soonest deadline of a running lane's open request, or before: one timer for all the lanes, as
         # a session has one for its requests (a lane opened after it, whose deadline is later, costs no timer)
         self._alarm: asyncio.TimerHandle | None = None
@@ -108,7 +110,7 @@ class Lanes:
         # bot of several tables gets it with what its other tables send in this turn of the loop (``uncork_soon``),
         # and its messages are played at the loop's turn (``lane_open``'s ``loop``): one batch a turn each way
         loop = any(ticket.session.conn.gathers for ticket in tickets)
-        self.looping = self.looping or loop
+        self.looped = self.looped or loop
         held = self.server.cork()
         try:
             for ticket in tickets:  # the seat to act's stream first: its write leads when they are uncorked
@@ -134,6 +136,12 @@ class Lanes:
         self.running[lane_id] = lane
         self._watch(min(per_action_ms + bank_ms for per_action_ms, bank_ms in clocks) / 1000)
         return lane.recall
+
+    @property
+    def gathering(self) -> bool:
+        """Whether the loop's writes are held two turns (``NativeBotServer.uncork_soon``): lanes of bots of several
+        tables run (when none does, as after a match's last hand, what the loop writes goes as it always did)."""
+        return self.looped and bool(self.running)
 
     def _watch(self, delay_s: float) -> None:
         """Let the alarm ring within ``delay_s``: set it sooner if it would ring later."""

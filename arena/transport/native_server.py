@@ -266,7 +266,7 @@ class NativeBotServer:
     def uncork_soon(self) -> None:
         """Write what was held since ``cork`` two turns of the loop from now, with what the loop writes until then,
         as the writer of a bot of several tables waits (``_write_marked``). Where bots of several tables are
-        served through lanes (``Lanes.looping``), every turn's writes are held so: the requests the lanes play, the
+        served through lanes (``Lanes.gathering``), every turn's writes are held so: the requests the lanes play, the
         hands' starts, Python's own. Written at once, they went out as 36% more messages to the Python bots at 64
         tables (6,893 against 5,066; 86% more to the C++ bots), who spent 15% more CPU reading them: 64 tables of
         Python bots took 1.048 of the wall time without lanes (five pairs), C++ bots 0.978. Held two turns: 5,085
@@ -311,7 +311,7 @@ class NativeBotServer:
     def _write_marked(self, waiting: bool) -> None:
         """Write for the calls marked; with ``waiting``, a gathering stream not yet waited for waits one turn."""
         marked, self._marked = self._marked, []
-        if marked and self.lanes is not None and self.lanes.looping and self.cork():
+        if marked and self.lanes is not None and self.lanes.gathering and self.cork():
             self.uncork_soon()
         for call in marked:
             conn = call.conn
@@ -364,7 +364,7 @@ class NativeBotServer:
                 self._write_marked(waiting=True)
         finally:
             if corked:  # never left held: what the loop writes later would wait for ever
-                if self.lanes is not None and self.lanes.looping:
+                if self.lanes is not None and self.lanes.gathering:
                     self.uncork_soon()
                 else:
                     self.uncork()

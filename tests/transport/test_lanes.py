@@ -200,7 +200,8 @@ def test_lanes_of_a_bot_of_several_tables_are_played_at_the_loops_turn(silence: 
     records, bots, opened, laned = play(6, 36, silence=silence)
     assert opened >= 36
     decisions = sum(len(r.decisions) for r in records)
-    assert decisions / 2 < laned < decisions
+    assert decisions / 10 < laned < decisions  # (fewer on a loaded machine: more messages meet in a turn, and a
+    # stream whose message went to Python has its lanes recalled for the rest of the turn)
     assert recorded(records, with_table=False) == recorded(reference, with_table=False)
     assert recorded(records, with_table=False) == recorded(unlaned, with_table=False)
     for bot, reference_bot, unlaned_bot in zip(bots, reference_bots, unlaned_bots, strict=True):
