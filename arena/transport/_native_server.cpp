@@ -608,22 +608,12 @@ public:
                             PlainAction* action) {
         const uint8_t* data;
         size_t size;
-        if (!contiguous(message, slices, joined, &data, &size)) return false;
-        const ActionFormat& f = action_format;
-        Reader top{data, data + size};
-        uint32_t number;
-        int type;
-        uint64_t value = 0;
-        const uint8_t* bytes = nullptr;
-        size_t len = 0;
-        if (!top.field(&number, &type, &value, &bytes, &len) || type != 2 || top.at != top.end) return false;
-        if (number == f.message_action) return read_action(bytes, len, action);
-        if (number != f.message_batch) return false;
-        Reader batch{bytes, bytes + len};
-        if (!batch.field(&number, &type, &value, &bytes, &len) || number != f.batch_actions || type != 2 ||
-            batch.at != batch.end)
+        std::vector<std::pair<PlainAction, std::string_view>> actions;
+        if (!contiguous(message, slices, joined, &data, &size) || !lane_actions(data, size, &actions) ||
+            actions.size() != 1)
             return false;
-        return read_action(bytes, len, action);
+        *action = actions[0].first;
+        return true;
     }
 
     // The Actions of a message of a bot of several tables (BotMessage.action, or an ActionBatch of any number of
