@@ -240,6 +240,30 @@ class FloodBot(AfterBot):
     FLOOD = 4001  # hand 4's first request, bot0's
 
 
+class SplitFloodBot(FloodBot):
+    """FloodBot with the strays in one message and the answer right after them in another: whether the two meet in
+    one turn of the referee's loop (the lanes then take nothing more from that stream in the turn: ``behind``) or
+    not (the stream is closed by then), the answer is never played. (Here they rarely meet: a test that forced it
+    would have to hold the referee's loop.)"""
+
+    async def _handle(self, call: Any, messages: list[bot_pb2.RefereeMessage]) -> bool:
+        return await super()._handle(_Splitting(call), messages)
+
+
+class _Splitting:
+    """A stream whose ActionBatch of strays and answers is written as two messages, back to back."""
+
+    def __init__(self, call: Any) -> None:
+        self.call = call
+
+    async def write(self, message: bot_pb2.BotMessage) -> None:
+        actions = list(message.actions.actions)
+        if len(actions) > 230:
+            await self.call.write(bot_pb2.BotMessage(actions=bot_pb2.ActionBatch(actions=actions[:230])))
+            message = bot_pb2.BotMessage(actions=bot_pb2.ActionBatch(actions=actions[230:]))
+        await self.call.write(message)
+
+
 def errors_as_codes(bot: ScriptedBot) -> dict[str, list[bot_pb2.RefereeMessage]]:
     """``by_hand``, an Error kept as its code (its text lists every table's open requests: timing)."""
     out = by_hand(bot)
@@ -267,14 +291,17 @@ def test_an_answer_twice_or_a_stray_after_it_in_a_batch_is_told_as_without_lanes
     assert bot_pb2.ERROR_CODE_OUT_OF_ORDER in codes  # "answered already"
 
 
-def test_no_answer_after_one_python_reads_is_played(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A lane plays a batch's answers up to the first it cannot take; that one and the rest are Python's, in order:
-    an answer after 230 strays is never played (the strays close the stream at the rate limit, and Python reads no
-    further), with lanes as without."""
+@pytest.mark.parametrize("bot_class", [FloodBot, SplitFloodBot])
+def test_no_answer_after_one_python_reads_is_played(bot_class: type[ScriptedBot],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lane plays a batch's answers up to the first it cannot take; that one and the rest are Python's, in order,
+    and so is every later message of that stream in the same turn: an answer after 230 strays, in their batch or in
+    the next message, is never played (the strays close the stream at the rate limit, and Python reads no further),
+    with lanes as without."""
     monkeypatch.setenv("ARENA_BOT_SERVER", "native")
     for lanes in ("off", "on"):
         monkeypatch.setenv("ARENA_LANES", lanes)
-        records, _, _, _ = play(2, 6, silence=0.0, bot_class=FloodBot)
+        records, _, _, _ = play(2, 6, silence=0.0, bot_class=bot_class)
         [flooded] = [d for r in records for d in r.decisions if d.request_id == FloodBot.FLOOD]
         assert flooded.participant == 0 and flooded.how != "ok", lanes
 
