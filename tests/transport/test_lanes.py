@@ -397,7 +397,11 @@ class CraftedBot:
 
 def play_crafted(mode: str, hands: int = 4) -> tuple[list[HandRecord], list[bytes]]:
     """bot0 answers plainly, through a lane; bot1 with ``crafted(mode)``."""
-    policy = ClockPolicy(per_action_ms=150, time_bank_ms=0, max_retries=1, max_violations=0, reconnect_grace_ms=50)
+    # a bot that answers gets time to spare on a loaded machine (at 150 ms a suite run once timed one out, and the
+    # records differed); one that never answers (a Join read last) is timed out sooner
+    per_action_ms = 150 if mode == "a_join_after" else 600
+    policy = ClockPolicy(per_action_ms=per_action_ms, time_bank_ms=0, max_retries=1, max_violations=0,
+                         reconnect_grace_ms=50)
     spec = MatchSpec("cr", "seed-crafted", hands, config=TableConfig(), starting_stack=2000, policy=policy)
     [seats] = remote_seats(spec, ["bot0", "bot1"])
     records: list[HandRecord] = []
