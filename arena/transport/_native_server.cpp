@@ -75,8 +75,9 @@ class NativeServer;
 //
 // A lane of bots of several tables (``loop``) is played the same way but on Python's thread, at the loop's turn: the
 // streams of its seats are offered to the lanes when Python takes what was read (``play_loop``), each Action of an
-// ActionBatch in turn (``offer_loop``), what is left going to Python as an ActionBatch of its own; the requests the
-// answers make are corked with everything else the turn writes, one message per stream.
+// ActionBatch in turn up to the first a lane cannot take (``offer_loop``), that one and the rest going to Python as an
+// ActionBatch of their own; the requests the answers make wait in Python's cork with everything else the loop writes
+// until Python lets it go (two turns later: ``NativeBotServer.uncork_soon``), one message per stream.
 
 // How an Action is read off the wire: field numbers from the protocol's descriptors (set_action_format), so this
 // file names none of its own.

@@ -270,7 +270,8 @@ class NativeBotServer:
         hands' starts, Python's own. Written at once, they went out as 36% more messages to the Python bots at 64
         tables (6,893 against 5,066; 86% more to the C++ bots), who spent 15% more CPU reading them: 64 tables of
         Python bots took 1.048 of the wall time without lanes (five pairs), C++ bots 0.978. Held two turns: 5,085
-        messages, 0.994 (four pairs) and 0.933 (four)."""
+        messages, 0.991 (five pairs) and 0.952 (five). A request's clock starts as it is held (as for one Python
+        writes): the mean think time of 64 tables of C++ bots reads 1.5 ms against 1.2 without lanes."""
         if not self._uncork_due:
             self._uncork_due = True
             self.loop.call_soon(self._uncork_turn)
