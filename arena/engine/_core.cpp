@@ -2003,6 +2003,45 @@ PyObject *unpack_events(PyObject *, PyObject *data)
     return out;
 }
 
+/* packed_facts(data): what the scoring worker reads of a hand's packed events without unpacking them: the seats that
+ * posted an entry blind (in order: the record's hand is started with them again) and, if the hand went to a
+ * showdown, how many board cards were out when its last action was taken (arena.ratings.allin.runout_point's
+ * count; -1 without a showdown). */
+PyObject *packed_facts(PyObject *, PyObject *data)
+{
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "packed_facts() takes bytes");
+        return NULL;
+    }
+    const unsigned char *at = reinterpret_cast<const unsigned char *>(PyBytes_AS_STRING(data));
+    size_t size = size_t(PyBytes_GET_SIZE(data));
+    if (size < 1 || at[0] != PACKED_VERSION || (size - 1) % PACKED_EVENT != 0) {
+        PyErr_SetString(PyExc_ValueError, "packed_facts(): not the packed events of this engine's version");
+        return NULL;
+    }
+    size_t count = (size - 1) / PACKED_EVENT;
+    at++;
+    int entries[MAX_N], entry_count = 0, board = 0, known = 0;
+    bool showdown = false;
+    for (size_t i = 0; i < count; i++, at += PACKED_EVENT) {
+        int kind = at[8], seat = int8_t(at[9]), ncards = at[11];
+        if (kind == POST_ENTRY_BLIND && entry_count < MAX_N)
+            entries[entry_count++] = seat;
+        else if (kind == DEAL_BOARD)
+            board += ncards ? ncards : 1;
+        else if (kind >= E_FOLD && kind <= E_RAISE)
+            known = board;
+        else if (kind == SHOW || kind == MUCK)
+            showdown = true;
+    }
+    PyObject *seats = PyTuple_New(entry_count);
+    if (seats == NULL)
+        return NULL;
+    for (int i = 0; i < entry_count; i++)
+        PyTuple_SET_ITEM(seats, i, PyLong_FromLong(entries[i]));
+    return Py_BuildValue("(Ni)", seats, showdown ? known : -1);
+}
+
 /* pack_batch(messages): serialized RefereeMessages (a list of bytes) as one serialized RefereeMessage holding a
  * RefereeBatch of them, each copied once (wire.packed, the reference, does the same in Python). */
 PyObject *pack_batch(PyObject *, PyObject *messages)
@@ -2032,6 +2071,199 @@ PyObject *pack_batch(PyObject *, PyObject *messages)
         body.bytes(wire_format.batch[1], PyBytes_AS_STRING(item), size_t(PyBytes_GET_SIZE(item)));
     }
     return message_bytes(wire_format.batch[0], body);
+}
+
+/* ------------------------------------------------------------------------------------------ AIVAT's luck terms */
+
+/* aivat_terms of arena/ratings/aivat.py's luck_terms, for a hand whose decisions drew no mixed action: the record
+ * replayed on a copy of the started hand, and each chance event's value(after) - value(before), every float
+ * operation in the reference's order (so the terms are the same to the last bit: tests/ratings/test_aivat_compiled.py
+ * compares them). The check-down shares come from the reference's own ``_shares`` (a Python callable, remembered),
+ * called only where a pot is contested; everything around it (the replay, the pots, the sums) is here. */
+struct LuckArgs {
+    PyObject *hole;      /* per seat, its hole cards as a tuple */
+    PyObject *shares;    /* _shares(holes, board, samples) -> a float per holder */
+    PyObject *small, *big; /* the samples ints passed on: PREFLOP_SAMPLES, PREFLOP_SAMPLES_BIG */
+    int64_t big_pot;     /* BIG_POT_BB * big_blind: pots above it take ``big`` draws before the flop */
+    uint32_t masks[MAX_N + 1];
+    PyObject *holes[MAX_N + 1]; /* per eligible mask met: its holders' hole cards (owned) */
+    int known;
+};
+
+PyObject *luck_holes(LuckArgs &a, uint32_t eligible)
+{
+    for (int i = 0; i < a.known; i++)
+        if (a.masks[i] == eligible)
+            return a.holes[i];
+    if (a.known == MAX_N + 1) { /* (more sets than pots a hand can have: start again) */
+        for (int i = 0; i < a.known; i++)
+            Py_DECREF(a.holes[i]);
+        a.known = 0;
+    }
+    int count = __builtin_popcount(eligible);
+    PyObject *holes = PyTuple_New(count);
+    if (holes == NULL)
+        return NULL;
+    for (int s = 0, k = 0; s < MAX_N; s++)
+        if (eligible >> s & 1) {
+            PyObject *cards = PyTuple_GET_ITEM(a.hole, s);
+            Py_INCREF(cards);
+            PyTuple_SET_ITEM(holes, k++, cards);
+        }
+    a.masks[a.known] = eligible;
+    a.holes[a.known++] = holes;
+    return holes;
+}
+
+/* _Checkdown.value: each seat's expected chips from the pots by check-down from the board's first ``board_len``
+ * cards (-1: before the hole cards, every eligible seat an equal share). False with a Python error set. */
+bool luck_value(LuckArgs &a, const State &s, const PotRec *pots, int count, int board_len, double *won)
+{
+    for (int i = 0; i < s.n; i++)
+        won[i] = 0.0;
+    int64_t total = 0;
+    for (int i = 0; i < count; i++)
+        total += pots[i].amount;
+    PyObject *samples = total > a.big_pot && board_len == 0 ? a.big : a.small;
+    PyObject *board = NULL;
+    for (int i = 0; i < count; i++) {
+        uint32_t eligible = pots[i].eligible;
+        int holders = __builtin_popcount(eligible);
+        double amount = double(pots[i].amount);
+        if (holders == 1 || board_len < 0) {
+            for (int seat = 0; seat < s.n; seat++)
+                if (eligible >> seat & 1)
+                    won[seat] += amount / double(holders);
+            continue;
+        }
+        PyObject *holes = luck_holes(a, eligible);
+        if (holes == NULL || (board == NULL && (board = cards_tuple(s.board, board_len)) == NULL)) {
+            Py_XDECREF(board);
+            return false;
+        }
+        PyObject *shares = PyObject_CallFunctionObjArgs(a.shares, holes, board, samples, NULL);
+        if (shares == NULL) {
+            Py_DECREF(board);
+            return false;
+        }
+        if (!PyTuple_Check(shares) || PyTuple_GET_SIZE(shares) != holders) {
+            PyErr_SetString(PyExc_TypeError, "aivat_terms(): shares() must return a tuple of a float per holder");
+            Py_DECREF(shares);
+            Py_DECREF(board);
+            return false;
+        }
+        for (int seat = 0, k = 0; seat < s.n; seat++)
+            if (eligible >> seat & 1) {
+                double share = PyFloat_AsDouble(PyTuple_GET_ITEM(shares, k++));
+                if (share == -1.0 && PyErr_Occurred()) {
+                    Py_DECREF(shares);
+                    Py_DECREF(board);
+                    return false;
+                }
+                won[seat] += amount * share;
+            }
+        Py_DECREF(shares);
+    }
+    Py_XDECREF(board);
+    return true;
+}
+
+/* One chance event's term, (street, (value(after) - value(before) per seat)), appended to ``out``. */
+bool luck_term(LuckArgs &a, const State &s, const PotRec *pots, int count, int street, int before, int after,
+               PyObject *out)
+{
+    double was[MAX_N], now[MAX_N];
+    if (!luck_value(a, s, pots, count, before, was) || !luck_value(a, s, pots, count, after, now))
+        return false;
+    PyObject *term = PyTuple_New(s.n);
+    if (term == NULL)
+        return false;
+    for (int i = 0; i < s.n; i++) {
+        PyObject *f = PyFloat_FromDouble(now[i] - was[i]);
+        if (f == NULL) {
+            Py_DECREF(term);
+            return false;
+        }
+        PyTuple_SET_ITEM(term, i, f);
+    }
+    PyObject *pair = Py_BuildValue("(iN)", street, term);
+    if (pair == NULL)
+        return false;
+    int failed = PyList_Append(out, pair);
+    Py_DECREF(pair);
+    return failed == 0;
+}
+
+/* The pots fit a double exactly (the reference divides and multiplies Python ints; past 2**53 a double would not
+ * be the same number): else the caller takes the reference's path. */
+bool pots_exact(const PotRec *pots, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (pots[i].amount > MAX_CHIPS)
+            return false;
+    return true;
+}
+
+/* aivat_terms(hand, decisions, hole, shares, samples, samples_big, big_pot): see LuckArgs. ``hand``: the record's
+ * hand once its forced bets are posted (not changed: a copy is replayed); ``decisions``: (seat, kind, amount) per
+ * decision, in order. A list of (street, terms) with street 0 the hole cards, 1 the flop, 2 the turn, 3 the river;
+ * None when the replay does not go through (a refused decision, payoffs that do not add up, a pot past 2**53): the
+ * reference then says why, or scores it with Python's unbounded ints. */
+PyObject *aivat_terms(PyObject *, PyObject *args)
+{
+    PyObject *hand, *decisions;
+    LuckArgs a{};
+    if (!PyArg_ParseTuple(args, "O!O!O!OO!O!L:aivat_terms", &HandType, &hand, &PyList_Type, &decisions,
+                          &PyTuple_Type, &a.hole, &a.shares, &PyLong_Type, &a.small, &PyLong_Type, &a.big,
+                          &a.big_pot))
+        return NULL;
+    State s = ((HandObject *)hand)->s;
+    bool holes_ok = PyTuple_GET_SIZE(a.hole) == s.n;
+    for (int i = 0; holes_ok && i < s.n; i++)
+        holes_ok = PyTuple_Check(PyTuple_GET_ITEM(a.hole, i));
+    if (!holes_ok) {
+        PyErr_SetString(PyExc_TypeError, "aivat_terms(): hole takes one tuple of cards per seat");
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    static const int streets[3][3] = {{0, 3, 1}, {3, 4, 2}, {4, 5, 3}}; /* first card, last card, street */
+    PotRec pots[MAX_N + 1];
+    int count = hand_pots(s, pots);
+    bool none = !pots_exact(pots, count);
+    bool ok = none || luck_term(a, s, pots, count, 0, -1, 0, out);
+    int dealt = s.board_len;
+    for (Py_ssize_t d = 0; ok && !none && d < PyList_GET_SIZE(decisions); d++) {
+        long long seat, kind, amount;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(decisions, d), "LLL:aivat_terms", &seat, &kind, &amount)) {
+            ok = false;
+            break;
+        }
+        bool known = seat >= 0 && seat < s.n && kind >= FOLD && kind <= ALL_IN;
+        Verdict v = known ? judge(s, int(seat), int(kind), amount) : refused(UNKNOWN_KIND, "R6.1");
+        if (v.refusal || !perform(s, int(seat), v)) {
+            none = true;
+            break;
+        }
+        if (s.board_len > dealt) {
+            count = hand_pots(s, pots);
+            none = !pots_exact(pots, count);
+            for (int i = 0; i < 3 && ok && !none; i++)
+                if (dealt <= streets[i][0] && streets[i][0] < s.board_len)
+                    ok = luck_term(a, s, pots, count, streets[i][2], streets[i][0], streets[i][1], out);
+            dealt = s.board_len;
+        }
+    }
+    for (int i = 0; i < a.known; i++)
+        Py_DECREF(a.holes[i]);
+    if (!ok || none) {
+        Py_DECREF(out);
+        if (!ok)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    return out;
 }
 
 /* ------------------------------------------------------------------------------------------ the C API */
@@ -2235,6 +2467,12 @@ PyMethodDef module_methods[] = {
      "pack_batch(messages): serialized RefereeMessages as one serialized RefereeMessage holding their RefereeBatch."},
     {"unpack_events", (PyCFunction)unpack_events, METH_O,
      "unpack_events(data): the events Hand.packed_events packed, as a tuple of Event."},
+    {"packed_facts", (PyCFunction)packed_facts, METH_O,
+     "packed_facts(data): the entry blinds' seats of packed events, and the board cards out at the last action if "
+     "the hand went to a showdown (-1 if not)."},
+    {"aivat_terms", (PyCFunction)aivat_terms, METH_VARARGS,
+     "aivat_terms(hand, decisions, hole, shares, samples, samples_big, big_pot): arena.ratings.aivat's luck terms "
+     "of a hand without mixed actions, replayed from its started hand, or None (the reference says why)."},
     {"_api_act", (PyCFunction)test_api_act, METH_VARARGS,
      "Test only: _api_act(hand, seat, kind, amount), the C API's act through the capsule (ARENA_ACTED 0, "
      "ARENA_REFUSED 1)."},

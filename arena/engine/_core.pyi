@@ -1,6 +1,6 @@
 """Types of the compiled engine (arena/engine/_core.cpp): the API of arena.engine.hand.Hand, which it mirrors."""
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from arena.engine.actions import Action, ActionKind, Event, LegalActions, Street
 from arena.engine.config import TableConfig
@@ -81,6 +81,10 @@ class Hand:
     def end_wire(self, timeouts: frozenset[int], table_id: str, hand_id: str) -> tuple[bytes, ...]: ...
 
 def unpack_events(data: bytes) -> tuple[Event, ...]: ...
+def packed_facts(data: bytes) -> tuple[tuple[int, ...], int]: ...
+def aivat_terms(hand: Hand, decisions: list[tuple[int, int, int]], hole: tuple[tuple[int, ...], ...],
+                shares: Callable[[tuple[tuple[int, ...], ...], tuple[int, ...], int], tuple[float, ...]],
+                samples: int, samples_big: int, big_pot: int) -> list[tuple[int, tuple[float, ...]]] | None: ...
 def pack_batch(messages: list[bytes]) -> bytes: ...
 
 def set_wire_format(

@@ -54,8 +54,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.engine import Hand
+
+try:
+    from arena.engine._core import Hand as _CompiledHand
+    from arena.engine._core import aivat_terms as _core_terms
+except ImportError:  # installed without the compiled engine: the reference scores every hand
+    _CompiledHand = None  # type: ignore[assignment,misc]
 from arena.engine.pots import Pot
-from arena.ratings.runouts import board_orders
+from arena.ratings.runouts import board_shares
 from arena.referee import HandRecord
 
 # the name results are shown under; a change of value function is a new name (v2: a heads-up pot's check-down
@@ -148,16 +154,9 @@ def _outcome(hand: Hand) -> Outcome:
 @functools.lru_cache(maxsize=ORDERS_KEPT)
 def _shares(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], samples: int) -> tuple[float, ...]:
     """Each of ``holes``' expected share of a pot by check-down from ``board``: how often each showdown order comes
-    up over the runouts, a tie's count split among its winners (a pure function of its arguments, so remembered:
-    the hands of a duplicate set deal the same cards, and often reach the same check-downs)."""
-    orders = board_orders(holes, board, samples, ESTIMATOR)
-    total = sum(orders.values())
-    shares = [0.0] * len(holes)
-    for order, count in orders.items():
-        winners = [i for i, rank in enumerate(order) if rank == 0]
-        for i in winners:
-            shares[i] += count / total / len(winners)
-    return tuple(shares)
+    up over the runouts, a tie's count split among its winners (``board_shares``: a pure function of its arguments,
+    so remembered: the hands of a duplicate set deal the same cards, and often reach the same check-downs)."""
+    return board_shares(holes, board, samples, ESTIMATOR)
 
 
 class _Checkdown:
@@ -199,7 +198,48 @@ class _Checkdown:
 
 def luck_terms(record: HandRecord) -> list[tuple[str, tuple[float, ...]]]:
     """Each luck term per seat, in order: a chance event's ``value(after) - value(before)``, named by its street,
-    and a drawn action's ``value(drawn) - E[value]`` over its mixed action, named ``action``."""
+    and a drawn action's ``value(drawn) - E[value]`` over its mixed action, named ``action``. Worked out by the
+    compiled engine when it plays and no decision drew a mixed action (``compiled_luck_terms``), else by the
+    reference (``reference_luck_terms``): the same terms to the last bit (tests/ratings/test_aivat_compiled.py)."""
+    terms = compiled_luck_terms(record)
+    return reference_luck_terms(record) if terms is None else terms
+
+
+_CHANCE_STREETS = ("hole", "flop", "turn", "river")  # aivat_terms' street numbers
+
+
+def compiled_luck_terms(record: HandRecord) -> list[tuple[str, tuple[float, ...]]] | None:
+    """``reference_luck_terms`` by the compiled engine (``compiled_terms``); None where it does not apply (the
+    Python engine selected, a drawn mixed action, a record the engine refuses, a pot past 2**53 chips)."""
+    decisions = record.decisions
+    for decision in decisions:
+        if decision.policy:
+            return None
+    from arena.records.phh_sink import start_hand
+
+    hand = start_hand(record)
+    if _CompiledHand is None or not isinstance(hand, _CompiledHand):
+        return None
+    return compiled_terms(hand, [(d.seat, d.action.kind._value_, d.action.amount) for d in decisions], record.hole,
+                          record.config.big_blind)
+
+
+def compiled_terms(hand: _CompiledHand, decisions: list[tuple[int, int, int]], hole: Sequence[Sequence[int]],
+                   big_blind: int) -> list[tuple[str, tuple[float, ...]]] | None:
+    """The luck terms of a hand without drawn mixed actions from its started compiled ``hand`` (not changed), its
+    decisions as (seat, kind, amount) and its hole cards: ``_core.aivat_terms`` (the replay, the pots and the sums
+    in C, the check-downs' shares from ``_shares``), about a tenth of the reference's time; None if the engine
+    refuses the replay or a pot passes 2**53 chips."""
+    terms = _core_terms(hand, decisions, tuple(map(tuple, hole)), _shares, PREFLOP_SAMPLES, PREFLOP_SAMPLES_BIG,
+                        BIG_POT_BB * big_blind)
+    if terms is None:
+        return None
+    return [(_CHANCE_STREETS[street], term) for street, term in terms]
+
+
+def reference_luck_terms(record: HandRecord) -> list[tuple[str, tuple[float, ...]]]:
+    """``luck_terms`` in Python, from ``luck_points``: the readable definition, and the only one for drawn mixed
+    actions."""
     checkdown = _Checkdown(record, record.config.big_blind)
     terms = []
     for point in luck_points(record):
@@ -220,8 +260,13 @@ def luck_terms(record: HandRecord) -> list[tuple[str, tuple[float, ...]]]:
 def aivat_payoffs(record: HandRecord) -> tuple[float, ...]:
     """Each seat's payoff less the luck of the cards (the chance-node terms): an unbiased, lower-variance estimate
     of the same expectation as the dealt payoffs."""
-    adjusted = [float(p) for p in record.payoffs]
-    for _, term in luck_terms(record):
+    return adjusted(record.payoffs, luck_terms(record))
+
+
+def adjusted(payoffs: Sequence[int], terms: list[tuple[str, tuple[float, ...]]]) -> tuple[float, ...]:
+    """The payoffs less the luck terms, each seat's in the terms' order."""
+    out = [float(p) for p in payoffs]
+    for _, term in terms:
         for seat, luck in enumerate(term):
-            adjusted[seat] -= luck
-    return tuple(adjusted)
+            out[seat] -= luck
+    return tuple(out)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import math
 
-from arena_sdk._eval import runout_orders
+from arena_sdk._eval import runout_orders, runout_shares
 from arena_sdk.preflop import headsup_orders
 
 
@@ -28,6 +28,28 @@ def board_orders(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], sam
     if completions(len(holes), len(board)) <= samples:  # every completion counted: no draws, and no seed (a
         return runout_orders(list(holes), board, samples, 0)  # SHA-256 of the cards was 7% of the scoring worker)
     return runout_orders(list(holes), board, samples, draws_seed(salt, list(holes), board))
+
+
+def board_shares(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], samples: int,
+                 salt: str) -> tuple[float, ...]:
+    """Each player's expected share of a pot they all contest over the board's completions: ``shares_of`` the
+    ``board_orders``, summed in C (``runout_shares``) where the orders are counted there, to the same last bit."""
+    if len(holes) == 2 and not board:
+        return shares_of(headsup_orders(holes[0], holes[1]), 2)
+    seed = 0 if completions(len(holes), len(board)) <= samples else draws_seed(salt, list(holes), board)
+    return runout_shares(holes, board, samples, seed)
+
+
+def shares_of(orders: dict[tuple[int, ...], int], players: int) -> tuple[float, ...]:
+    """Each player's expected share of a pot from how often each order of finish comes up: a tie's count split
+    among its winners (the definition ``runout_shares`` computes in C, in the same order)."""
+    total = sum(orders.values())
+    shares = [0.0] * players
+    for order, count in orders.items():
+        winners = [i for i, rank in enumerate(order) if rank == 0]
+        for i in winners:
+            shares[i] += count / total / len(winners)
+    return tuple(shares)
 
 
 def completions(players: int, known: int) -> int:

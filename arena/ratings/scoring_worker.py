@@ -37,8 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TypeVar
 
-from arena.engine import Action, ActionKind, Event, EventKind
+from arena.engine import Action, ActionKind, Event, EventKind, RuleError
 from arena.engine.config import TableConfig
+from arena.ratings.aivat import adjusted, compiled_terms
 from arena.ratings.estimators import ADJUSTED, Estimator, Rescored, remember, rescore
 from arena.ratings.session_scoring import Changes, HandDeltas, SessionJob, fold_changes, hand_deltas
 from arena.records import queries
@@ -46,6 +47,11 @@ from arena.records.db import Database
 from arena.referee import DecisionRecord, HandRecord
 from arena.referee.status import DecisionHow
 from arena.runner.collector import collect_in_batches
+
+try:
+    from arena.engine import _core
+except ImportError:  # installed without the compiled engine: every hand is unpacked and scored by the reference
+    _core = None  # type: ignore[assignment]
 
 log = logging.getLogger("arena.ratings.scoring")
 
@@ -199,9 +205,45 @@ def score_batch(batch: Batch) -> Scored:
         missing = sorted(set(batch.numbers) - {r.hand_number for r in records})
         if missing:
             raise LookupError(f"hands {missing[:5]} of match {batch.match_id!r} are not in {batch.db_path}")
-    else:
-        records = [unpack(pickle.loads(h), batch.configs, batch.match_id) for h in batch.hands]
-    return {r.hand_number: (r.seating, hand_deltas(r)) for r in records}
+        return {r.hand_number: (r.seating, hand_deltas(r)) for r in records}
+    scored: Scored = {}
+    for pickled in batch.hands:
+        packed = pickle.loads(pickled)
+        quick = packed_deltas(packed, batch.configs)
+        if quick is None:
+            record = unpack(packed, batch.configs, batch.match_id)
+            quick = (record.seating, hand_deltas(record))
+        scored[packed[0]] = quick
+    return scored
+
+
+def packed_deltas(packed: Packed, configs: Sequence[TableConfig]) -> tuple[tuple[int, ...], HandDeltas] | None:
+    """``hand_deltas`` of a packed hand of the compiled engine that no all-in EV rescores and no drawn mixed action
+    touches (most hands), without unpacking it: all-in EV changes nothing, and AIVAT's terms come from the packed
+    decisions (``aivat.compiled_terms``); the same deltas to the last bit (tests/ratings/test_aivat_compiled.py).
+    None for any other hand, which ``unpack`` and ``hand_deltas`` then score."""
+    (_, _, _, seating, button, config, stacks, deck, hole, board, events, payoffs, _, decisions) = packed
+    if _core is None or not isinstance(events, bytes):
+        return None
+    for decision in decisions:
+        if decision[5]:  # a drawn mixed action: the reference's action terms
+            return None
+    entries, known = _core.packed_facts(events)
+    if 0 <= known < len(board):  # an all-in before the river: all-in EV's (arena.ratings.allin.runout_point)
+        return None
+    table = configs[config]
+    try:
+        hand = _core.Hand(table, stacks, deck, button, entries)
+    except RuleError:  # a hand the engine refuses: the reference says why
+        return None
+    terms = compiled_terms(hand, [(d[0], d[2], d[3]) for d in decisions], hole, table.big_blind)
+    if terms is None:
+        return None
+    unchanged = tuple([p - p for p in payoffs])  # all-in EV's deltas, as hand_deltas has them (ints)
+    return seating, (unchanged, tuple([e - p for e, p in zip(adjusted(payoffs, terms), payoffs, strict=True)]))
+
+
+assert ADJUSTED == (Estimator.ALLIN, Estimator.AIVAT), "packed_deltas gives the deltas in this order"
 
 
 def serve(requests: BinaryIO, replies: BinaryIO) -> None:

@@ -13,7 +13,7 @@ from arena.referee import HandRecord
 from arena.text import path_inside
 
 
-def _start(record: HandRecord) -> Hand:
+def start_hand(record: HandRecord) -> Hand:
     """A recorded hand once its forced bets are posted: the seats that posted an entry blind (R2.4) post it again."""
     entries = [e.seat for e in record.events if e.kind is EventKind.POST_ENTRY_BLIND]
     try:
@@ -32,7 +32,7 @@ def replay_steps(record: HandRecord) -> Iterator[Hand]:
     """Replay a hand record through the engine (its deck and its decisions): the one hand, yielded once after the
     forced bets and again after each decision (for estimators that look at the hand as it went). A record the
     engine refuses (an edited action) is ``RecordsDamaged`` naming the hand."""
-    hand = _start(record)
+    hand = start_hand(record)
     yield hand
     for decision in record.decisions:
         try:
@@ -45,7 +45,7 @@ def replay_steps(record: HandRecord) -> Iterator[Hand]:
 def rebuild_hand(record: HandRecord) -> Hand:
     """Replay a hand record through the engine (its deck and its decisions) to get the finished hand back; a record
     the engine refuses is ``RecordsDamaged``."""
-    hand = _start(record)
+    hand = start_hand(record)
     for decision in record.decisions:
         try:
             hand.act(decision.seat, decision.action)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.engine import Action, ActionKind
+from arena.engine import Action, ActionKind, TableConfig
 from arena.ratings import aivat
 from arena.ratings.aivat import aivat_payoffs, chance_events, luck_terms
 from arena.ratings.allin import allin_payoffs, runout_point
@@ -22,14 +22,15 @@ from arena.referee import Decision, FunctionSeat, HandRecord, Match, MatchSpec
 from arena.runner.bots import BotSpec
 
 
-def play(hands: int, seed: str, choose: object, seats: int = 2) -> list[HandRecord]:
+def play(hands: int, seed: str, choose: object, seats: int = 2, config: TableConfig | None = None,
+         stack: int = 20_000) -> list[HandRecord]:
     records: list[HandRecord] = []
 
     class Keep:
         def hand_finished(self, record: HandRecord) -> None:
             records.append(record)
 
-    spec = MatchSpec("cv", seed, hands)
+    spec = MatchSpec("cv", seed, hands, config=config or TableConfig(), starting_stack=stack)
     players = [(f"p{i}", FunctionSeat(f"p{i}", choose)) for i in range(seats)]  # type: ignore[arg-type]
     asyncio.run(Match(spec, players, [Keep()]).run())
     return records

@@ -970,13 +970,19 @@ PyDoc_STRVAR(runout_orders_doc,
              "``samples`` (> 0) of them: then ``samples`` completions are drawn uniformly at random (with\n"
              "replacement, each one uniform among all completions) from a generator seeded by ``seed``.");
 
-static PyObject *py_runout_orders(PyObject *self, PyObject *args)
+static PyObject *orders_dict(const OrderTable *orders, const int *taken, Py_ssize_t players);
+static PyObject *orders_shares(const OrderTable *orders, const int *taken, Py_ssize_t players);
+
+/* runout_orders and runout_shares: the arguments read and checked, the completions counted, and the result made
+   from the counts in slot order by ``make`` (orders_dict or orders_shares). The error messages name runout_orders,
+   whose arguments both take. */
+static PyObject *runouts_made(PyObject *args, const char *format,
+                              PyObject *(*make)(const OrderTable *, const int *, Py_ssize_t))
 {
-    (void)self;
     PyObject *holes_obj, *board_obj;
     long long samples_ll;
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "OOLK:runout_orders", &holes_obj, &board_obj, &samples_ll, &seed))
+    if (!PyArg_ParseTuple(args, format, &holes_obj, &board_obj, &samples_ll, &seed))
         return NULL;
     PyObject *holes_seq = PySequence_Fast(holes_obj, "runout_orders() expects a sequence of hole-card pairs");
     if (holes_seq == NULL)
@@ -1127,30 +1133,84 @@ static PyObject *py_runout_orders(PyObject *self, PyObject *args)
         }
     }
     PyObject *result = NULL;
-    if (failed) {
+    if (failed)
         PyErr_Format(PyExc_RuntimeError, "runout_orders(): more than %d distinct orders of finish",
                      1 << RUNOUT_MAX_TABLE_BITS);
-    } else {
-        result = PyDict_New();
-        for (int i = 0; result != NULL && i < orders->count; i++) {
-            const OrderSlot *slot = &orders->slots[taken[i]];
-            PyObject *key = PyTuple_New(players);
-            for (Py_ssize_t p = 0; key != NULL && p < players; p++)
-                PyTuple_SET_ITEM(key, p, PyLong_FromLong((long)((slot->key >> (4 * p)) & 15)));
-            PyObject *count = PyLong_FromUnsignedLongLong(slot->count);
-            if (key == NULL || count == NULL || PyDict_SetItem(result, key, count) < 0) {
-                Py_XDECREF(key);
-                Py_XDECREF(count);
-                Py_DECREF(result);
-                result = NULL;
-                break;
-            }
-            Py_DECREF(key);
-            Py_DECREF(count);
-        }
-    }
+    else
+        result = make(orders, taken, players);
     release_order_table(orders);
     return result;
+}
+
+/* The counts as runout_orders' dict, in slot order. */
+static PyObject *orders_dict(const OrderTable *orders, const int *taken, Py_ssize_t players)
+{
+    PyObject *result = PyDict_New();
+    for (int i = 0; result != NULL && i < orders->count; i++) {
+        const OrderSlot *slot = &orders->slots[taken[i]];
+        PyObject *key = PyTuple_New(players);
+        for (Py_ssize_t p = 0; key != NULL && p < players; p++)
+            PyTuple_SET_ITEM(key, p, PyLong_FromLong((long)((slot->key >> (4 * p)) & 15)));
+        PyObject *count = PyLong_FromUnsignedLongLong(slot->count);
+        if (key == NULL || count == NULL || PyDict_SetItem(result, key, count) < 0) {
+            Py_XDECREF(key);
+            Py_XDECREF(count);
+            Py_DECREF(result);
+            return NULL;
+        }
+        Py_DECREF(key);
+        Py_DECREF(count);
+    }
+    return result;
+}
+
+/* The counts as each player's expected share of a pot: over the orders in slot order (runout_orders' dict's
+   order), ``count / total / winners`` to each of an order's winners, every operation as Python does it on the
+   dict (counts and totals below 2**53 are exact doubles, and IEEE division rounds as Python's int division does),
+   so the shares are arena.ratings.runouts.shares_of's to the last bit. */
+static PyObject *orders_shares(const OrderTable *orders, const int *taken, Py_ssize_t players)
+{
+    double shares[RUNOUT_MAX_PLAYERS] = {0};
+    uint64_t total = 0;
+    for (int i = 0; i < orders->count; i++)
+        total += orders->slots[taken[i]].count;
+    for (int i = 0; i < orders->count; i++) {
+        const OrderSlot *slot = &orders->slots[taken[i]];
+        int winners = 0;
+        for (Py_ssize_t p = 0; p < players; p++)
+            winners += ((slot->key >> (4 * p)) & 15) == 0;
+        double share = (double)slot->count / (double)total / (double)winners;
+        for (Py_ssize_t p = 0; p < players; p++)
+            if (((slot->key >> (4 * p)) & 15) == 0)
+                shares[p] += share;
+    }
+    PyObject *result = PyTuple_New(players);
+    for (Py_ssize_t p = 0; result != NULL && p < players; p++) {
+        PyObject *value = PyFloat_FromDouble(shares[p]);
+        if (value == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(result, p, value);
+    }
+    return result;
+}
+
+static PyObject *py_runout_orders(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return runouts_made(args, "OOLK:runout_orders", orders_dict);
+}
+
+PyDoc_STRVAR(runout_shares_doc,
+             "runout_shares(holes, board, samples, seed, /)\n--\n\n"
+             "Each player's expected share of a pot they all contest, from runout_orders' counts (the same\n"
+             "arguments): over its orders in order, count / total / winners to each winner of the order.");
+
+static PyObject *py_runout_shares(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return runouts_made(args, "OOLK:runout_shares", orders_shares);
 }
 
 /* ------------------------------------------------------------------------------------------------------------ */
@@ -1286,6 +1346,7 @@ static PyMethodDef eval_methods[] = {
     {"category_counts_7", py_category_counts_7, METH_NOARGS, category_counts_7_doc},
     {"value_histogram", py_value_histogram, METH_O, value_histogram_doc},
     {"runout_orders", py_runout_orders, METH_VARARGS, runout_orders_doc},
+    {"runout_shares", py_runout_shares, METH_VARARGS, runout_shares_doc},
     {"runout_strengths_wrong", py_runout_strengths_wrong, METH_NOARGS, runout_strengths_wrong_doc},
     {"load_preflop_table", py_load_preflop_table, METH_O, load_preflop_table_doc},
     {"headsup_preflop", py_headsup_preflop, METH_VARARGS, headsup_preflop_doc},

@@ -25,6 +25,11 @@ def runout_orders(holes: Sequence[Sequence[int]], board: Sequence[int], samples:
     """How often each order of finish (per player: players with a strictly better hand) occurs over the ways to
     complete the board: all of them, or ``samples`` uniform draws seeded by ``seed`` when there are more."""
 
+def runout_shares(holes: Sequence[Sequence[int]], board: Sequence[int], samples: int, seed: int, /
+                  ) -> tuple[float, ...]:
+    """Each player's expected share of a pot they all contest, from ``runout_orders``' counts (same arguments): over
+    its orders in order, ``count / total / winners`` to each of an order's winners."""
+
 def runout_strengths_wrong() -> int:
     """How many seven-card hands runout_orders' strength tables order differently from ``evaluate`` (0: none)."""
 
