@@ -1,6 +1,8 @@
-"""Scoring a match's hands off the referee's event loop: all-in EV and AIVAT (1-3 ms a hand) worked out in worker
-processes while the match goes on (``WORKERS``, each deal's hands to one of them), so the referee's loop never pays
-for them and the result waits only for the hands still in the workers when the last hand ends.
+"""Scoring a match's hands off the referee's event loop: all-in EV and AIVAT worked out in a worker process while
+the match goes on (``WORKERS`` of them, each deal's hands to one), so the referee's loop never pays for them and the
+result waits only for the hands still in the worker when the last hand ends. A packed hand that no all-in and no
+drawn mixed action touches (most) is scored without unpacking it (``packed_deltas``: about 20 us, AIVAT's terms
+compiled); the others, and a database's hands, go through ``hand_deltas``.
 
 Each hand is sent as it finishes (``BATCH_HANDS`` hands at a time), not when its duplicate session does: a local
 match plays its rotations one after the other, so every session ends in the match's second half, and a worker given
@@ -59,9 +61,11 @@ BATCH_HANDS = 256  # hands sent to the worker at once: a fraction of a second of
 # A worker is started for the first batch of BATCH_HANDS hands: a match (or a tournament) that ends with fewer in all
 # is scored in this process, since starting the worker (about 0.35 s of CPU: an interpreter and its imports) costs
 # as much as scoring 100 to 300 hands does
-WORKERS = 2  # worker processes of a match: the hands of a deal go to one (its check-downs remembered there), and
-# once play is over the hands still to score are scored on two cores, not one (the bots and the referee's loop no
-# longer need them)
+WORKERS = 1  # worker processes of a match (each deal's hands to one, its check-downs remembered there). One: a hand
+# costs it about 20 us (AIVAT compiled, packed hands not unpacked), so it keeps up with play and little is left at
+# the end, while a second one's start and its pickling beside the match cost more than it saved: paired against two,
+# a 64-table match of the C++ bots took 0.962 of the time (five pairs) and 0.960 with --db (three); the Python bots
+# 0.996 (four) and one table 1.018 (three), both within their noise
 NICE = 10  # the workers' niceness above the referee's: while the match is played they score with the CPU the
 # referee and the bots leave, and both catch up once it is over (two workers at the referee's priority slowed the
 # play of a 20,000-hand match by a fifth, for 0.7 s less waiting at its end)

@@ -147,7 +147,7 @@ def test_sessions_of_a_dead_worker_are_scored_in_the_referee(tmp_path: Path,
     """The worker is killed halfway through the match: the batches it never returned are scored in this process,
     with a warning, and the figures are still those of in-process scoring."""
     here = SessionTally(2, 2, 100)
-    worker = ScoringWorker(100, False, tmp_path / "w.db", "w", batch_hands=BATCH)
+    worker = ScoringWorker(100, False, tmp_path / "w.db", "w", batch_hands=BATCH, workers=2)
     killed = SessionTally(2, 2, 100, scorer=worker)
 
     class KillHalfway(Tallies):
