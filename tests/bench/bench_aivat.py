@@ -1,9 +1,9 @@
 """What scoring a hand costs the scoring worker: AIVAT's luck terms by the compiled engine (``aivat.luck_terms``'s
 default, ``compiled_luck_terms``) beside the Python reference (``reference_luck_terms``) in the same run, and the
 worker's whole work on a packed hand (``scoring_worker.score_batch``: the packed path, ``packed_deltas``) beside
-unpacking it and scoring the record (``unpack`` and ``hand_deltas``, the path every hand took before). The hands are
-played in-process (heads-up and 6-max, no-limit, duplicate, bots that raise, call and fold at random), packed as the referee
-packs them, and scored with cold check-down caches, as a worker meets them. Never asserts.
+unpacking it and scoring the record (``unpack`` and ``hand_deltas``, the path every hand took before). The hands
+are played in-process (heads-up and 6-max, no-limit, duplicate, bots that raise, call and fold at random), packed as
+the referee packs them, and scored with cold check-down caches, as a worker meets them. Never asserts.
 
 Run it alone with ``python -c "from tests.bench.bench_aivat import main; main()"``.
 """
