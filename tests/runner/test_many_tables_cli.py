@@ -241,7 +241,11 @@ def test_a_referee_killed_on_eight_tables_resumes_to_the_uninterrupted_records(
     assert resumed.returncode == EXIT_OK, resumed.stdout + resumed.stderr
     assert left and not [f for f in left if f.exists()]  # what the killed referee left in /tmp: swept by the resume
     resumed_report = json.loads(resumed.stdout)
-    assert sorted(p.name.split("-")[1] for p in logs.glob("*.log")) == ["r1"] * 3 + ["r2"] * 3
+    # the kill lands in rotation 1; on a loaded machine, now and then, just after its last hand was recorded and
+    # before rotation 2 began: then only rotation 2 is left to start
+    rotation_1_done = {n for n in numbers if n % 3 == 1} == set(range(1, HANDS, 3))
+    started = ["r2"] * 3 if rotation_1_done else ["r1"] * 3 + ["r2"] * 3
+    assert sorted(p.name.split("-")[1] for p in logs.glob("*.log")) == started
 
     after = {r.hand_number: r for r in records(cut)}
     for record in before:  # every hand recorded before the kill is still there, unchanged (table, times and all)

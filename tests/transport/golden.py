@@ -11,7 +11,9 @@ Regenerate both after a deliberate protocol change, and read the diff:
     ARENA_UPDATE_GOLDEN=1 .venv/bin/pytest tests/transport/test_golden.py     # or: python -m tests.transport.golden
 
 Only the clock is normalised (``normalise``): ``Clock.action_ms_left`` and ``bank_ms_left`` are written as the full
-per-action time and bank of the policy, which they are unless the machine is so slow that the bank gets used.
+per-action time and bank of the policy, which they are unless the machine is so slow that the bank gets used. In
+the batch transcript, a MatchEnd packed with the last HandEnds (ready before their write went out: a loaded
+machine) is written apart after them (``ends_apart``), as it goes on an idle one.
 """
 
 from __future__ import annotations
@@ -124,6 +126,26 @@ def normalise(message: bot_pb2.RefereeMessage) -> bot_pb2.RefereeMessage:
     return message
 
 
+def ends_apart(message: bot_pb2.RefereeMessage) -> list[bot_pb2.RefereeMessage]:
+    """The message, with a MatchEnd that came in the same batch as the last HandEnd written apart after it: the
+    referee packs what is ready at once, and whether the MatchEnd is ready before the last HandEnd's write has gone
+    out depends on the machine's load (written apart as it goes on an idle one; the one packing that depends on
+    time, as the clock is the one field)."""
+    inner = message.batch.messages
+    if message.WhichOneof("msg") != "batch" or len(inner) < 2 or inner[-1].WhichOneof("msg") != "match_end":
+        return [message]
+    end = bot_pb2.RefereeMessage()
+    end.CopyFrom(inner[-1])
+    rest = bot_pb2.RefereeMessage()
+    rest.CopyFrom(message)
+    del rest.batch.messages[-1]
+    if len(rest.batch.messages) == 1:  # a batch of one is not sent: its message is
+        only = bot_pb2.RefereeMessage()
+        only.CopyFrom(rest.batch.messages[0])
+        rest = only
+    return [rest, end]
+
+
 def _street(request: bot_pb2.ActionRequest) -> str:
     return poker_pb2.Street.Name(request.street).removeprefix("STREET_").lower().replace("preflop", "pre-flop")
 
@@ -201,8 +223,9 @@ async def _batch_bot(stub: bot_pb2_grpc.BotServiceStub, entries: list[Entry]) ->
         if received is grpc.aio.EOF:
             break
         assert isinstance(received, bot_pb2.RefereeMessage)
-        entries.append(Entry(False, normalise(received), describe(received)))
         inner = list(received.batch.messages) if received.WhichOneof("msg") == "batch" else [received]
+        for message in ends_apart(received):
+            entries.append(Entry(False, normalise(message), describe(message)))
         requests = [m.action_request for m in inner if m.WhichOneof("msg") == "action_request"]
         answers = [poker_pb2.Action(table_id=r.table_id, hand_id=r.hand_id, request_id=r.request_id,
                                     kind=_C if r.legal.can_check else _CALL) for r in requests]

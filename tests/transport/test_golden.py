@@ -9,6 +9,7 @@ import os
 import pytest
 
 from arena.referee.fast import fast_loop
+from arena_sdk.pb import bot_pb2
 from tests.transport import golden
 
 pytestmark = pytest.mark.timeout(120)
@@ -68,3 +69,17 @@ def test_the_readme_batch_example_is_the_golden_batch_transcript() -> None:
     example = golden.readme_batch_example(golden.GOLDEN_BATCHES.read_text())
     assert golden.readme_section(golden.README.read_text(), batches=True) == example, (
         "proto/README.md's batch example differs from the golden transcript: regenerate with ARENA_UPDATE_GOLDEN=1")
+
+
+def test_a_match_end_packed_with_the_last_hand_ends_is_written_apart() -> None:
+    """The one packing that depends on the machine's load (``golden.ends_apart``): the batch keeps the rest, in
+    order, and a batch of one becomes its message."""
+    end = bot_pb2.RefereeMessage(match_end=bot_pb2.MatchEnd(match_id="m2"))
+    ends = [bot_pb2.RefereeMessage(hand_end=bot_pb2.HandEnd(table_id=f"t0.{i}", hand_id="m2-0")) for i in (0, 1)]
+    batch = bot_pb2.RefereeMessage(batch=bot_pb2.RefereeBatch(messages=[*ends, end]))
+    assert golden.ends_apart(batch) == [bot_pb2.RefereeMessage(batch=bot_pb2.RefereeBatch(messages=ends)), end]
+    pair = bot_pb2.RefereeMessage(batch=bot_pb2.RefereeBatch(messages=[ends[1], end]))
+    assert golden.ends_apart(pair) == [ends[1], end]
+    assert golden.ends_apart(end) == [end]
+    apart = bot_pb2.RefereeMessage(batch=bot_pb2.RefereeBatch(messages=ends))
+    assert golden.ends_apart(apart) == [apart]
