@@ -1954,21 +1954,31 @@ PyObject *hand_packed_events(HandObject *self, PyObject *)
     return PyBytes_FromStringAndSize(out.data(), Py_ssize_t(out.size()));
 }
 
-/* unpack_events(data): Hand.packed_events's bytes as the hand's ``events`` (a tuple of Event), each field checked. */
-PyObject *unpack_events(PyObject *, PyObject *data)
+/* The first packed event of ``data`` (Hand.packed_events's bytes) and how many there are, or NULL with the error
+ * set that ``func`` (the caller's name) raises for anything else. */
+const unsigned char *packed_events_of(PyObject *data, const char *func, size_t *count)
 {
     if (!PyBytes_Check(data)) {
-        PyErr_SetString(PyExc_TypeError, "unpack_events() takes bytes");
+        PyErr_Format(PyExc_TypeError, "%s() takes bytes", func);
         return NULL;
     }
     const unsigned char *at = reinterpret_cast<const unsigned char *>(PyBytes_AS_STRING(data));
     size_t size = size_t(PyBytes_GET_SIZE(data));
     if (size < 1 || at[0] != PACKED_VERSION || (size - 1) % PACKED_EVENT != 0) {
-        PyErr_SetString(PyExc_ValueError, "unpack_events(): not the packed events of this engine's version");
+        PyErr_Format(PyExc_ValueError, "%s(): not the packed events of this engine's version", func);
         return NULL;
     }
-    size_t count = (size - 1) / PACKED_EVENT;
-    at++;
+    *count = (size - 1) / PACKED_EVENT;
+    return at + 1;
+}
+
+/* unpack_events(data): Hand.packed_events's bytes as the hand's ``events`` (a tuple of Event), each field checked. */
+PyObject *unpack_events(PyObject *, PyObject *data)
+{
+    size_t count;
+    const unsigned char *at = packed_events_of(data, "unpack_events", &count);
+    if (at == NULL)
+        return NULL;
     PyObject *out = PyTuple_New(Py_ssize_t(count));
     if (out == NULL)
         return NULL;
@@ -2009,18 +2019,10 @@ PyObject *unpack_events(PyObject *, PyObject *data)
  * count; -1 without a showdown). */
 PyObject *packed_facts(PyObject *, PyObject *data)
 {
-    if (!PyBytes_Check(data)) {
-        PyErr_SetString(PyExc_TypeError, "packed_facts() takes bytes");
+    size_t count;
+    const unsigned char *at = packed_events_of(data, "packed_facts", &count);
+    if (at == NULL)
         return NULL;
-    }
-    const unsigned char *at = reinterpret_cast<const unsigned char *>(PyBytes_AS_STRING(data));
-    size_t size = size_t(PyBytes_GET_SIZE(data));
-    if (size < 1 || at[0] != PACKED_VERSION || (size - 1) % PACKED_EVENT != 0) {
-        PyErr_SetString(PyExc_ValueError, "packed_facts(): not the packed events of this engine's version");
-        return NULL;
-    }
-    size_t count = (size - 1) / PACKED_EVENT;
-    at++;
     int entries[MAX_N], entry_count = 0, board = 0, known = 0;
     bool showdown = false;
     for (size_t i = 0; i < count; i++, at += PACKED_EVENT) {

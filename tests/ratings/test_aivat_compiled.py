@@ -142,3 +142,7 @@ def test_packed_facts_reads_the_entry_blinds_and_the_showdown() -> None:
     folded = _core.Hand(TableConfig(), [5_000] * 2, list(range(52)))
     folded.act(folded.to_act, Action(ActionKind.FOLD))
     assert _core.packed_facts(folded.packed_events()) == ((), -1)
+    with pytest.raises(TypeError, match=r"packed_facts\(\) takes bytes"):
+        _core.packed_facts("not bytes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not the packed events"):
+        _core.packed_facts(folded.packed_events()[:-1])
