@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 
 from arena.referee import HandRecord
+from arena.referee.status import DecisionHow
 from arena.referee.match import Match, MatchSpec
 from arena.transport import convert, wire
 from arena.transport.connections import Claims
@@ -142,11 +143,43 @@ class SpectatorSink:
     def hand_finished(self, record: HandRecord) -> None:
         entry = self.directory.matches.get(self.match_id)
         if entry is not None:
-            entry.publish(lambda: self.summary(record).SerializeToString())
+            entry.publish(PublicHand(self.match_id, record))
 
     def summary(self, record: HandRecord) -> arena_pb2.MatchEvent:
         """The public summary of a finished hand."""
         return wire.hand_summary(self.match_id, record)
+
+
+class PublicHand:
+    """A finished hand waiting in its match's log (``HISTORY_KEPT`` of them) until a watcher reads it, serialized
+    then (``__call__``) from what its public summary reads and nothing else: the compiled engine's events as their
+    packed bytes (unpacked when read), the decisions only those that did not come from the bot (their events are
+    flagged). The log held whole records a thousand hands long, and freeing each one a thousand hands later cost
+    the referee's thread 8.9 µs a hand."""
+
+    __slots__ = ("match_id", "parts")
+
+    def __init__(self, match_id: str, record: HandRecord) -> None:
+        self.match_id = match_id
+        packed = record.packed_events  # (the table clears it once every sink has the hand)
+        self.parts = (record.table_id, record.hand_id, record.hand_number, record.button, record.board,
+                      packed or record.events, record.payoffs, record.final_stacks,
+                      [d for d in record.decisions if d.how != _OK], record.names, record.config)
+
+    def __call__(self) -> bytes:
+        table_id, hand_id, number, button, board, events, payoffs, final, decisions, names, config = self.parts
+        if isinstance(events, bytes):
+            from arena.engine import _core  # only the compiled engine packs its events
+
+            events = _core.unpack_events(events)
+        record = HandRecord(
+            match_id=self.match_id, table_id=table_id, hand_id=hand_id, hand_number=number, deal=0, rotation=0,
+            seating=(), button=button, config=config, starting_stacks=(), deck=(), hole=(), board=board,
+            events=events, payoffs=payoffs, final_stacks=final, decisions=decisions, names=names)
+        return wire.hand_summary(self.match_id, record).SerializeToString()
+
+
+_OK = DecisionHow.OK
 
 
 class ArenaServicer:
