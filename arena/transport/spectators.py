@@ -17,8 +17,8 @@ from typing import Any
 import grpc
 
 from arena.referee import HandRecord
-from arena.referee.status import DecisionHow
 from arena.referee.match import Match, MatchSpec
+from arena.referee.status import DecisionHow
 from arena.transport import convert, wire
 from arena.transport.connections import Claims
 from arena.transport.limits import Pacer, PeerGuard, ServerLimits, peer_host
