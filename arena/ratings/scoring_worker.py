@@ -416,6 +416,10 @@ class ScoringWorker:
         self._scored: Scored = {}  # hands back from the worker whose session is not complete or not folded yet
         self._sessions: deque[SessionJob] = deque()  # complete sessions, in order, not folded yet
         self._broken = False
+        # a batch came back (or failed) since ``_take`` last looked: set by the worker's reader thread, so that the
+        # tally's call for every session it completes looks at the batches only when one did (it went over every
+        # batch out, about 3.5 us each of 10,000 calls in a 20,000-hand match)
+        self._returned = False
 
     @property
     def pending_hands(self) -> int:
@@ -468,7 +472,9 @@ class ScoringWorker:
                     worker = next((other.worker for other in self._lanes if other.worker is not None), None)
                 if worker is None:
                     worker = lane.worker = _Worker()
-                self._sent.append(_Sent(batch, worker.submit(batch), worker))
+                future = worker.submit(batch)
+                future.add_done_callback(self._came_back)
+                self._sent.append(_Sent(batch, future, worker))
                 self._sent_hands += batch.hand_count
                 self._take(wait=False)
                 return
@@ -505,6 +511,9 @@ class ScoringWorker:
         """The batches the workers have scored, or failed, so far; with ``wait`` every one (each waited for), and
         past ``backlog_hands`` hands sent and not back the oldest are waited for (the workers are far behind). A
         failed batch is scored here at once, as it is taken (never left to pile up)."""
+        if not (wait or self._returned or self._sent_hands > self.backlog_hands):
+            return  # nothing came back since the last look
+        self._returned = False  # (before looking: a batch back while this looks is looked at by the next call)
         # a worker answers its batches in order: past its first one not back, none of its others is (a dead
         # worker's all fail at once), so each call asks about a few batches, not all of a long backlog
         waiting: set[_Worker] = set()
@@ -520,6 +529,9 @@ class ScoringWorker:
         self._sent = kept
         while self._sent and (wait or self._sent_hands > self.backlog_hands):
             self._absorb(self._sent.popleft())
+
+    def _came_back(self, future: Future[Scored]) -> None:
+        self._returned = True
 
     def _absorb(self, sent: _Sent) -> None:
         """A batch taken back: its hands' deltas, from the worker, or worked out here if the worker failed."""
