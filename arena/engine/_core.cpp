@@ -2075,6 +2075,37 @@ PyObject *pack_batch(PyObject *, PyObject *messages)
     return message_bytes(wire_format.batch[0], body);
 }
 
+/* packed_actions(data): the actions the hand's seats took, read off its packed events, as (seat, kind, amount,
+ * event index) with kind FOLD, CHECK, CALL or RAISE (amount: the raise-to total; 0 otherwise): the decisions as
+ * the engine applied them (an ALL_IN resolved), which replay the hand to the same state. The scoring worker's
+ * decisions, where the record drew no mixed action (``scoring_worker.pack``). */
+PyObject *packed_actions(PyObject *, PyObject *data)
+{
+    size_t count;
+    const unsigned char *at = packed_events_of(data, "packed_actions", &count);
+    if (at == NULL)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    for (size_t i = 0; out != NULL && i < count; i++, at += PACKED_EVENT) {
+        int kind = at[8];
+        if (kind < E_FOLD || kind > E_RAISE)
+            continue;
+        uint64_t amount = 0;
+        for (int b = 0; b < 8; b++)
+            amount |= uint64_t(at[b]) << (8 * b);
+        int action = kind == E_FOLD ? FOLD : kind == E_CHECK ? CHECK : kind == E_CALL ? CALL : RAISE;
+        PyObject *item = Py_BuildValue("(iiLn)", int(int8_t(at[9])), action,
+                                       action == RAISE ? (long long)amount : 0LL, Py_ssize_t(i));
+        if (item == NULL || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(item);
+    }
+    return out;
+}
+
 /* ------------------------------------------------------------------------------------------ AIVAT's luck terms */
 
 /* aivat_terms of arena/ratings/aivat.py's luck_terms, for a hand whose decisions drew no mixed action: the record
@@ -2472,6 +2503,8 @@ PyMethodDef module_methods[] = {
     {"packed_facts", (PyCFunction)packed_facts, METH_O,
      "packed_facts(data): the entry blinds' seats of packed events, and the board cards out at the last action if "
      "the hand went to a showdown (-1 if not)."},
+    {"packed_actions", (PyCFunction)packed_actions, METH_O,
+     "packed_actions(data): (seat, kind, amount, event index) of each action in packed events, as applied."},
     {"aivat_terms", (PyCFunction)aivat_terms, METH_VARARGS,
      "aivat_terms(hand, decisions, hole, shares, samples, samples_big, big_pot): arena.ratings.aivat's luck terms "
      "of a hand without mixed actions, replayed from its started hand, or None (the reference says why)."},

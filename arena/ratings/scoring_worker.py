@@ -86,11 +86,15 @@ def pack(record: HandRecord, config: int) -> Packed:
     """What scoring needs of a hand, as tuples of numbers (``config``: its table's index in the batch's list). The
     events are the compiled engine's bytes when the record carries them (``HandRecord.packed_events``: one object
     to pickle, read back in C), else a tuple per event. The kinds' numbers are read as ``_value_``: the ``value``
-    property was a third of the time (it runs for every hand in the referee's loop)."""
+    property was a third of the time (it runs for every hand in the referee's loop). With packed events and no
+    drawn mixed action, the decisions are None: the worker reads them off the events (``_core.packed_actions``, the
+    actions as the engine applied them), where packing them took the referee's loop 3 µs a hand."""
     events: bytes | tuple[tuple[Any, ...], ...] = record.packed_events or tuple(
         (e.kind._value_, e.seat, e.street, e.amount, e.cards, e.all_in, e.pot) for e in record.events)
-    decisions = tuple((d.seat, d.participant, d.action.kind._value_, d.action.amount, d.event_index,
-                       tuple((a.kind._value_, a.amount, p) for a, p in d.policy)) for d in record.decisions)
+    decisions: tuple[tuple[Any, ...], ...] | None = None
+    if not isinstance(events, bytes) or any(d.policy for d in record.decisions):
+        decisions = tuple((d.seat, d.participant, d.action.kind._value_, d.action.amount, d.event_index,
+                           tuple((a.kind._value_, a.amount, p) for a, p in d.policy)) for d in record.decisions)
     return (record.hand_number, record.deal, record.rotation, record.seating, record.button, config,
             record.starting_stacks, record.deck, record.hole, record.board, events, record.payoffs,
             record.final_stacks, decisions)
@@ -121,8 +125,18 @@ def unpack(packed: Packed, configs: Sequence[TableConfig], match_id: str = "") -
         payoffs=payoffs, final_stacks=final,
         decisions=[DecisionRecord(seat, participant, 0, _action(kind, amount), 0.0, _OK, index, (),
                                   tuple([(_action(k, a), p) for k, a, p in policy]) if policy else ())
-                   for seat, participant, kind, amount, index, policy in decisions],
+                   for seat, participant, kind, amount, index, policy in decisions] if decisions is not None else
+        [DecisionRecord(seat, seating[seat], 0, _action(kind, amount), 0.0, _OK, index, (), ())
+         for seat, kind, amount, index in _packed_actions(events)],
     )
+
+
+def _packed_actions(events: object) -> list[tuple[int, int, int, int]]:
+    """The decisions of a hand packed without them, read off its packed events (``pack``)."""
+    from arena.engine import _core  # only a record of the compiled engine is packed without its decisions
+
+    assert isinstance(events, bytes), "a hand is packed without its decisions only with its events packed"
+    return _core.packed_actions(events)
 
 
 _OK = DecisionHow.OK
@@ -229,9 +243,13 @@ def packed_deltas(packed: Packed, configs: Sequence[TableConfig]) -> tuple[tuple
     (_, _, _, seating, button, config, stacks, deck, hole, board, events, payoffs, _, decisions) = packed
     if _core is None or not isinstance(events, bytes):
         return None
-    for decision in decisions:
-        if decision[5]:  # a drawn mixed action: the reference's action terms
-            return None
+    if decisions is None:  # no mixed action drawn: the actions as the engine applied them
+        actions = [(seat, kind, amount) for seat, kind, amount, _ in _core.packed_actions(events)]
+    else:
+        for decision in decisions:
+            if decision[5]:  # a drawn mixed action: the reference's action terms
+                return None
+        actions = [(d[0], d[2], d[3]) for d in decisions]
     entries, known = _core.packed_facts(events)
     if 0 <= known < len(board):  # an all-in before the river: all-in EV's (arena.ratings.allin.runout_point)
         return None
@@ -240,7 +258,7 @@ def packed_deltas(packed: Packed, configs: Sequence[TableConfig]) -> tuple[tuple
         hand = _core.Hand(table, stacks, deck, button, entries)
     except RuleError:  # a hand the engine refuses: the reference says why
         return None
-    terms = compiled_terms(hand, [(d[0], d[2], d[3]) for d in decisions], hole, table.big_blind)
+    terms = compiled_terms(hand, actions, hole, table.big_blind)
     if terms is None:
         return None
     unchanged = tuple([p - p for p in payoffs])  # all-in EV's deltas, as hand_deltas has them (ints)

@@ -7,6 +7,7 @@ chips) they step aside and the reference answers, as before."""
 from __future__ import annotations
 
 import dataclasses
+import pickle
 import random
 
 import pytest
@@ -15,7 +16,7 @@ from arena.engine import Action, ActionKind, AnteMode, Structure, TableConfig, _
 from arena.ratings.aivat import compiled_luck_terms, luck_terms, reference_luck_terms
 from arena.ratings.allin import runout_point
 from arena.ratings.runouts import board_orders, board_shares, shares_of
-from arena.ratings.scoring_worker import pack, packed_deltas
+from arena.ratings.scoring_worker import Batch, pack, packed_deltas, score_batch
 from arena.ratings.session_scoring import hand_deltas
 from arena.records.errors import RecordsDamaged
 from arena.records.phh_sink import rebuild_hand
@@ -129,6 +130,28 @@ def test_the_workers_packed_path_gives_hand_deltas_to_the_last_bit(seats: int) -
         assert packed == expected
         assert [type(d) for ds in packed[1] for d in ds] == [type(d) for ds in expected[1] for d in ds]
     assert 10 <= quick < len(records)  # both paths taken
+
+
+@pytest.mark.parametrize("seats", [2, 6])
+def test_a_hand_packed_without_its_decisions_is_scored_as_the_record(seats: int) -> None:
+    """Packed with its events and no drawn mixed action, a hand goes to the worker without its decisions, which it
+    reads off the events (``_core.packed_actions``): every hand's deltas, all-ins (unpacked) and the rest (the
+    packed path), are ``hand_deltas`` of the record, to the last bit; a hand with a mixed action keeps them."""
+    records = played("no-limit, short stacks", seats, 40) + played("fixed-limit", seats, 20)
+    configs = tuple(sorted({r.config for r in records}, key=repr))
+    for record in records:
+        record = dataclasses.replace(record, packed_events=rebuild_hand(record).packed_events())
+        packed = pack(record, configs.index(record.config))
+        assert packed[13] is None
+        assert [(s, k, a) for s, k, a, _ in _core.packed_actions(record.packed_events)] == [
+            (d.seat, d.action.kind.value, d.action.amount if d.action.kind is ActionKind.RAISE else 0)
+            for d in record.decisions]  # (these bots never answer ALL_IN, which the events show resolved)
+        batch = Batch(hands=(pickle.dumps(packed),), configs=configs)
+        assert score_batch(batch) == {record.hand_number: (record.seating, hand_deltas(record))}
+    mixed = dataclasses.replace(records[0].decisions[0], policy=((records[0].decisions[0].action, 1.0),))
+    drawn = dataclasses.replace(records[0], decisions=[mixed, *records[0].decisions[1:]],
+                                packed_events=rebuild_hand(records[0]).packed_events())
+    assert pack(drawn, 0)[13] is not None
 
 
 def test_packed_facts_reads_the_entry_blinds_and_the_showdown() -> None:
