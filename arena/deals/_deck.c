@@ -283,24 +283,16 @@ static PyObject *hmac_sha256(PyObject *module, PyObject *const *args, Py_ssize_t
     return PyBytes_FromStringAndSize((const char *)bytes, 32);
 }
 
-/* Whether this CPU has the SHA extensions (and SSE4.1, which their code uses). */
-static int cpu_has_sha_ni(void)
+/* The fastest block function this CPU runs: ``compress_sha_ni`` where it has the SHA extensions (and SSE4.1, which
+ * their code uses), else ``compress``. */
+static void (*best_compress(void))(State *, const unsigned char *)
 {
 #ifdef DECK_SHA_NI
     __builtin_cpu_init();
-    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
-#else
-    return 0;
+    if (__builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1"))
+        return compress_sha_ni;
 #endif
-}
-
-static void (*compress_sha_ni_or_portable(void))(State *, const unsigned char *)
-{
-#ifdef DECK_SHA_NI
-    return compress_sha_ni;
-#else
     return compress;
-#endif
 }
 
 static PyObject *use_sha_ni(PyObject *module, PyObject *flag)
@@ -309,7 +301,7 @@ static PyObject *use_sha_ni(PyObject *module, PyObject *flag)
     int on = PyObject_IsTrue(flag);
     if (on < 0)
         return NULL;
-    compress_block = on && cpu_has_sha_ni() ? compress_sha_ni_or_portable() : compress;
+    compress_block = on ? best_compress() : compress;
     return PyBool_FromLong(compress_block != compress);
 }
 
@@ -333,7 +325,7 @@ PyMODINIT_FUNC PyInit__deck(void)
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL)
         return NULL;
-    compress_block = cpu_has_sha_ni() ? compress_sha_ni_or_portable() : compress;
+    compress_block = best_compress();
     if (PyModule_AddObject(module, "_sha_ni", PyBool_FromLong(compress_block != compress)) < 0) {
         Py_DECREF(module);
         return NULL;
