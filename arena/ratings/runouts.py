@@ -25,9 +25,7 @@ def board_orders(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], sam
     ``samples``, else ``samples`` draws seeded by ``draws_seed(salt, ...)``."""
     if len(holes) == 2 and not board:
         return headsup_orders(holes[0], holes[1])
-    if completions(len(holes), len(board)) <= samples:  # every completion counted: no draws, and no seed (a
-        return runout_orders(list(holes), board, samples, 0)  # SHA-256 of the cards was 7% of the scoring worker)
-    return runout_orders(list(holes), board, samples, draws_seed(salt, list(holes), board))
+    return runout_orders(list(holes), board, samples, _seed(holes, board, samples, salt))
 
 
 def board_shares(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], samples: int,
@@ -36,8 +34,15 @@ def board_shares(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], sam
     ``board_orders``, summed in C (``runout_shares``) where the orders are counted there, to the same last bit."""
     if len(holes) == 2 and not board:
         return shares_of(headsup_orders(holes[0], holes[1]), 2)
-    seed = 0 if completions(len(holes), len(board)) <= samples else draws_seed(salt, list(holes), board)
-    return runout_shares(holes, board, samples, seed)
+    return runout_shares(holes, board, samples, _seed(holes, board, samples, salt))
+
+
+def _seed(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], samples: int, salt: str) -> int:
+    """The draws' seed of ``runout_orders`` and ``runout_shares``: 0 where every completion is counted (no draws,
+    and no seed: a SHA-256 of the cards was 7% of the scoring worker), else ``draws_seed``."""
+    if completions(len(holes), len(board)) <= samples:
+        return 0
+    return draws_seed(salt, list(holes), board)
 
 
 def shares_of(orders: dict[tuple[int, ...], int], players: int) -> tuple[float, ...]:
