@@ -145,10 +145,6 @@ class SpectatorSink:
         if entry is not None:
             entry.publish(PublicHand(self.match_id, record))
 
-    def summary(self, record: HandRecord) -> arena_pb2.MatchEvent:
-        """The public summary of a finished hand."""
-        return wire.hand_summary(self.match_id, record)
-
 
 class PublicHand:
     """A finished hand waiting in its match's log (``HISTORY_KEPT`` of them) until a watcher reads it, serialized
