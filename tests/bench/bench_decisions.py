@@ -16,19 +16,23 @@ so that line is the recorded figure, not one from this run. Prints a table and t
 Every row is played ``RUNS`` times, the rows taking turns (all of them once, then again), and shown by its median
 run with the range of its runs: a single run of a row varies by 10% from one to the next on this machine, and the
 rows' turns spread a slow spell over all of them. The goals are judged on the medians.
-Run it alone with ``python -c "from tests.bench.bench_decisions import main; main()"``, or shorter with
-``ARENA_BENCH_DECISIONS_HANDS=4000`` and ``ARENA_BENCH_DECISIONS_RUNS=1``.
+Then every row is played once more with the CPU of each process counted (``report_cpu``; not with
+``ARENA_BENCH_DECISIONS_CPU=0``): the referee's, each bot's (its command run under ``rusage_of.py``) and the scoring
+worker's, a decision, which is how the SDK's goal is judged (a Python bot at 64 tables spends no more CPU a decision
+than the referee). Run it alone with ``python -c "from tests.bench.bench_decisions import main; main()"``, or shorter
+with ``ARENA_BENCH_DECISIONS_HANDS=4000`` and ``ARENA_BENCH_DECISIONS_RUNS=1``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.bench.bench_grpc import BOTS, ROOT, print_load, print_machine
@@ -38,6 +42,17 @@ RUNS = int(os.environ.get("ARENA_BENCH_DECISIONS_RUNS", "3"))  # of each row, ta
 SEED = "bench-decisions-20261204"
 MATCH_ID = "bench-decisions"  # fixed: the random bots seed their draws from the hand ids, so every run plays alike
 TIMEOUT_S = 900.0
+CPU_RUN = os.environ.get("ARENA_BENCH_DECISIONS_CPU", "1") != "0"  # one more run of each row, its CPU counted
+RUSAGE_OF = Path(__file__).resolve().parent / "rusage_of.py"
+# the referee's command: ``arena`` run as the CLI runs it; with ARENA_BENCH_CPU_FILE set, its process's own CPU (all
+# its threads, none of its children's) is appended to that file as it exits
+REFEREE = ("import os, sys, atexit, resource\n"
+           "def _cpu():\n"
+           "    u = resource.getrusage(resource.RUSAGE_SELF)\n"
+           "    with open(os.environ['ARENA_BENCH_CPU_FILE'], 'a') as f:\n"
+           "        f.write(f'referee {u.ru_utime + u.ru_stime:.6f} 0\\n')\n"
+           "if os.environ.get('ARENA_BENCH_CPU_FILE'): atexit.register(_cpu)\n"
+           "from arena.cli import main; sys.argv[0] = 'arena'; sys.exit(main())")
 CPP_BOT = ROOT / "sample_bots" / "cpp" / "build" / "arena-cpp-bot"
 
 ACPC_HANDS_S = (2_131.0, 2_680.0)  # the ACPC dealer with its two example players, measured here (issue 27)
@@ -66,6 +81,42 @@ SETUPS = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Cpu:
+    """CPU seconds of one match: the referee's process (every thread of it), each bot's processes (one a half of the
+    duplicate match: every process its command started), and the rest (the scoring worker, anything else the referee
+    started; not the wrappers that count the bots' CPU)."""
+
+    referee: float
+    bots: dict[str, float]
+    rest: float
+
+
+def _children_cpu() -> float:
+    """User and system seconds of this process's children that have exited (and of everything they waited for)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cpu_of(path: Path, total: float) -> Cpu | None:
+    """What the referee and the bots' wrappers wrote to ``path``, with ``total``, all the match's CPU (None if the
+    referee's line is missing: it did not exit cleanly)."""
+    referee = None
+    bots: dict[str, float] = {}
+    wrappers = 0.0
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    for line in lines:
+        label, cpu, own = line.split()
+        if label == "referee":
+            referee = float(cpu)
+        else:
+            bots[label] = bots.get(label, 0.0) + float(cpu)
+            wrappers += float(own)
+    if referee is None:
+        return None
+    return Cpu(referee, bots, max(0.0, total - referee - sum(bots.values()) - wrappers))
+
+
 @dataclass(slots=True)
 class Outcome:
     """What one ``arena match`` came to."""
@@ -75,6 +126,8 @@ class Outcome:
     hands: int = 0
     decisions: int = 0
     error: str = ""
+    bot_decisions: dict[str, int] = field(default_factory=dict)  # each bot's, by name
+    cpu: Cpu | None = None  # counted (``play``'s ``count_cpu``)
 
     @property
     def decisions_s(self) -> float:
@@ -85,38 +138,51 @@ class Outcome:
         return self.hands / self.seconds if self.seconds > 0 else 0.0
 
 
-def bot_flags(kind: str) -> list[str]:
-    """The two ``--bot`` flags of a row."""
-    if kind == "cpp":
-        return ["--bot", f"cpp1='{CPP_BOT}' --max-tables 64", "--bot", f"cpp2='{CPP_BOT}' --max-tables 64"]
+def bot_flags(kind: str, cpu_file: Path | None = None) -> list[str]:
+    """The two ``--bot`` flags of a row; with ``cpu_file``, each bot's command runs under ``rusage_of.py``, which
+    appends its CPU to that file when it exits."""
     python = sys.executable
-    if kind == "station":
-        return ["--bot", f"station1='{python}' '{BOTS / 'calling_station.py'}'",
-                "--bot", f"station2='{python}' '{BOTS / 'calling_station.py'}'"]
-    return ["--bot", f"random1='{python}' '{BOTS / 'random_bot.py'}' --seed 1",
-            "--bot", f"random2='{python}' '{BOTS / 'random_bot.py'}' --seed 2"]
+    if kind == "cpp":
+        bots = [("cpp1", f"'{CPP_BOT}' --max-tables 64"), ("cpp2", f"'{CPP_BOT}' --max-tables 64")]
+    elif kind == "station":
+        bots = [(f"station{n}", f"'{python}' '{BOTS / 'calling_station.py'}'") for n in (1, 2)]
+    else:
+        bots = [(f"random{n}", f"'{python}' '{BOTS / 'random_bot.py'}' --seed {n}") for n in (1, 2)]
+    flags = []
+    for name, command in bots:
+        if cpu_file is not None:
+            command = f"'{python}' '{RUSAGE_OF}' '{cpu_file}' {name} {command}"
+        flags += ["--bot", f"{name}={command}"]
+    return flags
 
 
-def play(setup: Setup, hands: int, folder: Path) -> Outcome:
-    """One ``arena match --json`` of ``hands`` hands, timed from its launch to its exit."""
+def play(setup: Setup, hands: int, folder: Path, count_cpu: bool = False) -> Outcome:
+    """One ``arena match --json`` of ``hands`` hands, timed from its launch to its exit; with ``count_cpu`` its CPU
+    counted too, the referee's, each bot's and the rest's (``Outcome.cpu``)."""
     folder.mkdir(parents=True, exist_ok=True)
     seed = folder / "seed"
     seed.write_text(SEED + "\n")
+    cpu_file = folder / "cpu.txt" if count_cpu else None
     command = [
-        sys.executable, "-c", "import sys; from arena.cli import main; sys.argv[0] = 'arena'; sys.exit(main())",
-        "match", *bot_flags(setup.bots), "--hands", str(hands), "--tables", str(setup.tables),
+        sys.executable, "-c", REFEREE,
+        "match", *bot_flags(setup.bots, cpu_file), "--hands", str(hands), "--tables", str(setup.tables),
         *(["--db", str(folder / "match.db")] if setup.db else []), "--seed-file", str(seed), "--no-sandbox", "--json",
         "--match-id", MATCH_ID,
     ]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if cpu_file is not None:
+        env["ARENA_BENCH_CPU_FILE"] = str(cpu_file)
     outcome = Outcome(setup)
+    children = _children_cpu()
     started = time.perf_counter()
     try:
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S,
-                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired:
         outcome.error = f"killed after {TIMEOUT_S:.0f} s"
         return outcome
     outcome.seconds = time.perf_counter() - started
+    if cpu_file is not None:
+        outcome.cpu = _cpu_of(cpu_file, _children_cpu() - children)
     try:
         report = json.loads(done.stdout)
     except json.JSONDecodeError:
@@ -124,6 +190,7 @@ def play(setup: Setup, hands: int, folder: Path) -> Outcome:
         return outcome
     outcome.hands = int(report["hands"]["played"])
     outcome.decisions = sum(int(row["decisions"]) for row in report["results"])
+    outcome.bot_decisions = {str(row["name"]): int(row["decisions"]) for row in report["results"]}
     if report["errors"]:
         outcome.error = "; ".join(report["errors"])[:300]
     return outcome
@@ -176,8 +243,37 @@ def report(rows: list[list[Outcome]], hands: int) -> None:
               f"{verdict}")
 
 
+def report_cpu(outcomes: list[Outcome]) -> None:
+    """Each row's CPU a decision: the referee's (its process, per decision of the match), each bot's (its processes,
+    per decision it made), and the rest's per hand; then the SDK's goal, judged on the Python rows: a Python bot at
+    64 tables spends no more CPU a decision than the referee."""
+    print("\nCPU a decision, one more run of each row with every process's CPU counted (each bot's command run under "
+          "tests/bench/rusage_of.py): the referee's process, all its threads, per decision of the match; each bot's "
+          "processes (one a half), per decision it made; the rest (the scoring worker), per hand")
+    print(f"{'bots':<22} {'tables':>6} {'referee µs':>11} {'bots µs':>17} {'rest µs/hand':>13}")
+    verdicts = []
+    for o in outcomes:
+        cpu = o.cpu
+        if cpu is None or not o.decisions:
+            print(f"{o.setup.label:<22} {o.setup.tables:>6}  not counted: {o.error or 'no CPU figures'}")
+            continue
+        referee = 1e6 * cpu.referee / o.decisions
+        each = {name: 1e6 * seconds / o.bot_decisions[name] for name, seconds in cpu.bots.items()
+                if o.bot_decisions.get(name)}
+        bots = ", ".join(f"{us:.1f}" for us in each.values()) or "-"
+        print(f"{o.setup.label:<22} {o.setup.tables:>6} {referee:>11.1f} {bots:>17} "
+              f"{1e6 * cpu.rest / max(o.hands, 1):>13.1f}")
+        if o.setup.bots != "cpp" and o.setup.tables > 1 and each:
+            worst = max(each.values())
+            verdicts.append(f"{o.setup.label}: {worst:.1f} µs against the referee's {referee:.1f}: "
+                            + ("met" if worst <= referee else "NOT met"))
+    if verdicts:
+        print("the SDK's goal (a Python bot at 64 tables spends no more CPU a decision than the referee): "
+              + "; ".join(verdicts))
+
+
 def main() -> None:
-    """Every row ``RUNS`` times, the rows taking turns."""
+    """Every row ``RUNS`` times, the rows taking turns; then each once more with its CPU counted."""
     print_machine()
     setups = []
     for setup in SETUPS:
@@ -193,7 +289,15 @@ def main() -> None:
                 print(f"  run {run + 1}: {setup.label}, {setup.tables} table(s): {outcome.seconds:.1f} s"
                       + (f"; {outcome.error}" if outcome.error else ""), flush=True)
                 rows[i].append(outcome)
-    report(rows, HANDS)
+        report(rows, HANDS)
+        if CPU_RUN:
+            counted = []
+            for i, setup in enumerate(setups):
+                outcome = play(setup, HANDS, Path(tmp) / f"row{i}-cpu", count_cpu=True)
+                print(f"  CPU run: {setup.label}, {setup.tables} table(s): {outcome.seconds:.1f} s"
+                      + (f"; {outcome.error}" if outcome.error else ""), flush=True)
+                counted.append(outcome)
+            report_cpu(counted)
     print_load("at end")
 
 
