@@ -90,6 +90,7 @@ class Cpu:
     referee: float
     bots: dict[str, float]
     rest: float
+    processes: dict[str, int]  # each bot's processes counted (a process killed before it was reaped is not)
 
 
 def _children_cpu() -> float:
@@ -103,6 +104,7 @@ def _cpu_of(path: Path, total: float) -> Cpu | None:
     referee's line is missing: it did not exit cleanly)."""
     referee = None
     bots: dict[str, float] = {}
+    processes: dict[str, int] = {}
     wrappers = 0.0
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
     for line in lines:
@@ -111,10 +113,11 @@ def _cpu_of(path: Path, total: float) -> Cpu | None:
             referee = float(cpu)
         else:
             bots[label] = bots.get(label, 0.0) + float(cpu)
+            processes[label] = processes.get(label, 0) + 1
             wrappers += float(own)
     if referee is None:
         return None
-    return Cpu(referee, bots, max(0.0, total - referee - sum(bots.values()) - wrappers))
+    return Cpu(referee, bots, max(0.0, total - referee - sum(bots.values()) - wrappers), processes)
 
 
 @dataclass(slots=True)
@@ -263,6 +266,9 @@ def report_cpu(outcomes: list[Outcome]) -> None:
         bots = ", ".join(f"{us:.1f}" for us in each.values()) or "-"
         print(f"{o.setup.label:<22} {o.setup.tables:>6} {referee:>11.1f} {bots:>17} "
               f"{1e6 * cpu.rest / max(o.hands, 1):>13.1f}")
+        if len(set(cpu.processes.values())) > 1 or len(cpu.processes) < len(o.bot_decisions):
+            print(f"  (processes counted per bot: {cpu.processes}: a bot's process that was killed is missing, and "
+                  "its bot's figure is low)")
         if o.setup.bots != "cpp" and o.setup.tables > 1 and each:
             worst = max(each.values())
             verdicts.append(f"{o.setup.label}: {worst:.1f} µs against the referee's {referee:.1f}: "
