@@ -83,9 +83,10 @@ SETUPS = (
 
 @dataclass(frozen=True, slots=True)
 class Cpu:
-    """CPU seconds of one match: the referee's process (every thread of it), each bot's processes (one a half of the
-    duplicate match: every process its command started), and the rest (the scoring worker, anything else the referee
-    started; not the wrappers that count the bots' CPU)."""
+    """CPU seconds of one match: the referee's process (every thread of it, up to its exit handlers), each bot's
+    processes (one a half of the duplicate match: every process its command started), and the rest (the scoring
+    worker, anything else the referee started, and the referee's own teardown after its exit handlers; not the
+    wrappers that count the bots' CPU)."""
 
     referee: float
     bots: dict[str, float]
@@ -252,7 +253,8 @@ def report_cpu(outcomes: list[Outcome]) -> None:
     64 tables spends no more CPU a decision than the referee."""
     print("\nCPU a decision, one more run of each row with every process's CPU counted (each bot's command run under "
           "tests/bench/rusage_of.py): the referee's process, all its threads, per decision of the match; each bot's "
-          "processes (one a half), per decision it made; the rest (the scoring worker), per hand")
+          "processes (one a half), per decision it made; the rest (the scoring worker, and the referee's teardown "
+          "after its exit handlers), per hand")
     print(f"{'bots':<22} {'tables':>6} {'referee µs':>11} {'bots µs':>17} {'rest µs/hand':>13}")
     verdicts = []
     for o in outcomes:
