@@ -81,7 +81,10 @@ def test_two_thousand_spectators_are_capped_and_no_bot_is_charged_the_referees_d
     assert run.done["events"] >= outcomes["admitted"]  # the admitted ones were served
 
 
-@pytest.mark.parametrize("reserved", [True, False])
+# the control runs in the foreground: under the suite's load the niced attacker, starved, could not keep gRPC's cap
+# full (connections it had reopened too late left slots free: 22 of its 24 channels got in at load 4 here, and the
+# clean-clone CI at 24c86b6 saw the bots join and play all 150 hands)
+@pytest.mark.parametrize("reserved", [True, pytest.param(False, marks=pytest.mark.foreground)])
 def test_idle_connections_over_the_cap_never_keep_out_a_bot_with_a_token(reserved: bool) -> None:
     """1,124 connections that never join, against a cap of 512, opened again as soon as they are closed; the bots
     come after them. The warden closes the oldest waiting connections and never one that joined, and gRPC's own
