@@ -43,6 +43,7 @@ __all__ = [
     "evaluate",
     "evaluate_many",
     "hand_name",
+    "hand_names_by_top_bits",
     "tiebreak_ranks",
 ]
 
@@ -132,6 +133,18 @@ def _order(five: tuple[int, ...], category: Category) -> tuple[int, ...]:
 def hand_name(cards: list[int] | tuple[int, ...]) -> str:
     """``describe(cards).text`` without finding the best five: the name follows from the hand's value alone."""
     return _name_of(evaluate(cards))  # validates the cards as describe does
+
+
+def hand_names_by_top_bits() -> tuple[str | None, ...]:
+    """``hand_name``'s text for every value by its top twelve bits (index ``value >> 12``: the category and the first
+    two tiebreak ranks, all the text depends on), None where no value has them: the compiled engine encodes HandEnds
+    with it without calling Python (arena.engine._core.set_hand_names)."""
+    names: list[str | None] = []
+    for key in range(4096):
+        category, top, second = key >> 8, (key >> 4) & 0xF, key & 0xF
+        valid = category < len(Category) and top < 13 and second < 13
+        names.append(_text(Category(category), (top, second)) if valid else None)
+    return tuple(names)
 
 
 @lru_cache(maxsize=8192)  # 7,462 distinct values

@@ -1760,13 +1760,61 @@ PyObject *hand_start_wire(HandObject *self, PyObject *const *args, Py_ssize_t na
     return message_bytes(w.start[0], body);
 }
 
+/* The names of shown hands' categories (convert.shown_hands: arena.cards.evaluator.hand_name) by a hand value's top
+ * twelve bits (its category and first two tiebreak ranks, all the name depends on): set once, at the wire format's
+ * import (set_hand_names), so that a HandEnd is encoded without calling Python (the C API's end_wire). */
+std::vector<std::string> hand_names;
+bool hand_names_ready = false;
+constexpr size_t HAND_NAME_KEYS = 4096;
+
+/* The HandEnd's ShownHand.category of a value, from the table (false when the table has no name for it). */
+bool table_name(int64_t value, Buf &inner)
+{
+    size_t key = size_t(value) >> 12;
+    if (value < 0 || key >= hand_names.size() || hand_names[key].empty())
+        return false;
+    inner.bytes(wire_format.shown[2], hand_names[key].data(), hand_names[key].size());
+    return true;
+}
+
+/* A shown hand's category name (seven cards or fewer: its value's), from the table when it is set, else from
+ * arena.cards.evaluator.hand_name (``gil``: the caller holds it; without it and without the table, false). */
+bool shown_name(const State &s, int seat, bool gil, Buf &inner)
+{
+    if (hand_names_ready) {
+        if (table_name(s.values[seat], inner))
+            return true;
+        if (gil)
+            PyErr_Format(PyExc_ValueError, "no hand name for the value %lld", (long long)s.values[seat]);
+        return false;
+    }
+    if (!gil)
+        return false;
+    PyObject *cards = PyList_New(2 + s.board_len);
+    if (cards == NULL)
+        return false;
+    for (int c = 0; c < 2 + s.board_len; c++)
+        PyList_SET_ITEM(cards, c, PyLong_FromLong(c < 2 ? s.hole[seat][c] : s.board[c - 2]));
+    PyObject *name = PyObject_CallOneArg(py.hand_name, cards);
+    Py_DECREF(cards);
+    if (name == NULL)
+        return false;
+    bool ok = PyUnicode_Check(name) && text_arg(name, wire_format.shown[2], inner);
+    Py_DECREF(name);
+    if (!ok && !PyErr_Occurred())
+        PyErr_SetString(PyExc_TypeError, "hand_name() did not return a str");
+    return ok;
+}
+
 /* HandEnd's fields before the history, the same for every seat (wire.HandEndParts.head): the ids, the board, the
  * hands shown at the showdown with their category's name (R8.4, R9), every seat's payoff and final stack. */
-bool encode_end_head(const State &s, PyObject *table_id, PyObject *hand_id, Buf &out)
+bool encode_end_head(const State &s, ArenaText table_id, ArenaText hand_id, bool gil, Buf &out)
 {
     const WireFormat &w = wire_format;
-    if (!text_arg(table_id, w.end_head[1], out) || !text_arg(hand_id, w.end_head[2], out))
-        return false;
+    if (table_id.size)
+        out.bytes(w.end_head[1], table_id.data, table_id.size);
+    if (hand_id.size)
+        out.bytes(w.end_head[2], hand_id.data, hand_id.size);
     for (int i = 0; i < s.board_len; i++)
         out.card(w.end_head[3], s.board[i]);
     Buf inner;
@@ -1776,24 +1824,8 @@ bool encode_end_head(const State &s, PyObject *table_id, PyObject *hand_id, Buf 
         inner.num(w.shown[0], seat);
         inner.card(w.shown[1], s.hole[seat][0]);
         inner.card(w.shown[1], s.hole[seat][1]);
-        if (s.board_len >= 3) { /* convert.shown_hands: the category's name, from the seven cards' value */
-            PyObject *cards = PyList_New(2 + s.board_len);
-            if (cards == NULL)
-                return false;
-            for (int c = 0; c < 2 + s.board_len; c++)
-                PyList_SET_ITEM(cards, c, PyLong_FromLong(c < 2 ? s.hole[seat][c] : s.board[c - 2]));
-            PyObject *name = PyObject_CallOneArg(py.hand_name, cards);
-            Py_DECREF(cards);
-            if (name == NULL)
-                return false;
-            bool ok = PyUnicode_Check(name) && text_arg(name, w.shown[2], inner);
-            Py_DECREF(name);
-            if (!ok) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_TypeError, "hand_name() did not return a str");
-                return false;
-            }
-        }
+        if (s.board_len >= 3 && !shown_name(s, seat, gil, inner))
+            return false;
         out.message(w.end_head[4], inner);
     }
     for (int seat = 0; seat < s.n; seat++) {
@@ -1804,6 +1836,15 @@ bool encode_end_head(const State &s, PyObject *table_id, PyObject *hand_id, Buf 
         out.message(w.end_head[5], inner);
     }
     return true;
+}
+
+/* ``text`` as UTF-8 (valid while ``text`` lives), or false with an exception set. */
+bool utf8_of(PyObject *text, ArenaText *out)
+{
+    Py_ssize_t size;
+    out->data = PyUnicode_AsUTF8AndSize(text, &size);
+    out->size = size_t(size);
+    return out->data != NULL;
 }
 
 /* Hand.end_wire(timeouts, table_id, hand_id): each seat's RefereeMessage holding its HandEnd (its own hole cards in
@@ -1823,7 +1864,10 @@ PyObject *hand_end_wire(HandObject *self, PyObject *const *args, Py_ssize_t narg
     if (!event_flags(args[0], s.events.size(), timeouts))
         return NULL;
     Buf head;
-    if (wire_format.ready && !encode_end_head(s, args[1], args[2], head))
+    ArenaText table_id, hand_id;
+    if (!utf8_of(args[1], &table_id) || !utf8_of(args[2], &hand_id))
+        return NULL;
+    if (wire_format.ready && !encode_end_head(s, table_id, hand_id, true, head))
         return NULL;
     PyObject *out = PyTuple_New(s.n);
     if (out == NULL)
@@ -1866,6 +1910,39 @@ bool small_ints(PyObject *seq, int64_t *out, Py_ssize_t count, const char *what)
     }
     Py_DECREF(fast);
     return true;
+}
+
+/* set_hand_names(names): the category name of every hand value by its top twelve bits (HAND_NAME_KEYS of them, a
+ * str or None each), which HandEnds are then encoded with (``hand_names``). */
+PyObject *set_hand_names(PyObject *, PyObject *arg)
+{
+    PyObject *fast = PySequence_Fast(arg, "set_hand_names() takes a sequence of str or None");
+    if (fast == NULL)
+        return NULL;
+    if (size_t(PySequence_Fast_GET_SIZE(fast)) != HAND_NAME_KEYS) {
+        PyErr_Format(PyExc_ValueError, "set_hand_names(): %zd names, not %zu", PySequence_Fast_GET_SIZE(fast),
+                     HAND_NAME_KEYS);
+        Py_DECREF(fast);
+        return NULL;
+    }
+    std::vector<std::string> names(HAND_NAME_KEYS);
+    for (size_t i = 0; i < HAND_NAME_KEYS; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, Py_ssize_t(i));
+        if (item == Py_None)
+            continue;
+        ArenaText text;
+        if (!PyUnicode_Check(item) || !utf8_of(item, &text)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "set_hand_names(): a name is a str or None");
+            Py_DECREF(fast);
+            return NULL;
+        }
+        names[i].assign(text.data, text.size);
+    }
+    Py_DECREF(fast);
+    hand_names.swap(names);
+    hand_names_ready = true;
+    Py_RETURN_NONE;
 }
 
 /* set_wire_format(keys, statuses, event_kinds, all_in_kind, streets, cards, hand_number_offset): see WireFormat. */
@@ -2354,8 +2431,32 @@ size_t api_request_wire(const void *state, int seat, const ArenaText *names, con
     }
 }
 
+size_t api_end_wire(const void *state, int seat, const uint8_t *timeouts, size_t timeouts_count, ArenaText table_id,
+                    ArenaText hand_id, char *out, size_t capacity)
+{
+    const State &s = *static_cast<const State *>(state);
+    if (!wire_format.ready || !hand_names_ready || !s.over || seat < 0 || seat >= s.n)
+        return 0;
+    try {
+        Buf body, top;
+        if (!encode_end_head(s, table_id, hand_id, false, body))
+            return 0;
+        encode_history(s, seat, {timeouts, timeouts_count}, wire_format.end[0], body);
+        top.b.push_back(char(wire_format.end_head[0]));
+        top.varint(body.b.size());
+        size_t size = top.b.size() + body.b.size();
+        if (size <= capacity) {
+            std::memcpy(out, top.b.data(), top.b.size());
+            std::memcpy(out + top.b.size(), body.b.data(), body.b.size());
+        }
+        return size;
+    } catch (const std::bad_alloc &) { /* no exception leaves a C function */
+        return 0;
+    }
+}
+
 const ArenaCoreApi core_api = {
-    ARENA_CORE_API_VERSION, api_state_of, api_to_act, api_event_count, api_act, api_request_wire,
+    ARENA_CORE_API_VERSION, api_state_of, api_to_act, api_event_count, api_act, api_request_wire, api_end_wire,
 };
 
 /* ---- test hooks (tests/engine/test_core_api.py only): the C API called through the capsule the module publishes,
@@ -2428,6 +2529,45 @@ PyObject *test_api_event_count(PyObject *module, PyObject *hand)
     return PyLong_FromSize_t(count);
 }
 
+/* _api_end_wire(hand, seat, timeouts, table_id, hand_id) -> bytes (b'' when the API returns 0): ``timeouts`` as
+ * flags bytes (one per event index); a first buffer of 16 bytes, so that a HandEnd is encoded twice. */
+PyObject *test_api_end_wire(PyObject *module, PyObject *args)
+{
+    PyObject *hand;
+    int seat;
+    Py_buffer flags, table, hand_id;
+    if (!PyArg_ParseTuple(args, "Oiy*s*s*:_api_end_wire", &hand, &seat, &flags, &table, &hand_id))
+        return NULL;
+    PyObject *result = NULL;
+    const ArenaCoreApi *api;
+    void *state;
+    if (api_and_state(module, hand, &api, &state)) {
+        ArenaText table_text = {static_cast<const char *>(table.buf), size_t(table.len)};
+        ArenaText hand_text = {static_cast<const char *>(hand_id.buf), size_t(hand_id.len)};
+        const uint8_t *at = static_cast<const uint8_t *>(flags.buf);
+        char small[16];
+        std::string room;
+        size_t size, again = 0;
+        Py_BEGIN_ALLOW_THREADS
+        size = api->end_wire(state, seat, at, size_t(flags.len), table_text, hand_text, small, sizeof small);
+        if (size > sizeof small) {
+            room.resize(size);
+            again = api->end_wire(state, seat, at, size_t(flags.len), table_text, hand_text, room.data(), size);
+        }
+        Py_END_ALLOW_THREADS
+        if (size <= sizeof small)
+            result = PyBytes_FromStringAndSize(small, Py_ssize_t(size));
+        else if (again != size)
+            PyErr_SetString(PyExc_AssertionError, "end_wire() gave another size the second time");
+        else
+            result = PyBytes_FromStringAndSize(room.data(), Py_ssize_t(size));
+    }
+    PyBuffer_Release(&flags);
+    PyBuffer_Release(&table);
+    PyBuffer_Release(&hand_id);
+    return result;
+}
+
 /* _api_request_wire(hand, seat, names, timeouts, action_ms_left, bank_ms_left, head, request_id, tail) -> bytes
  * (b'' when the API returns 0): Hand.request_wire's arguments, ``timeouts`` turned into flags up to the largest
  * index (past the events too); a first buffer of 16 bytes, so that a request is encoded twice, the second time into
@@ -2494,6 +2634,9 @@ done:
 }
 
 PyMethodDef module_methods[] = {
+    {"set_hand_names", (PyCFunction)set_hand_names, METH_O,
+     "set_hand_names(names): each hand value's category name by its top twelve bits (4,096, a str or None each), "
+     "which HandEnds are encoded with, without calling Python."},
     {"set_wire_format", (PyCFunction)set_wire_format, METH_VARARGS,
      "Set how Hand.view_wire encodes (arena.transport.wire calls it with the protocol's field keys and enums)."},
     {"pack_batch", (PyCFunction)pack_batch, METH_O,
@@ -2515,6 +2658,9 @@ PyMethodDef module_methods[] = {
      "Test only: _api_to_act(hand), the C API's to_act through the capsule (-1: nobody)."},
     {"_api_event_count", (PyCFunction)test_api_event_count, METH_O,
      "Test only: _api_event_count(hand), the C API's event_count through the capsule."},
+    {"_api_end_wire", (PyCFunction)test_api_end_wire, METH_VARARGS,
+     "Test only: _api_end_wire(hand, seat, timeouts (flag bytes), table_id, hand_id), the C API's end_wire through "
+     "the capsule (b'' for its 0)."},
     {"_api_request_wire", (PyCFunction)test_api_request_wire, METH_VARARGS,
      "Test only: _api_request_wire(hand, seat, names, timeouts, action_ms_left, bank_ms_left, head, request_id, "
      "tail), the C API's request_wire through the capsule (b'' for its 0)."},

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define ARENA_CORE_API_CAPSULE "arena.engine._core._C_API"
-#define ARENA_CORE_API_VERSION 1
+#define ARENA_CORE_API_VERSION 2
 
 /* Action kinds: arena.engine.ActionKind's values. */
 enum { ARENA_FOLD = 1, ARENA_CHECK = 2, ARENA_CALL = 3, ARENA_RAISE = 4, ARENA_ALL_IN = 5 };
@@ -50,6 +50,12 @@ typedef struct ArenaCoreApi {
     size_t (*request_wire)(const void *state, int seat, const ArenaText *names, const uint8_t *timeouts,
                            size_t timeouts_count, int64_t action_ms_left, int64_t bank_ms_left, ArenaText head,
                            int64_t request_id, ArenaText tail, char *out, size_t capacity);
+    /* Hand.end_wire(timeouts, table_id, hand_id)[seat]'s bytes (``timeouts`` as for request_wire), written to
+     * ``out`` if they fit in ``capacity``; their size either way; 0 when the hand is not over, ``seat`` is not one
+     * of its seats, or the wire format or the hands' names are not set (arena.transport.wire sets both at its
+     * import). Since version 2. */
+    size_t (*end_wire)(const void *state, int seat, const uint8_t *timeouts, size_t timeouts_count,
+                       ArenaText table_id, ArenaText hand_id, char *out, size_t capacity);
 } ArenaCoreApi;
 
 #endif

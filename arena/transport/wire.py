@@ -16,6 +16,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from arena.cards import format_card
+from arena.cards.evaluator import hand_names_by_top_bits
 from arena.engine import Event, EventKind, LegalActions, Pot, TableConfig
 from arena.engine.view import public_history
 from arena.referee import Decision, HandRecord, HandStart, WireRequest
@@ -428,6 +429,7 @@ def set_view_wire_format() -> None:
         [format_card(c) for c in range(52)],
         convert.wire_hand_number(0),
     )
+    _core.set_hand_names(hand_names_by_top_bits())  # HandEnds' category names, encoded without calling Python
     global _PACK_BATCH
     _PACK_BATCH = _core.pack_batch
 

@@ -23,6 +23,7 @@ from arena.cards.evaluator import (
     evaluate,
     evaluate_many,
     hand_name,
+    hand_names_by_top_bits,
     tiebreak_ranks,
 )
 from arena_sdk import _eval
@@ -320,6 +321,20 @@ def test_hand_name_is_describes_text_for_5_6_and_7_cards_and_refuses_what_descri
             describe(bad)
         with pytest.raises(ValueError):
             hand_name(bad)
+
+
+def test_the_names_by_top_bits_name_every_value_as_hand_name_does() -> None:
+    """The table the compiled engine encodes HandEnds with (``hand_names_by_top_bits``): every one of the 7,462
+    values of five cards (all 2,598,960 hands) is named by its entry as ``hand_name`` names it."""
+    table = hand_names_by_top_bits()
+    assert len(table) == 4096
+    hands = list(combinations(range(52), 5))
+    firsts: dict[int, tuple[int, ...]] = {}
+    for hand, value in zip(hands, evaluate_many(hands), strict=True):
+        firsts.setdefault(value, hand)
+    assert len(firsts) == 7462
+    for value, hand in firsts.items():
+        assert table[value >> 12] == hand_name(hand), hand
 
 
 def test_describe_accepts_tuples_and_is_frozen() -> None:

@@ -113,6 +113,7 @@ def check_request(hand: Hand, rng: random.Random) -> None:
     other = rng.choice([s for s in range(-1, hand.num_seats + 1) if s != seat])
     assert core._api_request_wire(hand, other, *args) == b""
     assert core._api_request_wire(hand, seat, names, timeouts, *clocks, head, -1, tail) == b""
+    assert core._api_end_wire(hand, seat, b"", "t", "h") == b""  # the hand is not over
 
 
 def try_everything(hand: Hand, rng: random.Random) -> list[tuple[int, Hand]]:
@@ -135,10 +136,20 @@ def try_everything(hand: Hand, rng: random.Random) -> list[tuple[int, Hand]]:
     return reached
 
 
-def check_over(hand: Hand) -> None:
+def check_over(hand: Hand, rng: random.Random) -> None:
     check_counts(hand)
     for kind in range(0, 7):
         assert core._api_act(hand, 0, kind, hand.config.big_blind) == REFUSED
+    # every seat's HandEnd through the C API (no Python called: the hands' names from set_hand_names' table) is
+    # Hand.end_wire's, with the actions the referee made for a seat flagged at random (and past the events)
+    timeouts = frozenset(i for i in range(len(hand.events) + 2) if rng.random() < 0.2)
+    flags = bytes(int(i in timeouts) for i in range(max(timeouts, default=-1) + 1))
+    table_id, hand_id = rng.choice(NAMES), rng.choice(NAMES)
+    ends = hand.end_wire(timeouts, table_id, hand_id)  # type: ignore[attr-defined]
+    for seat in range(hand.num_seats):
+        assert core._api_end_wire(hand, seat, flags, table_id, hand_id) == ends[seat]
+    for seat in (-1, hand.num_seats):
+        assert core._api_end_wire(hand, seat, flags, table_id, hand_id) == b""
     if hand.hand_values:  # the showdown evaluated by the C evaluator: arena_sdk._eval.evaluate's values
         for seat, value in hand.hand_values.items():
             assert value == _eval.evaluate([*hand.hole[seat], *hand.board])
@@ -168,7 +179,7 @@ def test_the_c_api_acts_and_refuses_as_the_python_api_does(seed: int) -> None:
             legal = hand.legal_actions()
             kind = ActionKind.CHECK if legal.can_check else ActionKind.CALL
             assert core._api_act(hand, legal.seat, kind, 0) == ACTED
-        check_over(hand)
+        check_over(hand, rng)
 
 
 def test_the_state_of_anything_but_a_compiled_hand_is_refused() -> None:
