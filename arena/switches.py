@@ -31,9 +31,10 @@ ENGINE = Switch("ARENA_ENGINE", ("compiled", "python"))  # arena.engine.engines
 TABLE_LOOP = Switch("ARENA_TABLE_LOOP", ("fast", "reference"))  # arena.referee.fast
 BOT_SERVER = Switch("ARENA_BOT_SERVER", ("native", "grpcio"))  # arena.transport.native_server
 LANES = Switch("ARENA_LANES", ("on", "off"))  # arena.transport.lanes (with the native bot server)
+HAND_CHAIN = Switch("ARENA_HAND_CHAIN", ("on", "off"))  # lanes that go on to the next hand (arena.referee.lane)
 
 
 def check() -> None:
     """``SwitchError`` for the first switch set to a value that selects nothing."""
-    for switch in (ENGINE, TABLE_LOOP, BOT_SERVER, LANES):
+    for switch in (ENGINE, TABLE_LOOP, BOT_SERVER, LANES, HAND_CHAIN):
         switch.value()

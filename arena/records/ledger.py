@@ -87,6 +87,11 @@ class LedgerEntry:
         return self.db is not None and self.commitment_version >= COMMITMENT_VERSION
 
     @property
+    def durable(self) -> bool:
+        """Whether its hands are stored (in a database): a match recorded nowhere keeps only its commitment."""
+        return self.db is not None
+
+    @property
     def commits(self) -> bool:
         """Whether recording a hand commits a transaction (a match recorded in a database): then several hands
         stored in one (``hands_finished``) cost less than one each; recorded nowhere, they cost nothing either way."""

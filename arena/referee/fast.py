@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 from arena import switches
 from arena.engine import Action, ActionKind, IllegalActionError
 from arena.referee.clock import TurnTimer
-from arena.referee.lane import LaneHost, LanePlace, LaneResult
+from arena.referee.lane import LaneHandle, LaneHost, LanePlace, LaneResult
 from arena.referee.records import Answer, Commented, Decision, DecisionRecord, WireHand, WireRequest
 from arena.referee.status import DecisionHow
 
@@ -76,11 +76,12 @@ class FastRun:
     A seat that is sent the compiled engine's bytes and reads no view is asked with a ``WireRequest`` (its request
     encoded whole in one call, ``Hand.request_wire``); other seats with a ``Decision``, as the general path does."""
 
-    __slots__ = ("lane_seats", "laning", "play", "runner", "stop", "wire", "withdraw")
+    __slots__ = ("adopted", "lane_seats", "laning", "play", "runner", "stop", "wire", "withdraw")
 
-    def __init__(self, runner: TableRunner, play: HandPlay) -> None:
+    def __init__(self, runner: TableRunner, play: HandPlay, adopted: LaneHandle | None = None) -> None:
         self.runner = runner
         self.play = play
+        self.adopted = adopted  # the lane that went on to this hand (the hand chain), its first request sent
         self.laning = True  # a lane may play the next decisions (arena.referee.lane): one lane per run
         self.lane_seats: tuple[int, ...] = ()  # the seats the lane asks (it holds their clocks)
         self.stop: asyncio.Future[Handover | None] = runner.loop().create_future()
@@ -89,7 +90,19 @@ class FastRun:
         self.wire = cast(WireHand, play.hand) if hasattr(play.hand, "request_wire") else None
 
     async def run(self) -> Handover | None:
-        self.next()
+        self.start()
+        return await self.wait()
+
+    def start(self) -> None:
+        """Open the first decision's request, or adopt the lane that went on to this hand."""
+        lane, self.adopted = self.adopted, None
+        if lane is not None:
+            self._adopt(lane)
+        else:
+            self.next()
+
+    async def wait(self) -> Handover | None:
+        """``run``'s end, once started."""
         try:
             return await self.stop
         except asyncio.CancelledError:  # the table is stopped: its open request is withdrawn, as an ask's is
@@ -187,8 +200,47 @@ class FastRun:
         self.lane_seats = tuple(seat for seat, place in enumerate(places) if place is not None)
         for seat in self.lane_seats:
             runner.players[play.seating[seat]].clock.in_lane = True
-        self.withdraw = functools.partial(end, True)
+        self.withdraw = functools.partial(end.recall, True)
+        if len(self.lane_seats) == len(places):
+            runner.arm_next(play, end)
         return True
+
+    def _adopt(self, lane: LaneHandle) -> None:
+        """Take the lane that went on to this hand (every seat in it, their clocks with it), the next hand armed first
+        (``TableRunner.arm_next``), as the lane says it did: what it says next (its end, the hand done) is this
+        run's, and its open request this run's to wait for."""
+        self.laning = False
+        self.lane_seats = tuple(range(len(self.play.seating)))
+        self.withdraw = functools.partial(lane.recall, True)
+        self.runner.arm_next(self.play, lane)
+        lane.adopt(self)
+
+    def hand_done(self, result: LaneResult) -> None:
+        """The lane played this hand to its end and went on to the next one (the hand chain): its decisions recorded
+        as ``laned`` records them, and the run over; the seats' clocks stay in the lane."""
+        try:
+            self._record(result)
+            self.runner.chained(self.play)
+        except Exception as exc:
+            if not self.stop.done():
+                self.stop.set_exception(exc)
+            return
+        self.withdraw = None
+        self._end(None)
+
+    def _record(self, result: LaneResult) -> None:
+        """The lane's decisions recorded and charged as ``answered`` does, and each seat's bank taken."""
+        runner, play = self.runner, self.play
+        for seat in self.lane_seats:
+            runner.players[play.seating[seat]].clock.bank_ms = result.banks[seat]
+        for seat, request_id, kind, amount, elapsed, event_index, comment in result.records:
+            index = play.seating[seat]
+            participant = runner.players[index].participant
+            participant.decisions += 1
+            participant.think_s += elapsed
+            play.decisions.append(DecisionRecord(seat, index, request_id, _action(kind, amount), elapsed * 1000,
+                                                 DecisionHow.OK, event_index, (), (), comment))
+        runner.continue_request_ids(result.next_request_id)
 
     def laned(self, result: LaneResult) -> None:
         """The lane ended: its decisions recorded and charged as ``answered`` does, and the request it left open
@@ -204,17 +256,9 @@ class FastRun:
         runner, play = self.runner, self.play
         self.withdraw = None
         for seat in self.lane_seats:
-            clock = runner.players[play.seating[seat]].clock
-            clock.in_lane = False
-            clock.bank_ms = result.banks[seat]
-        for seat, request_id, kind, amount, elapsed, event_index, comment in result.records:
-            index = play.seating[seat]
-            participant = runner.players[index].participant
-            participant.decisions += 1
-            participant.think_s += elapsed
-            play.decisions.append(DecisionRecord(seat, index, request_id, _action(kind, amount), elapsed * 1000,
-                                                 DecisionHow.OK, event_index, (), (), comment))
-        runner.continue_request_ids(result.next_request_id)
+            runner.players[play.seating[seat]].clock.in_lane = False
+        self._record(result)
+        runner.disarm()  # a hand armed and not gone on to is played as any other
         if self.stop.done():
             return
         if result.open is None:

@@ -7,11 +7,18 @@ the fast path would, and ends at anything else: the hand over, a seat it does no
 a clock run out, a stream gone. The fast path then takes what it played (``LaneResult``: the decisions, each seat's
 time bank, the request left open) and goes on from there exactly as if it had played them itself: the same
 request ids, records and clocks (tests/transport/test_lanes.py).
+
+A lane can also go on to the table's next hand (the hand chain): armed with it (``LaneHandle.arm``), a lane whose hand
+ends writes every seat's HandEnd, the next hand's HandStarts and its first request at once, and tells its owner the
+hand is done (``LaneOwner.hand_done``); the next hand's fast path adopts it (``LaneHandle.adopt``). Python's work at
+a hand's end (its record, the sinks, the tallies) then runs while the bots play the next hand, off the path from
+one hand's last answer to the next hand's first request. The table arms a lane only when nothing it hands the
+finished hand to is durable storage (``TableRunner.chains``): the bots hear the result before it is stored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -32,9 +39,33 @@ class LaneResult:
 
 
 class LaneOwner(Protocol):
-    """Who opened a lane (the table's fast path): told once what it played, when it ends."""
+    """Who opened a lane (the table's fast path): told once what it played, when it ends, or when its hand is over
+    and the lane went on to the next one armed (``hand_done``: ``result.open`` is None)."""
 
     def laned(self, result: LaneResult) -> None: ...
+
+    def hand_done(self, result: LaneResult) -> None: ...
+
+
+class LaneHandle(Protocol):
+    """A running lane, as its opener holds it."""
+
+    def recall(self, discard: bool = False) -> None:
+        """End it if it runs, and tell its owner what it played (``discard``: nobody, the table is stopped)."""
+        ...
+
+    def arm(self, hand: Hand, hand_id: str, places: Sequence[LanePlace], starts: Sequence[bytes],
+            from_seats: Sequence[int], first_request_id: int) -> bool:
+        """Let the lane go on to ``hand`` (left alone by the caller until the lane says it did, or ends) when its own
+        hand ends: every seat's HandEnd and its HandStart of ``hand`` (``starts``, by seat of ``hand``) written, then
+        the first request from ``first_request_id``. ``places``: each seat's of ``hand``; ``from_seats``: the seat of
+        the lane's hand each seat of ``hand`` is held by now. False: it cannot (the lane ended, or asks another
+        stream)."""
+        ...
+
+    def adopt(self, owner: LaneOwner) -> None:
+        """``owner`` (the fast path of the hand the lane went on to) takes it."""
+        ...
 
 
 class LaneHost(Protocol):
@@ -42,11 +73,10 @@ class LaneHost(Protocol):
 
     def open(self, owner: LaneOwner, places: Sequence[LanePlace | None], hand: Hand, table_id: str, hand_id: str,
              names: tuple[str, ...], timeouts: frozenset[int], first_request_id: int,
-             clocks: Sequence[tuple[float, float]]) -> Callable[[bool], None] | None:
+             clocks: Sequence[tuple[float, float]]) -> LaneHandle | None:
         """Open a lane for ``hand`` (left alone by the caller until its owner is told) and write its first request;
         ``places``: one per seat (None: a seat the lane does not ask), ``clocks`` each seat's per-action limit and
-        bank in ms. Returns what ends it early (with True: its result is dropped, the table is stopped), or None
-        when no lane could be opened (nothing was sent)."""
+        bank in ms. Returns the lane, or None when no lane could be opened (nothing was sent)."""
         ...
 
 

@@ -34,7 +34,7 @@ from arena.referee.gate import TableGate
 from arena.referee.records import HandRecord, HandSink
 from arena.referee.seat import Introduction, Seat
 from arena.referee.status import BotOutcome, MatchStatus
-from arena.referee.table import Participant, Player, SeatLink, TableRunner, notify
+from arena.referee.table import Participant, Player, SeatLink, TableRunner, Upcoming, notify
 
 log = logging.getLogger("arena.referee")
 
@@ -520,17 +520,33 @@ class Match:
         else:
             work = deque([plan] for plan in self.plan if self.lanes == 1 or plan.rotation == group)
 
+        def upcoming() -> Upcoming | None:  # a table's next hand, taken ahead for a lane to go on to (the hand chain)
+            if not work or self._stop.is_set():
+                return None
+            plan = work.popleft()[0]
+            return plan, *self._dealt(plan)
+
         async def side(tables: list[TableRunner]) -> None:
-            while work and not self._stop.is_set():
+            if not self.cross_tables:
+                table = tables[0]
+                table.upcoming = upcoming
+                try:
+                    while not self._stop.is_set():  # one hand at a time, in this task (no task of its own per hand)
+                        hand = table.next_hand() or upcoming()
+                        if hand is None:
+                            break
+                        await self._play(table, *hand)
+                finally:
+                    table.drop_next()
+                return
+            while work and not self._stop.is_set():  # a deal at every table at once, each bot at one of them
                 plans = work.popleft()
-                if self.cross_tables:  # a deal at every table at once, each bot at one of them
-                    await asyncio.gather(*(self._play(tables[plan.rotation], plan) for plan in plans))
-                else:  # one hand, in this task (no task of its own per hand)
-                    await self._play(tables[0], plans[0])
+                await asyncio.gather(*(self._play(tables[plan.rotation], plan, *self._dealt(plan)) for plan in plans))
 
         await asyncio.gather(*(side(tables) for tables in sides))
 
-    async def _play(self, table: TableRunner, plan: DealPlan) -> None:
+    def _dealt(self, plan: DealPlan) -> tuple[list[int], list[int]]:
+        """The deck and starting stacks of a planned hand."""
         kept = self._decks.get(plan.deal)  # each deal is played once per rotation (or table): derived once
         if kept is None:
             deck = deck_for_hand(self.spec.seed, plan.deal)
@@ -544,7 +560,9 @@ class Match:
                 self._decks[plan.deal] = (deck, left - 1)
             else:
                 del self._decks[plan.deal]
-        stacks = [self.spec.starting_stack] * len(plan.seating)
+        return deck, [self.spec.starting_stack] * len(plan.seating)
+
+    async def _play(self, table: TableRunner, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int]) -> None:
         record = await table.play_hand(plan, deck, stacks)
         self.hands_played += 1
         if self.on_hand is not None:

@@ -178,5 +178,7 @@ class HandSink(Protocol):
     def hand_finished(self, record: HandRecord) -> Awaitable[None] | None:
         """Store or forward one finished hand; it must be durable when this returns, or, if this returns an
         awaitable, once that is done (the table awaits it before the next sink or any bot hears of the hand: a writer
-        that stores the hands of several tables in one transaction, ``arena.runner.executor.MatchWriter``)."""
+        that stores the hands of several tables in one transaction, ``arena.runner.executor.MatchWriter``). A sink
+        that stores nothing (a spectator feed, a tally) says so with ``durable = False``: where every sink does, the
+        bots may hear a hand's result before the sinks have it (the hand chain: arena.referee.lane)."""
         ...

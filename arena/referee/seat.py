@@ -44,6 +44,7 @@ class HandStart:
     # For a seat that is sent its messages as bytes (Seat.wire_requests): the compiled engine's encoding of the
     # RefereeMessage holding this HandStart (Hand.start_wire); empty when the engine has none
     wire: bytes = b""
+    sent: bool = False  # the bot has it already (a lane wrote it: the hand chain): the seat only learns of it
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,15 +9,18 @@ import itertools
 import logging
 import math
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
+from arena import switches
 from arena.deals import DealPlan
 from arena.engine import Action, ActionKind, EventKind, Hand, IllegalActionError, LegalActions, TableConfig
 from arena.engine.view import PublicHistories, SeatView, seat_view
 from arena.referee import fast
 from arena.referee.clock import BotClock, ClockPolicy, TurnTimer
 from arena.referee.gate import TableGate
+from arena.referee.lane import LaneHandle, LanePlace
 from arena.referee.records import Answer, Commented, Decision, DecisionRecord, HandRecord, HandSink, MixedAction
 from arena.referee.seat import HandStart, InvalidAction, Seat, SeatUnavailable
 from arena.referee.status import DecisionHow
@@ -28,6 +31,7 @@ NOTIFY_TIMEOUT_S = 2.0
 REQUESTS_PER_HAND = 1000  # more decisions than one hand can have (22 seats x 4 streets x a few raises)
 MAX_CHOICES = 64  # actions in one mixed action (proto Action.policy)
 Draw = Callable[[int, int], float]  # (hand number, events so far) -> a uniform number in [0, 1) (deals.policy_draw)
+Upcoming = tuple[DealPlan, Sequence[int], Sequence[int]]  # a hand to play next: its plan, deck and stacks
 
 
 @dataclass(slots=True)
@@ -124,6 +128,23 @@ class _Answer:
 
 
 @dataclass(slots=True)
+class Armed:
+    """The table's next hand, armed in the lane of the hand in play (the hand chain: arena.referee.lane): made, and
+    its HandStarts encoded, before the lane went on to it; ``started`` once it did."""
+
+    upcoming: Upcoming
+    hand: Hand
+    hand_id: str
+    names: tuple[str, ...]
+    starts: list[HandStart]
+    lane: LaneHandle
+    started: bool = False
+    started_at: float = 0.0
+    play: HandPlay | None = None  # once started: the hand in play, and its fast path, which adopted the lane
+    run: fast.FastRun | None = None
+
+
+@dataclass(slots=True)
 class HandPlay:
     """One hand in play at a table: the hand, who sits where, and its decisions so far."""
 
@@ -136,6 +157,7 @@ class HandPlay:
     decisions: list[DecisionRecord] = field(default_factory=list)
     timeouts: frozenset[int] = frozenset()  # event indexes of the actions the referee made for a seat
     histories: PublicHistories = field(default_factory=PublicHistories)
+    told: bool = False  # the bots have their HandEnds already (a lane went on to the next hand: the hand chain)
 
     def add(self, record: DecisionRecord) -> None:
         self.decisions.append(record)
@@ -166,7 +188,105 @@ class TableRunner:
         self.sinks = list(sinks)
         self._request_ids = itertools.count(1)  # replaced per hand; see play_hand
         self.fast = fast.fast_loop()  # common decisions played as the Actions are read (arena.referee.fast)
+        self._chain = switches.HAND_CHAIN.value() == "on"
         self._loop: asyncio.AbstractEventLoop | None = None
+        # the hand chain (arena.referee.lane): where the table's next hand comes from when a lane is to go on to it
+        # (set by the match where each table takes the next hand in turn), that hand once taken, and armed
+        self.upcoming: Callable[[], Upcoming | None] | None = None
+        self.reserved: Upcoming | None = None
+        self._ahead: deque[Armed] = deque()  # hands a lane went on to (started) or will (the last, if not started)
+
+    def next_hand(self) -> Upcoming | None:
+        """The hand this table took already for a lane to go on to (armed or not), which it plays next."""
+        if self._ahead:
+            return self._ahead[0].upcoming
+        return self.reserved
+
+    def drop_next(self) -> None:
+        """The match is over: a hand a lane went on to is withdrawn, as a stopped table's hand is."""
+        ahead, self._ahead = self._ahead, deque()
+        self.reserved = None
+        for armed in ahead:
+            armed.lane.recall(True)
+
+    def chains(self) -> bool:
+        """Whether a lane may go on to this table's next hand: the fast path plays, the match gives the next hand
+        ahead (``upcoming``), no seat waits for a place at another table (``TableGate``), and nothing a finished hand
+        goes to is durable storage (a sink's ``durable``, True unless it says otherwise): a chained hand's bots hear
+        its result before the sinks have it, which the records' rule allows only where nothing is stored."""
+        return (self.fast and self._chain and self.upcoming is not None and all(p.gate is None for p in self.players)
+                and all(getattr(sink, "durable", True) is False for sink in self.sinks))
+
+    def arm_next(self, play: HandPlay, lane: LaneHandle) -> None:
+        """Arm ``lane`` (which asks every seat of ``play``) with the table's next hand, if it chains (``chains``) and
+        every seat can be asked by that lane in it; else the next hand, if one was taken, is played as usual."""
+        self._arm(play.seating, lane)
+
+    def _arm(self, seating: tuple[int, ...], lane: LaneHandle) -> None:
+        """``arm_next`` for a lane whose hand is seated as ``seating`` (the hand in play, or the one it went on to)."""
+        if (self._ahead and not self._ahead[-1].started) or not self.chains():
+            return
+        upcoming = self.reserved
+        if upcoming is None:
+            assert self.upcoming is not None
+            upcoming = self.upcoming()
+            if upcoming is None:
+                return
+        self.reserved = upcoming
+        plan, deck, stacks = upcoming
+        if sorted(plan.seating) != sorted(seating):
+            return
+        hand_id = f"{self.match_id}-{plan.hand_number}"
+        names = tuple(self.players[p].name for p in plan.seating)
+        hand = Hand(self.config, list(stacks), deck, button=plan.button)
+        start_wire = getattr(hand, "start_wire", None)
+        if start_wire is None:
+            return
+        bets, committed = posted(hand)
+        after_posts = tuple(stack - chips for stack, chips in zip(stacks, committed, strict=True))
+        places: list[LanePlace] = []
+        starts: list[HandStart] = []
+        for seat, p in enumerate(plan.seating):
+            player = self.players[p]
+            asked = player.seat
+            if (not asked.wire_requests or not asked.opens_requests or asked.reads_view
+                    or player.participant.forfeited or not asked.connected):
+                return
+            place = asked.lane_place(self.table_id, hand_id, stacks[seat], hand)
+            if place is None:
+                return
+            places.append(place)
+            starts.append(HandStart(
+                self.match_id, self.table_id, hand_id, plan.hand_number, seat, plan.button, hand.hole[seat],
+                after_posts, names, bets, committed, start_wire(seat, self.table_id, hand_id, plan.hand_number, names),
+                sent=True))
+        from_seats = [seating.index(p) for p in plan.seating]
+        if lane.arm(hand, hand_id, places, [start.wire for start in starts], from_seats,
+                    plan.hand_number * REQUESTS_PER_HAND + 1):
+            self.reserved = None
+            self._ahead.append(Armed(upcoming, hand, hand_id, names, starts, lane))
+
+    def chained(self, play: HandPlay) -> None:
+        """The lane finished ``play``'s hand and went on to the one armed: the bots have its HandEnds."""
+        play.told = True
+        if not self._ahead or self._ahead[-1].started:
+            return
+        armed = self._ahead[-1]
+        armed.started = True
+        armed.started_at = time.time()
+        # its fast path adopts the lane now, not once this table's task has recorded this hand: the lane plays the
+        # next hand meanwhile, and what it says of it (the request it leaves open when it ends, for the session to
+        # take the bot's answer to) must have an owner at once; it arms the hand after it too
+        plan, _, stacks = armed.upcoming
+        armed.play = HandPlay(armed.hand, armed.hand_id, plan, plan.seating, armed.names, stacks)
+        self._request_ids = itertools.count(plan.hand_number * REQUESTS_PER_HAND + 1)
+        armed.run = fast.FastRun(self, armed.play, armed.lane)
+        armed.run.start()
+
+    def disarm(self) -> None:
+        """The lane ended without going on to the hand armed: that hand is played as any other."""
+        if self._ahead and not self._ahead[-1].started:
+            self.reserved = self._ahead.pop().upcoming
 
     async def play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int],
                         config: TableConfig | None = None, entry_blinds: Collection[int] = ()) -> HandRecord:
@@ -189,6 +309,10 @@ class TableRunner:
 
     async def _play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int], config: TableConfig,
                          entry_blinds: Collection[int]) -> HandRecord:
+        if self._ahead and self._ahead[0].started and self._ahead[0].upcoming[0] is plan:
+            return await self._play_chained(self._ahead.popleft())
+        if self.reserved is not None and self.reserved[0] is plan:
+            self.reserved = None
         hand_id = f"{self.match_id}-{plan.hand_number}"
         seating = plan.seating
         names = tuple(self.players[p].name for p in seating)
@@ -211,6 +335,28 @@ class TableRunner:
         play = HandPlay(hand, hand_id, plan, seating, names, stacks)
         # Request ids depend only on the hand, so a resumed match asks exactly what an uninterrupted one did
         self._request_ids = itertools.count(plan.hand_number * REQUESTS_PER_HAND + 1)
+        return await self._played(play, config, deck, started)
+
+    async def _play_chained(self, armed: Armed) -> HandRecord:
+        """The hand a lane went on to (the hand chain): its HandStarts are out and its first request asked, so the
+        seats are only told it began (``HandStart.sent``), and its fast path (which adopted the lane when it went on
+        to the hand: ``chained``) is waited for."""
+        plan, deck, _ = armed.upcoming
+        play, run = armed.play, armed.run
+        assert play is not None and run is not None
+        for seat, p in enumerate(plan.seating):
+            player = self.players[p]
+            player.participant.hands += 1
+            await notify(player.seat.hand_started(armed.starts[seat]), f"hand start to {player.name}", player.seat)
+        handover = await run.wait()
+        if handover is not None:
+            play.add(await self._finish(play, handover))
+        return await self._played(play, self.config, deck, armed.started_at)
+
+    async def _played(self, play: HandPlay, config: TableConfig, deck: Sequence[int], started: float) -> HandRecord:
+        """The hand played to its end, recorded, handed to the sinks, and told to the seats (unless a lane told
+        them)."""
+        hand, plan, seating, stacks, names = play.hand, play.plan, play.seating, play.stacks, play.names
         while hand.to_act is not None:
             if self.fast and fast.can_open(self, play):
                 handover = await fast.FastRun(self, play).run()
@@ -222,7 +368,7 @@ class TableRunner:
         result = HandRecord(
             match_id=self.match_id,
             table_id=self.table_id,
-            hand_id=hand_id,
+            hand_id=play.hand_id,
             hand_number=plan.hand_number,
             deal=plan.deal,
             rotation=plan.rotation,
@@ -240,7 +386,7 @@ class TableRunner:
             names=names,
             started_at=started,
             finished_at=time.time(),
-            end_wire=self._end_wire(play),
+            end_wire=() if play.told else self._end_wire(play),
             packed_events=packed() if (packed := getattr(hand, "packed_events", None)) else b"",  # for scoring
         )
         for sink in self.sinks:  # durable before any other sink, bot or spectator hears the result
@@ -251,7 +397,8 @@ class TableRunner:
             self.players[p].participant.net += hand.payoffs[seat]
         for seat, p in enumerate(seating):
             player = self.players[p]
-            await notify(player.seat.hand_finished(result, seat), f"hand end to {player.name}", player.seat)
+            if not play.told:
+                await notify(player.seat.hand_finished(result, seat), f"hand end to {player.name}", player.seat)
         result.end_wire = ()  # told: a record kept (a test's, a caller's) keeps no more bytes than before
         result.packed_events = b""
         return result

@@ -182,6 +182,11 @@ class MatchWriter:
         self._queued: list[HandRecord] = []
         self._waiting: list[asyncio.Future[None]] = []  # the queued hands' tables: each told once its hand is stored
 
+    @property
+    def durable(self) -> bool:
+        """Whether a hand is stored anywhere (HandSink.durable): one of its sinks is durable (True unless it says)."""
+        return any(getattr(sink, "durable", True) for sink in self.sinks)
+
     def hand_finished(self, record: HandRecord) -> asyncio.Future[None] | None:
         """Store one finished hand (the HandSink interface): with the others finished in this turn of the loop,
         once it is over (the future that says so, one per hand: a table stopped while it waits cancels only its

@@ -58,6 +58,11 @@ class MatchEntry(Protocol):
         """Whether recording a hand commits a transaction (several in one cost less than one each)."""
         ...
 
+    @property
+    def durable(self) -> bool:
+        """Whether its hands are stored anywhere (HandSink.durable: the hand chain waits for nothing otherwise)."""
+        ...
+
     def hand_finished(self, record: HandRecord) -> None:
         """Record one finished hand (durable when it returns)."""
         ...

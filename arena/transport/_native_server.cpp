@@ -41,7 +41,8 @@
 namespace {
 
 enum EventKind { OPENED = 0, MESSAGE = 1, READS_ENDED = 2, DONE = 3, LANE_ENDED = 4,
-                 PLAYED = 5 };  // PLAYED: a message a lane took at Python's turn (``play_loop``), never handed over
+                 PLAYED = 5,  // PLAYED: a message a lane took at Python's turn (``play_loop``), never handed over
+                 HAND_DONE = 6 };  // a lane finished a hand and went on to the next (``lane_done`` takes it)
 
 // Messages read and not yet taken by Python, per stream, past which the stream is not read until they are: a bot
 // that floods is held back by its own HTTP/2 window, not by the referee's memory.
@@ -233,6 +234,25 @@ struct LaneRecord {
     std::string comment;  // as the bot sent it (Python cleans it: arena.text.comment)
 };
 
+// The next hand of a lane's table, armed by Python (``lane_arm``): the lane goes on to it when its hand ends
+// (``chain_locked``), its seats' HandStarts written with the HandEnds.
+struct LaneNext {
+    PyObject* hand = nullptr;  // held until the lane goes on to it, or is taken
+    void* state = nullptr;
+    std::string hand_id, head;
+    std::vector<std::string> tails, starts;  // per seat: its requests' config field, its HandStart message
+    std::vector<size_t> from;                // per seat: the seat of this hand its bot holds now (seats rotate)
+    int64_t first_request_id = 0;
+};
+
+// A hand a lane finished and went on from: what Python takes (``lane_done``) to record it.
+struct LaneDone {
+    PyObject* hand = nullptr;  // held until taken
+    std::vector<LaneRecord> records;
+    std::vector<double> banks;
+    int64_t next_request_id = 0;
+};
+
 struct Lane {
     uint64_t id = 0;
     std::string table_id, hand_id, head;  // head: ActionRequest's table_id and hand_id fields, encoded
@@ -250,7 +270,18 @@ struct Lane {
     uint64_t unread = 0;                  // the stream that held more than MAX_QUEUED writes with its request
     std::vector<LaneRecord> records;
     std::string buffer;                   // the request being encoded
+    std::unique_ptr<LaneNext> next;       // the hand to go on to, if armed
+    std::vector<LaneDone> done;           // hands finished and not yet taken
+    uint64_t finished = 0;                // hands it finished and went on from
 };
+
+// Every Python object a lane holds, let go (the GIL held).
+void release_lane(Lane& lane) {
+    Py_CLEAR(lane.hand);
+    if (lane.next) Py_CLEAR(lane.next->hand);
+    for (LaneDone& done : lane.done) Py_CLEAR(done.hand);
+    lane.done.clear();
+}
 
 // What became of a message offered to the lanes (``NativeServer::offer``).
 enum Offer { PASS = 0, CONSUMED = 1, REPLACED = 2 };  // REPLACED: what is left of it goes to Python
@@ -492,10 +523,77 @@ public:
         else push(std::move(ended));
     }
 
-    // Ask the seat to act, if the lane asks it (its request written through ``cork``); else the lane ends.
+    // The hand is over and the next is armed: every seat's HandEnd (``end_wire``) and next HandStart written through
+    // ``cork``, the lane switched to the next hand, and Python told (HAND_DONE) to record this one (true); false when
+    // the lane cannot go on (nothing armed, a seat it does not ask, a bot not reading, a HandEnd not encoded).
+    bool chain_locked(Lane& lane, Cork* cork) {
+        if (!lane.next || lane.unread != 0) return false;
+        size_t n = lane.seats.size();
+        for (const LaneSeat& seat : lane.seats)
+            if (seat.stream == 0) return false;
+        std::vector<std::string> ends(n);
+        ArenaText table{lane.table_id.data(), lane.table_id.size()}, hand_id{lane.hand_id.data(), lane.hand_id.size()};
+        for (size_t seat = 0; seat < n; ++seat) {
+            std::string& end = ends[seat];
+            end.resize(lane.buffer.size());
+            size_t size = core->end_wire(lane.state, int(seat), lane.timeouts.data(), lane.timeouts.size(), table,
+                                         hand_id, end.data(), end.size());
+            if (size > end.size()) {
+                end.resize(size);
+                size = core->end_wire(lane.state, int(seat), lane.timeouts.data(), lane.timeouts.size(), table,
+                                      hand_id, end.data(), end.size());
+            }
+            if (size == 0 || size > end.size()) return false;
+            end.resize(size);
+        }
+        LaneNext& next = *lane.next;
+        std::vector<LaneSeat> seats(n);  // the next hand's: each bot's stream, name and clock where it sits then
+        for (size_t seat = 0; seat < n; ++seat) {
+            seats[seat] = lane.seats[next.from[seat]];
+            seats[seat].tail = std::move(next.tails[seat]);
+        }
+        for (size_t seat = 0; seat < n; ++seat) {  // a stream gone by now: the next hand's request finds it so
+            if (Stream* stream = hold(lane.seats[seat].stream)) {
+                write_to(stream, ends[seat].data(), ends[seat].size(), cork);
+                let_go(stream);
+            }
+        }
+        for (size_t seat = 0; seat < n; ++seat) {
+            if (Stream* stream = hold(seats[seat].stream)) {
+                write_to(stream, next.starts[seat].data(), next.starts[seat].size(), cork);
+                let_go(stream);
+            }
+        }
+        LaneDone done;
+        done.hand = lane.hand;
+        done.records = std::move(lane.records);
+        done.next_request_id = lane.next_request_id;
+        for (const LaneSeat& seat : lane.seats) done.banks.push_back(seat.bank_ms);
+        lane.done.push_back(std::move(done));
+        lane.records.clear();
+        lane.hand = next.hand;
+        lane.state = next.state;
+        lane.hand_id = std::move(next.hand_id);
+        lane.head = std::move(next.head);
+        lane.seats = std::move(seats);
+        lane.names.clear();
+        for (LaneSeat& seat : lane.seats) lane.names.push_back(ArenaText{seat.name.data(), seat.name.size()});
+        lane.timeouts.clear();
+        lane.next_request_id = next.first_request_id;
+        lane.next.reset();
+        ++lane.finished;
+        Event finished{HAND_DONE, lane.id, {}, {}};
+        if (diverted != nullptr) diverted->push_back(std::move(finished));
+        else push(std::move(finished));
+        return true;
+    }
+
+    // Ask the seat to act, if the lane asks it (its request written through ``cork``); else the lane ends, or, when
+    // its hand is over and the next one armed, goes on to it (``chain_locked``).
     void ask_next_locked(Lane& lane, Cork* cork) {
         lane.open_seat = -1;
         int seat = core->to_act(lane.state);
+        if (seat < 0 && chain_locked(lane, cork)) seat = core->to_act(lane.state);
         if (seat < 0 || seat >= int(lane.seats.size()) || lane.seats[size_t(seat)].stream == 0) {
             end_lane_locked(lane);
             return;
@@ -1099,7 +1197,7 @@ void server_dealloc(ServerObject* self) {
             Py_BEGIN_ALLOW_THREADS
             self->native->stop_kicker();
             Py_END_ALLOW_THREADS
-            for (auto& entry : self->native->lanes) Py_XDECREF(entry.second->hand);  // untaken lanes' hands
+            for (auto& entry : self->native->lanes) release_lane(*entry.second);  // untaken lanes' hands
             for (Stream* stream : self->native->python_cork.streams) NativeServer::let_go(stream);
             if (self->native->event_fd >= 0) ::close(self->native->event_fd);
             delete self->native;
@@ -1333,7 +1431,139 @@ PyObject* server_lane_open(ServerObject* self, PyObject* args) {
     return PyLong_FromUnsignedLongLong(opened.id);
 }
 
-// lane_take(lane) -> None, or (records, open, banks, unread, next_request_id), once: the lane ended now if it was
+// A lane's records as Python takes them: (seat, request_id, kind, amount, elapsed_s, event_index, comment) each.
+PyObject* records_list(const std::vector<LaneRecord>& lane_records) {
+    PyObject* records = PyList_New(Py_ssize_t(lane_records.size()));
+    if (records == nullptr) return nullptr;
+    for (size_t i = 0; i < lane_records.size(); ++i) {
+        const LaneRecord& r = lane_records[i];
+        PyObject* item = Py_BuildValue("(iLiLdLs#)", r.seat, static_cast<long long>(r.request_id), r.kind,
+                                       static_cast<long long>(r.amount), r.elapsed_s,
+                                       static_cast<long long>(r.event_index), r.comment.data(),
+                                       static_cast<Py_ssize_t>(r.comment.size()));
+        if (item == nullptr) {
+            Py_DECREF(records);
+            return nullptr;
+        }
+        PyList_SET_ITEM(records, Py_ssize_t(i), item);
+    }
+    return records;
+}
+
+PyObject* banks_list(const std::vector<double>& values) {
+    PyObject* banks = PyList_New(Py_ssize_t(values.size()));
+    if (banks == nullptr) return nullptr;
+    for (size_t i = 0; i < values.size(); ++i) {
+        PyObject* bank = PyFloat_FromDouble(values[i]);
+        if (bank == nullptr) {
+            Py_DECREF(banks);
+            return nullptr;
+        }
+        PyList_SET_ITEM(banks, Py_ssize_t(i), bank);
+    }
+    return banks;
+}
+
+// The hands ``done`` holds, as (records, banks, next_request_id) each, in the order finished; their hands let go.
+PyObject* done_list(std::vector<LaneDone>& done) {
+    PyObject* out = PyList_New(0);
+    for (LaneDone& hand : done) {
+        Py_CLEAR(hand.hand);
+        if (out == nullptr) continue;
+        PyObject* item = Py_BuildValue("(NNL)", records_list(hand.records), banks_list(hand.banks),
+                                       static_cast<long long>(hand.next_request_id));
+        if (item == nullptr || PyList_Append(out, item) < 0) Py_CLEAR(out);
+        Py_XDECREF(item);
+    }
+    done.clear();
+    return out;
+}
+
+// lane_arm(lane, hand, hand_id, head, tails, starts, from_seats, first_request_id) -> True if armed: the running lane goes on
+// to ``hand`` (an arena.engine._core.Hand, left alone by Python until the lane is taken, or HAND_DONE says it went
+// on from it) when its own hand ends, if it asks every seat: each seat's HandEnd and ``starts`` (its HandStart) are
+// written, and the next hand asked from ``first_request_id``, its requests' config fields ``tails``; ``from_seats``:
+// for each seat of the next hand, the seat its bot holds in this one. False: the
+// lane has ended, or has a hand armed already.
+PyObject* server_lane_arm(ServerObject* self, PyObject* args) {
+    unsigned long long id;
+    const char *hand_id, *head;
+    Py_ssize_t hand_len, head_len;
+    PyObject *hand, *tails, *starts, *from;
+    long long first;
+    if (!PyArg_ParseTuple(args, "KOs#y#OOOL", &id, &hand, &hand_id, &hand_len, &head, &head_len, &tails, &starts,
+                          &from, &first))
+        return nullptr;
+    void* state = core->state_of(hand);
+    if (state == nullptr) return nullptr;
+    auto next = std::make_unique<LaneNext>();
+    next->state = state;
+    next->hand_id.assign(hand_id, size_t(hand_len));
+    next->head.assign(head, size_t(head_len));
+    next->first_request_id = first;
+    for (auto [list, out] : {std::pair{tails, &next->tails}, std::pair{starts, &next->starts}}) {
+        PyObject* items = PySequence_Fast(list, "tails and starts must be sequences of bytes");
+        if (items == nullptr) return nullptr;
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items); ++i) {
+            char* data;
+            Py_ssize_t size;
+            if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(items, i), &data, &size) < 0) {
+                Py_DECREF(items);
+                return nullptr;
+            }
+            out->emplace_back(data, size_t(size));
+        }
+        Py_DECREF(items);
+    }
+    PyObject* seats_from = PySequence_Fast(from, "from_seats must be a sequence of ints");
+    if (seats_from == nullptr) return nullptr;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seats_from); ++i) {
+        size_t seat = PyLong_AsSize_t(PySequence_Fast_GET_ITEM(seats_from, i));
+        if (seat == size_t(-1) && PyErr_Occurred()) {
+            Py_DECREF(seats_from);
+            return nullptr;
+        }
+        next->from.push_back(seat);
+    }
+    Py_DECREF(seats_from);
+    NativeServer* native = self->native;
+    std::lock_guard<std::mutex> lock(native->lanes_mu);
+    auto found = native->lanes.find(id);
+    if (found == native->lanes.end() || !found->second->running || found->second->next) Py_RETURN_FALSE;
+    Lane& lane = *found->second;
+    size_t n = lane.seats.size();
+    std::vector<bool> seen(n, false);
+    bool ok = next->tails.size() == n && next->starts.size() == n && next->from.size() == n;
+    for (size_t k = 0; ok && k < n; ++k) {
+        ok = next->from[k] < n && !seen[next->from[k]];
+        if (ok) seen[next->from[k]] = true;
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "lane_arm(): one tail, one start and one seat of this hand per seat");
+        return nullptr;
+    }
+    Py_INCREF(hand);
+    next->hand = hand;
+    lane.next = std::move(next);
+    Py_RETURN_TRUE;
+}
+
+// lane_done(lane) -> the hands the lane finished and went on from since last asked (HAND_DONE), in order: one
+// (records, banks, next_request_id) each (records as lane_take's); [] once taken.
+PyObject* server_lane_done(ServerObject* self, PyObject* arg) {
+    unsigned long long id = PyLong_AsUnsignedLongLong(arg);
+    if (id == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return nullptr;
+    NativeServer* native = self->native;
+    std::vector<LaneDone> done;
+    {
+        std::lock_guard<std::mutex> lock(native->lanes_mu);
+        auto found = native->lanes.find(id);
+        if (found != native->lanes.end()) done.swap(found->second->done);
+    }
+    return done_list(done);
+}
+
+// lane_take(lane) -> None, or (records, open, banks, unread, next_request_id, done), once: the lane ended now if it was
 // running. records: (seat, request_id, kind, amount, elapsed_s, event_index, comment) per decision played, the
 // comment as the bot sent it; open: (seat, request_id, sent, allowance_s, action_ms_left, bank_ms_left) of the
 // request written and not answered, or None;
@@ -1352,43 +1582,19 @@ PyObject* server_lane_take(ServerObject* self, PyObject* arg) {
         lane = std::move(found->second);
         native->lanes.erase(found);
     }
-    PyObject* hand = lane->hand;
-    PyObject* records = PyList_New(Py_ssize_t(lane->records.size()));
-    PyObject* banks = PyList_New(Py_ssize_t(lane->seats.size()));
-    PyObject* result = nullptr;
-    if (records != nullptr && banks != nullptr) {
-        bool ok = true;
-        for (size_t i = 0; i < lane->records.size() && ok; ++i) {
-            const LaneRecord& r = lane->records[i];
-            PyObject* item = Py_BuildValue("(iLiLdLs#)", r.seat, static_cast<long long>(r.request_id), r.kind,
-                                           static_cast<long long>(r.amount), r.elapsed_s,
-                                           static_cast<long long>(r.event_index), r.comment.data(),
-                                           static_cast<Py_ssize_t>(r.comment.size()));
-            ok = item != nullptr;
-            if (ok) PyList_SET_ITEM(records, Py_ssize_t(i), item);
-        }
-        for (size_t i = 0; i < lane->seats.size() && ok; ++i) {
-            PyObject* bank = PyFloat_FromDouble(lane->seats[i].bank_ms);
-            ok = bank != nullptr;
-            if (ok) PyList_SET_ITEM(banks, Py_ssize_t(i), bank);
-        }
-        PyObject* open = Py_None;
-        if (ok && lane->open_seat >= 0)
-            open = Py_BuildValue("(iLddLL)", lane->open_seat, static_cast<long long>(lane->open_request), lane->sent,
-                                 lane->allowance_s, static_cast<long long>(lane->action_ms_left),
-                                 static_cast<long long>(lane->bank_ms_left));
-        else
-            Py_INCREF(open);
-        if (ok && open != nullptr)
-            result = Py_BuildValue("(NNNKL)", records, open, banks, static_cast<unsigned long long>(lane->unread),
-                                   static_cast<long long>(lane->next_request_id));
-        else
-            Py_XDECREF(open);
-        if (result != nullptr) records = banks = nullptr;  // stolen
-    }
-    Py_XDECREF(records);
-    Py_XDECREF(banks);
-    Py_XDECREF(hand);
+    std::vector<double> bank_values;
+    for (const LaneSeat& seat : lane->seats) bank_values.push_back(seat.bank_ms);
+    PyObject* open = Py_None;
+    if (lane->open_seat >= 0)
+        open = Py_BuildValue("(iLddLL)", lane->open_seat, static_cast<long long>(lane->open_request), lane->sent,
+                             lane->allowance_s, static_cast<long long>(lane->action_ms_left),
+                             static_cast<long long>(lane->bank_ms_left));
+    else
+        Py_INCREF(open);
+    PyObject* result = Py_BuildValue("(NNNKLN)", records_list(lane->records), open, banks_list(bank_values),
+                                     static_cast<unsigned long long>(lane->unread),
+                                     static_cast<long long>(lane->next_request_id), done_list(lane->done));
+    release_lane(*lane);
     return result;
 }
 
@@ -1472,8 +1678,15 @@ PyMethodDef server_methods[] = {
     {"lane_open", reinterpret_cast<PyCFunction>(server_lane_open), METH_VARARGS,
      "lane_open(table_id, hand_id, hand, head, seats, timeouts, first_request_id, loop=False) -> a lane playing the "
      "hand's decisions on gRPC's threads, or with loop at take() (0: the table has one running)."},
+    {"lane_arm", reinterpret_cast<PyCFunction>(server_lane_arm), METH_VARARGS,
+     "lane_arm(lane, hand, hand_id, head, tails, starts, from_seats, first_request_id) -> whether the lane goes on "
+     "to that hand "
+     "when its own ends."},
+    {"lane_done", reinterpret_cast<PyCFunction>(server_lane_done), METH_O,
+     "lane_done(lane) -> [(records, banks, next_request_id)] of the hands it finished and went on from."},
     {"lane_take", reinterpret_cast<PyCFunction>(server_lane_take), METH_O,
-     "lane_take(lane) -> (records, open, banks, unread, next_request_id), ending it if it runs; None if taken."},
+     "lane_take(lane) -> (records, open, banks, unread, next_request_id, done), ending it if it runs; None if "
+     "taken."},
     {"lane_remaining", reinterpret_cast<PyCFunction>(server_lane_remaining), METH_O,
      "lane_remaining(lane) -> seconds left on its open request, or None."},
     {nullptr, nullptr, 0, nullptr},
@@ -1527,6 +1740,7 @@ PyMODINIT_FUNC PyInit__native_server(void) {
     }
     const char* names[] = {"OPENED", "MESSAGE", "READS_ENDED", "DONE", "LANE_ENDED"};
     for (int kind = OPENED; kind <= LANE_ENDED; ++kind) PyModule_AddIntConstant(m, names[kind], kind);
+    PyModule_AddIntConstant(m, "HAND_DONE", HAND_DONE);
     PyModule_AddIntConstant(m, "UNTAKEN_MOST", UNTAKEN_MOST);
     return m;
 }

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -85,7 +86,7 @@ class Lanes:
 
     def open(self, owner: LaneOwner, places: Sequence[LanePlace | None], hand: Hand, table_id: str, hand_id: str,
              names: tuple[str, ...], timeouts: frozenset[int], first_request_id: int,
-             clocks: Sequence[tuple[float, float]]) -> Callable[[bool], None] | None:
+             clocks: Sequence[tuple[float, float]]) -> HandLane | None:
         native = self.server.native()
         to_act = hand.to_act
         if to_act is None:
@@ -132,10 +133,11 @@ class Lanes:
                     self.server.uncork()
         if not lane_id:
             return None
-        lane = HandLane(self, lane_id, owner, [ticket.session for ticket in tickets])
+        lane = HandLane(self, lane_id, owner, [ticket.session for ticket in tickets],
+                        [ticket.call.stream for ticket in tickets])
         self.running[lane_id] = lane
         self._watch(min(per_action_ms + bank_ms for per_action_ms, bank_ms in clocks) / 1000)
-        return lane.recall
+        return lane
 
     @property
     def gathering(self) -> bool:
@@ -181,19 +183,82 @@ class Lanes:
         if lane is not None:
             lane.recall()
 
+    def hand_done(self, lane_id: int) -> None:
+        """A lane finished a hand and went on to the one armed (``HAND_DONE``)."""
+        lane = self.running.get(lane_id)
+        if lane is not None:
+            lane.finished()
+
 
 class HandLane:
-    """One lane, from Python's side: its owner (the table's fast path) and the sessions it asks through."""
+    """One lane, from Python's side (``LaneHandle``): its owner (the table's fast path of the hand it plays) and the
+    sessions it asks through. A lane that went on to the hand armed (``arm``) has no owner until that hand's fast
+    path adopts it (``adopt``): what it says meanwhile (it ended, or finished that hand too) waits for it."""
 
-    __slots__ = ("lane_id", "lanes", "owner", "sessions")
+    __slots__ = ("lane_id", "lanes", "owner", "pending", "sessions", "streams")
 
-    def __init__(self, lanes: Lanes, lane_id: int, owner: LaneOwner, sessions: list[BotSession]) -> None:
+    def __init__(self, lanes: Lanes, lane_id: int, owner: LaneOwner, sessions: list[BotSession],
+                 streams: list[int]) -> None:
         self.lanes = lanes
         self.lane_id = lane_id
-        self.owner = owner
+        self.owner: LaneOwner | None = owner
+        self.pending: deque[tuple[bool, LaneResult]] = deque()  # (a hand done?, what) while it has no owner
         self.sessions = sessions
+        self.streams = frozenset(streams)
         for session in sessions:
             session.lanes.add(self)
+
+    def arm(self, hand: Hand, hand_id: str, places: Sequence[LanePlace], starts: Sequence[bytes],
+            from_seats: Sequence[int], first_request_id: int) -> bool:
+        """Let the lane go on to ``hand`` when its own hand ends (``LaneHandle.arm``): only with every seat on one of
+        the streams the lane asks now."""
+        native = self.lanes.server.native()
+        if native is None or self.lane_id not in self.lanes.running:
+            return False
+        tails = []
+        head = b""
+        for place in places:
+            ticket = place.ticket
+            if not isinstance(ticket, LaneTicket) or ticket.call.over or ticket.call.stream not in self.streams:
+                return False
+            tails.append(ticket.tail)
+            head = ticket.head
+        armed: bool = native.lane_arm(self.lane_id, hand, hand_id, head, tails, list(starts), list(from_seats),
+                                      first_request_id)
+        return armed
+
+    def adopt(self, owner: LaneOwner) -> None:
+        """The fast path of the hand the lane went on to takes it: told at once if the lane ended meanwhile."""
+        self.owner = owner
+        if self.pending:  # one: a hand done leaves the lane without an owner again
+            hand_done, result = self.pending.popleft()
+            if hand_done:
+                self.owner = None
+                owner.hand_done(result)
+            else:
+                owner.laned(result)
+
+    def finished(self) -> None:
+        """``HAND_DONE``: each hand the lane finished and went on from, told to its owner (``hand_done``)."""
+        native = self.lanes.server.native()
+        if native is not None:
+            self._done(native.lane_done(self.lane_id))
+
+    def _done(self, done: list[tuple[list[Any], list[float], int]]) -> None:
+        for records, banks, next_request_id in done:
+            self._tell(True, LaneResult(_cleaned(records), None, banks, next_request_id))
+
+    def _tell(self, hand_done: bool, result: LaneResult) -> None:
+        """Tell the owner that its hand is done (the lane went on to the next) or that the lane ended; kept for the
+        next owner while there is none."""
+        owner = self.owner
+        if owner is None:
+            self.pending.append((hand_done, result))
+        elif hand_done:
+            self.owner = None
+            owner.hand_done(result)
+        else:
+            owner.laned(result)
 
     def recall(self, discard: bool = False) -> None:
         """End the lane if it runs, and tell its owner what it played (``discard``: nobody, the table is stopped)."""
@@ -205,7 +270,8 @@ class HandLane:
         taken: Any = native.lane_take(self.lane_id) if native is not None else None
         if taken is None or discard:
             return
-        records, open_, banks, unread, next_request_id = taken
+        records, open_, banks, unread, next_request_id, done = taken
+        self._done(done)
         if unread:  # its bot stopped reading: cut off, as the server's own writes do (NativeBotServer.write)
             for session in self.sessions:
                 call = session.conn.native
@@ -213,9 +279,14 @@ class HandLane:
                     call.unread = True
                     session.conn.take()
                     session.conn.close("RESOURCE_EXHAUSTED", NOT_READING)
-        for k, record in enumerate(records):
-            if record[6]:
-                records[k] = (*record[:6], convert.cleaned_comment(record[6]))
-        self.owner.laned(LaneResult(records, open_, banks, next_request_id))
+        self._tell(False, LaneResult(_cleaned(records), open_, banks, next_request_id))
+
+
+def _cleaned(records: list[Any]) -> list[Any]:
+    """A lane's records with their comments as the referee keeps them (arena.text.comment)."""
+    for k, record in enumerate(records):
+        if record[6]:
+            records[k] = (*record[:6], convert.cleaned_comment(record[6]))
+    return records
 
 

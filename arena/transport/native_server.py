@@ -387,6 +387,9 @@ class NativeBotServer:
             elif kind == native.LANE_ENDED:
                 if self.lanes is not None:
                     self.lanes.ended(stream)
+            elif kind == native.HAND_DONE:
+                if self.lanes is not None:
+                    self.lanes.hand_done(stream)
             else:  # DONE: the call is over (finished, cancelled by the bot, or its connection gone)
                 call = calls.pop(stream, None)
                 if call is not None:

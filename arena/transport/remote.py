@@ -215,7 +215,8 @@ class RemoteSeat(Seat):
     async def hand_started(self, start: HandStart) -> None:
         self._hands[start.table_id] = self.endpoint.session
         self._seat = start.seat
-        self._send(start.wire or wire.hand_start_bytes(start))
+        if not start.sent:
+            self._send(start.wire or wire.hand_start_bytes(start))
 
     async def hand_finished(self, record: HandRecord, seat: int) -> None:
         self._hands.pop(record.table_id, None)

@@ -136,6 +136,8 @@ class MatchDirectory:
 class SpectatorSink:
     """A HandSink that publishes each finished hand, with public information only, to the match's watchers."""
 
+    durable = False  # it stores nothing (HandSink.durable)
+
     def __init__(self, directory: MatchDirectory, match_id: str) -> None:
         self.directory = directory
         self.match_id = match_id

@@ -107,9 +107,10 @@ class ScriptedBot:
 
 
 def play(tables: int, hands: int, silence: float = 0.006, bot_class: type[ScriptedBot] | None = None,
-         ) -> tuple[list[HandRecord], list[ScriptedBot], int, int]:
-    """One heads-up match of two scripted bots on ``tables`` tables, over the bots' local socket; also how many
-    lanes the C++ server opened (0 on grpc.aio) and how many decisions they played."""
+         durable: bool = False) -> tuple[list[HandRecord], list[ScriptedBot], int, int]:
+    """One heads-up match of two scripted bots on ``tables`` tables, over the bots' local socket, its hands kept by a
+    sink that is ``durable`` or not; also how many lanes the C++ server opened (0 on grpc.aio) and how many decisions
+    they played (``play.chained``: how many hands a lane went on from)."""
     policy = ClockPolicy(per_action_ms=400, time_bank_ms=1000, max_retries=1, max_violations=0)
     spec = MatchSpec("ln", "seed-lanes", hands, config=TableConfig(), starting_stack=2000, policy=policy,
                      tables=tables)
@@ -138,36 +139,54 @@ def play(tables: int, hands: int, silence: float = 0.006, bot_class: type[Script
 
             lanes.open = counted  # type: ignore[method-assign,assignment]
         try:
-            match = Match(spec, [(s.name, s) for s in seats], [Keep()])
+            keep = Keep()
+            keep.durable = durable  # type: ignore[attr-defined]  # (not durable: a lane may go on to the next hand)
+            match = Match(spec, [(s.name, s) for s in seats], [keep])
             bots = [(bot_class or ScriptedBot)(s.token, tables, silence, batches=i == 0) for i, s in enumerate(seats)]
             await asyncio.gather(match.run(), *(bot.play(server.local_address) for bot in bots))
             result.extend(bots)
         finally:
             await server.stop()
 
-    told = fast.FastRun.laned
+    told, done = fast.FastRun.laned, fast.FastRun.hand_done
 
     def count(run: fast.FastRun, lane: LaneResult) -> None:
         laned.append(len(lane.records))
         told(run, lane)
 
+    def count_done(run: fast.FastRun, lane: LaneResult) -> None:
+        laned.append(len(lane.records))
+        chained.append(1)
+        done(run, lane)
+
     result: list[ScriptedBot] = []
+    chained: list[int] = []
     fast.FastRun.laned = count  # type: ignore[method-assign]
+    fast.FastRun.hand_done = count_done  # type: ignore[method-assign]
     try:
         asyncio.run(main())
     finally:
         fast.FastRun.laned = told  # type: ignore[method-assign]
+        fast.FastRun.hand_done = done  # type: ignore[method-assign]
+    play.chained = len(chained)  # type: ignore[attr-defined]
     return records, result, sum(opened), sum(laned)
 
 
-def test_lanes_record_and_send_what_the_referee_does_without_them(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("chain", ["on", "off"])
+def test_lanes_record_and_send_what_the_referee_does_without_them(chain: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the hand chain too (a lane that goes on to the table's next hand: its HandEnds, the next HandStarts and
+    first request written by the lane), and without."""
     monkeypatch.setenv("ARENA_BOT_SERVER", "native")
     monkeypatch.setenv("ARENA_LANES", "off")
     reference, reference_bots, none, _ = play(1, 100)
     assert none == 0
     monkeypatch.setenv("ARENA_LANES", "on")
+    monkeypatch.setenv("ARENA_HAND_CHAIN", chain)
     records, bots, opened, laned = play(1, 100)
-    assert opened >= 100  # every hand, and again after a hand-back
+    chained: int = play.chained  # type: ignore[attr-defined]
+    print(f"chain {chain}: {chained} hands chained, {opened} lanes opened")
+    assert (chained > 20) if chain == "on" else chained == 0
+    assert opened + chained >= 100  # every hand, and again after a hand-back
     decisions = sum(len(r.decisions) for r in records)
     assert decisions / 2 < laned < decisions  # most decisions, not those the referee's Python took over
     assert recorded(records) == recorded(reference)
@@ -181,6 +200,16 @@ def test_lanes_record_and_send_what_the_referee_does_without_them(monkeypatch: p
     assert any(d.comment for r in records for d in r.decisions)
     # the clocks: every decision timed, within its allowance
     assert all(0 <= d.elapsed_ms < 60_000 for r in records for d in r.decisions)
+
+
+def test_no_lane_goes_on_to_the_next_hand_before_a_durable_sink_has_the_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The records' rule: where a sink stores hands, each is stored before any bot hears its result, so the hand
+    chain (whose lanes write the HandEnds themselves) is off; the same match with nothing stored chains most hands."""
+    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    records, _, _, _ = play(1, 40, silence=0.0, durable=True)
+    assert len(records) == 40 and play.chained == 0  # type: ignore[attr-defined]
+    records, _, _, _ = play(1, 40, silence=0.0)
+    assert len(records) == 40 and play.chained > 10  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("silence", [0.0, 0.01])
