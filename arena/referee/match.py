@@ -537,7 +537,7 @@ class Match:
                             break
                         await self._play(table, *hand)
                 finally:
-                    table.drop_next()
+                    await table.drop_next()
                 return
             while work and not self._stop.is_set():  # a deal at every table at once, each bot at one of them
                 plans = work.popleft()

@@ -195,6 +195,7 @@ class TableRunner:
         self.upcoming: Callable[[], Upcoming | None] | None = None
         self.reserved: Upcoming | None = None
         self._ahead: deque[Armed] = deque()  # hands a lane went on to (started) or will (the last, if not started)
+        self._held = 0  # the seats' places (TableGate) a hand a lane went on from passes to the next
 
     def next_hand(self) -> Upcoming | None:
         """The hand this table took already for a lane to go on to (armed or not), which it plays next."""
@@ -202,19 +203,26 @@ class TableRunner:
             return self._ahead[0].upcoming
         return self.reserved
 
-    def drop_next(self) -> None:
-        """The match is over: a hand a lane went on to is withdrawn, as a stopped table's hand is."""
+    async def drop_next(self) -> None:
+        """The match is over: a hand a lane went on to is withdrawn, as a stopped table's hand is, and the seats'
+        places it held given back."""
         ahead, self._ahead = self._ahead, deque()
         self.reserved = None
         for armed in ahead:
             armed.lane.recall(True)
+        held, self._held = self._held, 0
+        if held:
+            gates = [gate for player in self.players if (gate := player.gate) is not None]
+            for gate in reversed(gates[:held]):
+                await gate.__aexit__(None, None, None)
 
     def chains(self) -> bool:
         """Whether a lane may go on to this table's next hand: the fast path plays, the match gives the next hand
-        ahead (``upcoming``), no seat waits for a place at another table (``TableGate``), and nothing a finished hand
-        goes to is durable storage (a sink's ``durable``, True unless it says otherwise): a chained hand's bots hear
-        its result before the sinks have it, which the records' rule allows only where nothing is stored."""
-        return (self.fast and self._chain and self.upcoming is not None and all(p.gate is None for p in self.players)
+        ahead (``upcoming``), and nothing a finished hand goes to is durable storage (a sink's ``durable``, True
+        unless it says otherwise): a chained hand's bots hear its result before the sinks have it, which the records'
+        rule allows only where nothing is stored. With several tables, the hand gone on to keeps the seats' places
+        (``TableGate``): each bot is in as many hands as before."""
+        return (self.fast and self._chain and self.upcoming is not None
                 and all(getattr(sink, "durable", True) is False for sink in self.sinks))
 
     def arm_next(self, play: HandPlay, lane: LaneHandle) -> None:
@@ -297,12 +305,15 @@ class TableRunner:
         gates = [g for g in (self.players[p].gate for p in sorted(plan.seating)) if g is not None]
         if not gates:
             return await self._play_hand(plan, deck, stacks, config or self.config, entry_blinds)
-        entered = 0
+        entered, self._held = self._held, 0  # the places of the hand a lane went on from are this hand's
         try:  # in the participants' order, the same at every table: no two tables wait on each other
-            for gate in gates:
+            for gate in gates[entered:]:
                 await gate.__aenter__()
                 entered += 1
-            return await self._play_hand(plan, deck, stacks, config or self.config, entry_blinds)
+            record = await self._play_hand(plan, deck, stacks, config or self.config, entry_blinds)
+            if self._ahead and self._ahead[0].started:  # a lane went on to the next hand: it keeps the places
+                self._held, entered = entered, 0
+            return record
         finally:
             for gate in reversed(gates[:entered]):
                 await gate.__aexit__(None, None, None)

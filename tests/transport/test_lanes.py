@@ -212,13 +212,14 @@ def test_no_lane_goes_on_to_the_next_hand_before_a_durable_sink_has_the_hand(mon
     assert len(records) == 40 and play.chained > 10  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("silence", [0.0, 0.01])
-def test_lanes_of_a_bot_of_several_tables_are_played_at_the_loops_turn(silence: float,
+@pytest.mark.parametrize(("silence", "chain"), [(0.0, "on"), (0.01, "on"), (0.0, "off")])
+def test_lanes_of_a_bot_of_several_tables_are_played_at_the_loops_turn(silence: float, chain: str,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """A bot that plays several tables answers in ActionBatches (a stray, an illegal or a mixed action among the
     answers now and then): the lanes play what they can of each batch at the loop's turn and leave the rest to
     Python; the records are grpc.aio's and lanes-off's, every bot gets the same messages for each hand, and the
-    requests of its tables go out together (RefereeBatches), not one message a decision."""
+    requests of its tables go out together (RefereeBatches), not one message a decision. With the hand chain, a
+    lane goes on to its table's next hand (which hand a table plays next then differs: they are compared by hand)."""
     monkeypatch.setenv("ARENA_BOT_SERVER", "grpcio")
     reference, reference_bots, _, _ = play(6, 36, silence=silence)
     monkeypatch.setenv("ARENA_BOT_SERVER", "native")
@@ -226,8 +227,12 @@ def test_lanes_of_a_bot_of_several_tables_are_played_at_the_loops_turn(silence: 
     unlaned, unlaned_bots, none, _ = play(6, 36, silence=silence)
     assert none == 0
     monkeypatch.setenv("ARENA_LANES", "on")
+    monkeypatch.setenv("ARENA_HAND_CHAIN", chain)
     records, bots, opened, laned = play(6, 36, silence=silence)
-    assert opened >= 36
+    chained: int = play.chained  # type: ignore[attr-defined]
+    print(f"chain {chain}: {chained} hands chained, {opened} lanes opened")
+    assert (chained > 5) if chain == "on" else chained == 0
+    assert opened + chained >= 36
     decisions = sum(len(r.decisions) for r in records)
     assert decisions / 10 < laned < decisions  # (fewer on a loaded machine: more messages meet in a turn, and a
     # stream whose message went to Python has its lanes recalled for the rest of the turn)
