@@ -210,7 +210,8 @@ def test_replay_reads_on_past_a_file_that_is_too_big_or_too_deep(files: dict[str
 @pytest.mark.parametrize(("variable", "named"), [("ARENA_ENGINE", "compiled, python"),
                                                ("ARENA_TABLE_LOOP", "fast, reference"),
                                                ("ARENA_BOT_SERVER", "native, grpcio"),
-                                               ("ARENA_LANES", "on, off")])
+                                               ("ARENA_LANES", "on, off"),
+                                               ("ARENA_HAND_CHAIN", "on, off")])
 def test_a_bad_engine_or_table_loop_variable_is_refused_by_name(tmp_path: Path, variable: str, named: str) -> None:
     proc = subprocess.run([sys.executable, "-m", "arena", "match", *BOTS, "--hands", "2", "--no-sandbox"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=60,
