@@ -2407,6 +2407,21 @@ int api_act(void *state, int seat, int kind, int64_t amount)
     return ARENA_ACTED;
 }
 
+/* ``body`` as the field ``key`` of a RefereeMessage (a serialized RefereeMessage), written to ``out`` if it fits in
+ * ``capacity``: its size either way (the C API's encoders). */
+size_t framed(uint8_t key, const Buf &body, char *out, size_t capacity)
+{
+    Buf top;
+    top.b.push_back(char(key));
+    top.varint(body.b.size());
+    size_t size = top.b.size() + body.b.size();
+    if (size <= capacity) {
+        std::memcpy(out, top.b.data(), top.b.size());
+        std::memcpy(out + top.b.size(), body.b.data(), body.b.size());
+    }
+    return size;
+}
+
 size_t api_request_wire(const void *state, int seat, const ArenaText *names, const uint8_t *timeouts,
                         size_t timeouts_count, int64_t action_ms_left, int64_t bank_ms_left, ArenaText head,
                         int64_t request_id, ArenaText tail, char *out, size_t capacity)
@@ -2415,17 +2430,10 @@ size_t api_request_wire(const void *state, int seat, const ArenaText *names, con
     if (!wire_format.ready || seat < 0 || seat != s.to_act || request_id < 0)
         return 0;
     try {
-        Buf body, top;
+        Buf body;
         encode_request(s, seat, names, {timeouts, timeouts_count}, action_ms_left, bank_ms_left, head, request_id,
                        tail, body);
-        top.b.push_back(char(wire_format.outer[0]));
-        top.varint(body.b.size());
-        size_t size = top.b.size() + body.b.size();
-        if (size <= capacity) {
-            std::memcpy(out, top.b.data(), top.b.size());
-            std::memcpy(out + top.b.size(), body.b.data(), body.b.size());
-        }
-        return size;
+        return framed(wire_format.outer[0], body, out, capacity);
     } catch (const std::bad_alloc &) { /* no exception leaves a C function */
         return 0;
     }
@@ -2438,18 +2446,11 @@ size_t api_end_wire(const void *state, int seat, const uint8_t *timeouts, size_t
     if (!wire_format.ready || !hand_names_ready || !s.over || seat < 0 || seat >= s.n)
         return 0;
     try {
-        Buf body, top;
+        Buf body;
         if (!encode_end_head(s, table_id, hand_id, false, body))
             return 0;
         encode_history(s, seat, {timeouts, timeouts_count}, wire_format.end[0], body);
-        top.b.push_back(char(wire_format.end_head[0]));
-        top.varint(body.b.size());
-        size_t size = top.b.size() + body.b.size();
-        if (size <= capacity) {
-            std::memcpy(out, top.b.data(), top.b.size());
-            std::memcpy(out + top.b.size(), body.b.data(), body.b.size());
-        }
-        return size;
+        return framed(wire_format.end_head[0], body, out, capacity);
     } catch (const std::bad_alloc &) { /* no exception leaves a C function */
         return 0;
     }
