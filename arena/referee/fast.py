@@ -105,8 +105,8 @@ class FastRun:
         """``run``'s end, once started."""
         try:
             return await self.stop
-        except asyncio.CancelledError:  # the table is stopped: its open request is withdrawn, as an ask's is
-            if self.withdraw is not None:
+        except BaseException:  # the table is stopped (or the referee failed): its open request is withdrawn, as an
+            if self.withdraw is not None:  # ask's is, and a lane it holds ended
                 self.withdraw()
             raise
         finally:

@@ -26,6 +26,11 @@ class TableGate:
         self._changed = asyncio.Condition()
         self._waiting = 0  # tables waiting for a place
 
+    @property
+    def waiting(self) -> bool:
+        """Whether a table waits for one of this seat's places."""
+        return self._waiting > 0
+
     def _free(self) -> bool:
         return self.in_use < max(1, self.seat.max_tables)
 

@@ -531,8 +531,11 @@ class Match:
                 table = tables[0]
                 table.upcoming = upcoming
                 try:
-                    while not self._stop.is_set():  # one hand at a time, in this task (no task of its own per hand)
-                        hand = table.next_hand() or upcoming()
+                    while True:  # one hand at a time, in this task (no task of its own per hand)
+                        # a hand a lane went on to is played even once the match is stopped: its bots are dealt in
+                        hand = table.started_hand()
+                        if hand is None and not self._stop.is_set():
+                            hand = table.next_hand() or upcoming()
                         if hand is None:
                             break
                         await self._play(table, *hand)

@@ -195,13 +195,19 @@ class TableRunner:
         self.upcoming: Callable[[], Upcoming | None] | None = None
         self.reserved: Upcoming | None = None
         self._ahead: deque[Armed] = deque()  # hands a lane went on to (started) or will (the last, if not started)
-        self._held = 0  # the seats' places (TableGate) a hand a lane went on from passes to the next
+        self._held: list[TableGate] = []  # the seats' places a hand a lane went on from passes to the next
 
     def next_hand(self) -> Upcoming | None:
         """The hand this table took already for a lane to go on to (armed or not), which it plays next."""
         if self._ahead:
             return self._ahead[0].upcoming
         return self.reserved
+
+    def started_hand(self) -> Upcoming | None:
+        """The hand a lane went on to (its HandStarts written), if any: the table's next hand, whatever else."""
+        if self._ahead and self._ahead[0].started:
+            return self._ahead[0].upcoming
+        return None
 
     async def drop_next(self) -> None:
         """The match is over: a hand a lane went on to is withdrawn, as a stopped table's hand is, and the seats'
@@ -210,11 +216,9 @@ class TableRunner:
         self.reserved = None
         for armed in ahead:
             armed.lane.recall(True)
-        held, self._held = self._held, 0
-        if held:
-            gates = [gate for player in self.players if (gate := player.gate) is not None]
-            for gate in reversed(gates[:held]):
-                await gate.__aexit__(None, None, None)
+        held, self._held = self._held, []
+        for gate in reversed(held):
+            await gate.__aexit__(None, None, None)
 
     def chains(self) -> bool:
         """Whether a lane may go on to this table's next hand: the fast path plays, the match gives the next hand
@@ -231,9 +235,18 @@ class TableRunner:
         self._arm(play.seating, lane)
 
     def _arm(self, seating: tuple[int, ...], lane: LaneHandle) -> None:
-        """``arm_next`` for a lane whose hand is seated as ``seating`` (the hand in play, or the one it went on to)."""
+        """``arm_next`` for a lane whose hand is seated as ``seating`` (the hand in play, or the one it went on to).
+        A failure to arm is logged and the next hand played as usual: the chain only saves time."""
+        try:
+            self._try_arm(seating, lane)
+        except Exception:
+            log.exception("table %s: the next hand could not be armed in the lane; it is dealt as usual", self.table_id)
+
+    def _try_arm(self, seating: tuple[int, ...], lane: LaneHandle) -> None:
         if (self._ahead and not self._ahead[-1].started) or not self.chains():
             return
+        if any(player.gate is not None and player.gate.waiting for player in self.players):
+            return  # another table waits for a seat's place: this one gives it back at the hand's end
         upcoming = self.reserved
         if upcoming is None:
             assert self.upcoming is not None
@@ -287,7 +300,7 @@ class TableRunner:
         # take the bot's answer to) must have an owner at once; it arms the hand after it too
         plan, _, stacks = armed.upcoming
         armed.play = HandPlay(armed.hand, armed.hand_id, plan, plan.seating, armed.names, stacks)
-        self._request_ids = itertools.count(plan.hand_number * REQUESTS_PER_HAND + 1)
+        self._request_ids = itertools.count(plan.hand_number * REQUESTS_PER_HAND + 1)  # the lane goes on from there
         armed.run = fast.FastRun(self, armed.play, armed.lane)
         armed.run.start()
 
@@ -305,17 +318,17 @@ class TableRunner:
         gates = [g for g in (self.players[p].gate for p in sorted(plan.seating)) if g is not None]
         if not gates:
             return await self._play_hand(plan, deck, stacks, config or self.config, entry_blinds)
-        entered, self._held = self._held, 0  # the places of the hand a lane went on from are this hand's
+        entered, self._held = self._held, []  # the places of the hand a lane went on from are this hand's
         try:  # in the participants' order, the same at every table: no two tables wait on each other
-            for gate in gates[entered:]:
+            for gate in gates[len(entered):]:
                 await gate.__aenter__()
-                entered += 1
+                entered.append(gate)
             record = await self._play_hand(plan, deck, stacks, config or self.config, entry_blinds)
             if self._ahead and self._ahead[0].started:  # a lane went on to the next hand: it keeps the places
-                self._held, entered = entered, 0
+                self._held, entered = entered, []
             return record
         finally:
-            for gate in reversed(gates[:entered]):
+            for gate in reversed(entered):
                 await gate.__aexit__(None, None, None)
 
     async def _play_hand(self, plan: DealPlan, deck: Sequence[int], stacks: Sequence[int], config: TableConfig,

@@ -107,7 +107,7 @@ class ScriptedBot:
 
 
 def play(tables: int, hands: int, silence: float = 0.006, bot_class: type[ScriptedBot] | None = None,
-         durable: bool = False) -> tuple[list[HandRecord], list[ScriptedBot], int, int]:
+         durable: bool = False, stop_after: int = 0) -> tuple[list[HandRecord], list[ScriptedBot], int, int]:
     """One heads-up match of two scripted bots on ``tables`` tables, over the bots' local socket, its hands kept by a
     sink that is ``durable`` or not; also how many lanes the C++ server opened (0 on grpc.aio) and how many decisions
     they played (``play.chained``: how many hands a lane went on from)."""
@@ -116,12 +116,15 @@ def play(tables: int, hands: int, silence: float = 0.006, bot_class: type[Script
                      tables=tables)
     [seats] = remote_seats(spec, ["bot0", "bot1"])
     records: list[HandRecord] = []
+    matches: list[Match] = []
     opened = []
     laned = []
 
     class Keep:
         def hand_finished(self, record: HandRecord) -> None:
             records.append(record)
+            if len(records) == stop_after:
+                matches[0].stop()  # (as Ctrl-C does: the hands in play are finished)
 
     async def main() -> None:
         server = RefereeServer(local=True, tcp=False)
@@ -142,6 +145,7 @@ def play(tables: int, hands: int, silence: float = 0.006, bot_class: type[Script
             keep = Keep()
             keep.durable = durable  # type: ignore[attr-defined]  # (not durable: a lane may go on to the next hand)
             match = Match(spec, [(s.name, s) for s in seats], [keep])
+            matches.append(match)
             bots = [(bot_class or ScriptedBot)(s.token, tables, silence, batches=i == 0) for i, s in enumerate(seats)]
             await asyncio.gather(match.run(), *(bot.play(server.local_address) for bot in bots))
             result.extend(bots)
@@ -210,6 +214,23 @@ def test_no_lane_goes_on_to_the_next_hand_before_a_durable_sink_has_the_hand(mon
     assert len(records) == 40 and play.chained == 0  # type: ignore[attr-defined]
     records, _, _, _ = play(1, 40, silence=0.0)
     assert len(records) == 40 and play.chained > 10  # type: ignore[attr-defined]
+
+
+def test_a_match_stopped_while_a_lane_deals_the_next_hand_records_every_hand_a_bot_saw_end(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stop (Ctrl-C) while the lanes go on from hand to hand: the hand a lane went on to before the stop was seen
+    starting by the bots, so it is played to its end and recorded; no hand is recorded that a bot did not see end,
+    and none ended for a bot that is not recorded."""
+    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    for tables in (1, 4):
+        records, bots, _, _ = play(tables, 200, silence=0.0, stop_after=25)
+        assert play.chained > 5  # type: ignore[attr-defined]
+        recorded_ids = {r.hand_id for r in records}
+        assert 25 <= len(records) < 200
+        for bot in bots:
+            ended = {hand for hand, messages in by_hand(bot).items()  # type: ignore[arg-type]
+                     if any(m.WhichOneof("msg") == "hand_end" for m in messages)}
+            assert ended == recorded_ids
 
 
 @pytest.mark.parametrize(("silence", "chain"), [(0.0, "on"), (0.01, "on"), (0.0, "off")])
