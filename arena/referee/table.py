@@ -189,6 +189,7 @@ class TableRunner:
         self._request_ids = itertools.count(1)  # replaced per hand; see play_hand
         self.fast = fast.fast_loop()  # common decisions played as the Actions are read (arena.referee.fast)
         self._chain = switches.HAND_CHAIN.value() == "on"
+        self._stored: bool | None = None  # whether a sink stores the hands (``chains``), once asked
         self._loop: asyncio.AbstractEventLoop | None = None
         # the hand chain (arena.referee.lane): where the table's next hand comes from when a lane is to go on to it
         # (set by the match where each table takes the next hand in turn), that hand once taken, and armed
@@ -226,8 +227,12 @@ class TableRunner:
         unless it says otherwise): a chained hand's bots hear its result before the sinks have it, which the records'
         rule allows only where nothing is stored. With several tables, the hand gone on to keeps the seats' places
         (``TableGate``): each bot is in as many hands as before."""
-        return (self.fast and self._chain and self.upcoming is not None
-                and all(getattr(sink, "durable", True) is False for sink in self.sinks))
+        if self.upcoming is None:
+            return False
+        stored = self._stored
+        if stored is None:  # the sinks are the table's for the whole match: asked once
+            stored = self._stored = any(getattr(sink, "durable", True) is not False for sink in self.sinks)
+        return self.fast and self._chain and not stored
 
     def arm_next(self, play: HandPlay, lane: LaneHandle) -> None:
         """Arm ``lane`` (which asks every seat of ``play``) with the table's next hand, if it chains (``chains``) and
