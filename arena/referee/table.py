@@ -130,7 +130,8 @@ class _Answer:
 @dataclass(slots=True)
 class Armed:
     """The table's next hand, armed in the lane of the hand in play (the hand chain: arena.referee.lane): made, and
-    its HandStarts encoded, before the lane went on to it; ``started`` once it did."""
+    its HandStarts encoded, before the lane went on to it; once it did, its play and the fast path that adopted the
+    lane (``started``)."""
 
     upcoming: Upcoming
     hand: Hand
@@ -138,10 +139,14 @@ class Armed:
     names: tuple[str, ...]
     starts: list[HandStart]
     lane: LaneHandle
-    started: bool = False
     started_at: float = 0.0
-    play: HandPlay | None = None  # once started: the hand in play, and its fast path, which adopted the lane
+    play: HandPlay | None = None
     run: fast.FastRun | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether the lane went on to it."""
+        return self.run is not None
 
 
 @dataclass(slots=True)
@@ -199,9 +204,8 @@ class TableRunner:
         self._held: list[TableGate] = []  # the seats' places a hand a lane went on from passes to the next
 
     def next_hand(self) -> Upcoming | None:
-        """The hand this table took already for a lane to go on to (armed or not), which it plays next."""
-        if self._ahead:
-            return self._ahead[0].upcoming
+        """The hand this table took already for a lane that did not go on to it, which it plays next (between hands,
+        a hand armed and not gone on to is one: the lane that ended without it gave it back, ``disarm``)."""
         return self.reserved
 
     def started_hand(self) -> Upcoming | None:
@@ -298,7 +302,6 @@ class TableRunner:
         if not self._ahead or self._ahead[-1].started:
             return
         armed = self._ahead[-1]
-        armed.started = True
         armed.started_at = time.time()
         # its fast path adopts the lane now, not once this table's task has recorded this hand: the lane plays the
         # next hand meanwhile, and what it says of it (the request it leaves open when it ends, for the session to

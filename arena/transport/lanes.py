@@ -231,12 +231,7 @@ class HandLane:
         """The fast path of the hand the lane went on to takes it: told at once if the lane ended meanwhile."""
         self.owner = owner
         if self.pending:  # one: a hand done leaves the lane without an owner again
-            hand_done, result = self.pending.popleft()
-            if hand_done:
-                self.owner = None
-                owner.hand_done(result)
-            else:
-                owner.laned(result)
+            self._tell(*self.pending.popleft())
 
     def finished(self) -> None:
         """``HAND_DONE``: each hand the lane finished and went on from, told to its owner (``hand_done``)."""
