@@ -6,8 +6,8 @@ the bots' own (the ``decisions`` of ``--json``'s results).
 
 Rows: two C++ sample bots at ``--tables 64``, two Python SDK random bots at ``--tables 64``, two C++ bots at one
 table (the goals' three, unrecorded like the ACPC dealer's, which writes a plain log), two Python SDK calling
-stations at ``--tables 64`` (the SDK with the cheapest strategy: the random bot seeds a generator from a string for
-every decision, a quarter of its Python time, and folds often, 3.7 decisions a hand where the stations play 8), and
+stations at ``--tables 64`` (the SDK with the cheapest strategy: the random bot hashes its seed, the hand and the
+request for every decision's draws, and folds often, 3.7 decisions a hand where the stations play 8), and
 the first again recorded to a database (``--db``: every hand in SQLite with its hash chain, read back by the scoring
 worker). Beside them, the reference: the ACPC dealer (C) with its two C example players, heads-up no-limit over
 loopback TCP, measured on this machine (issue 27): 2,131 to 2,680 hands/s at 6.3 decisions a hand, 13,400 to 16,900

@@ -60,7 +60,7 @@ def test_heads_up_duplicate_hands_mirror_the_cards_with_seats_exchanged(tmp_path
 
 def test_a_better_bot_beats_a_worse_one_with_a_ci_that_excludes_zero(tmp_path: Path) -> None:
     """mbb/hand finds the better bot, and so does TrueSkill over blocks of deals (issue 23). The random bot wins more
-    single deals (74 to 65, 11 drawn), by a big blind or so, and loses the others by tens of big blinds: with a
+    single deals (77 to 64, 9 drawn), by a big blind or so, and loses the others by tens of big blinds: with a
     game a deal, as before, TrueSkill put it first; a game of 30 deals follows the chips."""
     db = Database(tmp_path / "a.db")
     play_in_process(db, "better", [("equity", EquityBot()), ("random", RandomBot(seed=3))], 300, "better-seed")
@@ -74,7 +74,7 @@ def test_a_better_bot_beats_a_worse_one_with_a_ci_that_excludes_zero(tmp_path: P
     sessions = load_sessions(db)
     won = sum(s.chips["equity@1"] > s.chips["random@1"] for s in sessions)
     lost = sum(s.chips["equity@1"] < s.chips["random@1"] for s in sessions)
-    assert (won, lost) == (65, 74)
+    assert (won, lost) == (64, 77)
     assert [r.bot for r in board.rows] == ["equity@1", "random@1"] and board.consistency.ok
     assert equity.rating["mu"] > random_bot.rating["mu"] and board.games == 5
     one_deal = build_leaderboard(db, rules=RatingRules(block_deals=1), history_points=0)
