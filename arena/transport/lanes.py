@@ -40,6 +40,8 @@ from arena_sdk.pb import bot_pb2, poker_pb2
 if TYPE_CHECKING:
     from arena.transport.native_server import NativeBotServer, NativeCall
 
+MIN_ALARM_S = 0.01  # the lanes' alarm rings at most this often (a per-action limit of 0 would make it spin)
+
 
 def set_action_format(native: ModuleType) -> bool:
     """Tell the C++ server how Actions are read (field numbers from the protocol's descriptors, the kinds' values)
@@ -81,7 +83,9 @@ class Lanes:
         self.running: dict[int, HandLane] = {}
         self.looped = False  # a lane of bots of several tables was opened
         # rings by the soonest deadline of a running lane's open request, or before: one timer for all the lanes, as
-        # a session has one for its requests (a lane opened after it, whose deadline is later, costs no timer)
+        # a session has one for its requests (a lane opened after it, whose deadline is later, costs no timer); and
+        # at least once per per-action limit while lanes run (``HandLane.period_s``), since a lane asks its next seat
+        # without Python, and that request's deadline may come before the one the alarm was set for
         self._alarm: asyncio.TimerHandle | None = None
 
     def open(self, owner: LaneOwner, places: Sequence[LanePlace | None], hand: Hand, table_id: str, hand_id: str,
@@ -134,9 +138,10 @@ class Lanes:
         if not lane_id:
             return None
         lane = HandLane(self, lane_id, owner, [ticket.session for ticket in tickets],
-                        [ticket.call.stream for ticket in tickets])
+                        [ticket.call.stream for ticket in tickets],
+                        max(MIN_ALARM_S, min(per_action_ms for per_action_ms, _ in clocks) / 1000))
         self.running[lane_id] = lane
-        self._watch(min(per_action_ms + bank_ms for per_action_ms, bank_ms in clocks) / 1000)
+        self._watch(min(lane.period_s, min(per_action_ms + bank_ms for per_action_ms, bank_ms in clocks) / 1000))
         return lane
 
     @property
@@ -157,7 +162,9 @@ class Lanes:
 
     def _expire(self) -> None:
         """The alarm: every lane whose open request is out of time ends (the session's alarm then times the request
-        out, as one it opened); the alarm is set again for the soonest deadline left."""
+        out, as one it opened); the alarm is set again for the soonest deadline left, or a running lane's per-action
+        limit if that is sooner (the soonest deadline of a request a lane asks before then: every request has that
+        limit at least)."""
         self._alarm = None
         native = self.server.native()
         if native is None:
@@ -171,7 +178,7 @@ class Lanes:
             if left <= 0:
                 expired.append(lane)
             else:
-                soonest = min(soonest, left)
+                soonest = min(soonest, left, lane.period_s)
         for lane in expired:
             lane.recall()
         if soonest < math.inf:
@@ -195,12 +202,13 @@ class HandLane:
     sessions it asks through. A lane that went on to the hand armed (``arm``) has no owner until that hand's fast
     path adopts it (``adopt``): what it says meanwhile (it ended, or finished that hand too) waits for it."""
 
-    __slots__ = ("lane_id", "lanes", "owner", "pending", "sessions", "streams")
+    __slots__ = ("lane_id", "lanes", "owner", "pending", "period_s", "sessions", "streams")
 
     def __init__(self, lanes: Lanes, lane_id: int, owner: LaneOwner, sessions: list[BotSession],
-                 streams: list[int]) -> None:
+                 streams: list[int], period_s: float) -> None:
         self.lanes = lanes
         self.lane_id = lane_id
+        self.period_s = period_s  # how often the lanes' alarm rings while it runs: the seats' per-action limit
         self.owner: LaneOwner | None = owner
         self.pending: deque[tuple[bool, LaneResult]] = deque()  # (a hand done?, what) while it has no owner
         self.sessions = sessions

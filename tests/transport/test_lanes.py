@@ -495,3 +495,78 @@ def test_what_only_pythons_parser_reads_right_is_left_to_it(mode: str, monkeypat
     records, received = play_crafted(mode)
     assert recorded(records) == recorded(reference[0])
     assert received == reference[1]
+
+
+class PacedBot:
+    """Checks or calls every request, after ``delays[k]`` seconds for its k-th request (the last one for the rest)."""
+
+    def __init__(self, token: str, delays: tuple[float, ...]) -> None:
+        self.token = token
+        self.delays = delays
+        self.asked = 0
+
+    async def play(self, address: str) -> None:
+        async with grpc.aio.insecure_channel(address) as channel:
+            call: Any = bot_pb2_grpc.BotServiceStub(channel).Play()  # type: ignore[call-arg]
+            await call.write(bot_pb2.BotMessage(join=bot_pb2.Join(token=self.token, protocol_version=1, max_tables=1,
+                                                                  bot_name="paced")))
+            async for received in call:
+                messages = list(received.batch.messages) if received.WhichOneof("msg") == "batch" else [received]
+                for message in messages:
+                    kind = message.WhichOneof("msg")
+                    if kind == "match_end":
+                        return
+                    if kind != "action_request":
+                        continue
+                    request = message.action_request
+                    await asyncio.sleep(self.delays[min(self.asked, len(self.delays) - 1)])
+                    self.asked += 1
+                    with contextlib.suppress(grpc.RpcError, asyncio.InvalidStateError):  # (the match may be over)
+                        await call.write(bot_pb2.BotMessage(action=K.Action(
+                            table_id=request.table_id, hand_id=request.hand_id, request_id=request.request_id,
+                            kind=K.ACTION_KIND_CHECK if request.legal.can_check else K.ACTION_KIND_CALL)))
+
+
+@pytest.mark.parametrize("chain", ["on", "off"])
+def test_a_lane_lets_no_answer_in_after_its_clock_ran_out(chain: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One bot thinks 0.08 s a request (its bank pays for it, so its requests' deadlines are far off); the other
+    spends its bank on its first request, then has 0.05 s a request (the per-action limit) and answers in 0.01 s,
+    but every third time in 0.3 s: each of those answers is late and times out, whether a lane or the referee's
+    Python asked. (The lanes' alarm was set for the soonest deadline when it rang: a request that a lane asked after
+    the first bot's answer, due before the first bot's deadline, ran on past its own until then, and its late
+    answer was played. It now rings at least once per per-action limit while lanes run.)"""
+    monkeypatch.setenv("ARENA_BOT_SERVER", "native")
+    monkeypatch.setenv("ARENA_LANES", "on")
+    monkeypatch.setenv("ARENA_HAND_CHAIN", chain)
+    policy = ClockPolicy(per_action_ms=50, time_bank_ms=1500, max_retries=0, max_violations=0)
+    spec = MatchSpec("late", "seed-late", 8, config=TableConfig(), starting_stack=2000, policy=policy)
+    [seats] = remote_seats(spec, ["thinker", "late"])
+    records: list[HandRecord] = []
+
+    class Keep:
+        durable = False
+
+        def hand_finished(self, record: HandRecord) -> None:
+            records.append(record)
+
+    async def main() -> None:
+        server = RefereeServer(local=True, tcp=False)
+        await server.start()
+        for seat in seats:
+            server.add_seat(seat)
+        try:
+            match = Match(spec, [(s.name, s) for s in seats], [Keep()])
+            bots = [PacedBot(seats[0].token, (0.08,)), PacedBot(seats[1].token, (1.6, *(0.01, 0.01, 0.3) * 20))]
+            await asyncio.gather(match.run(), *(bot.play(server.local_address) for bot in bots))
+        finally:
+            await server.stop()
+
+    asyncio.run(main())
+    late = [d for r in records for d in r.decisions if d.participant == 1]
+    thinker = [d for r in records for d in r.decisions if d.participant == 0]
+    assert len(records) == 8 and len(late) >= 9 and len(thinker) >= 8
+    assert all(d.how == "ok" for d in thinker)
+    timed_out = [d for d in late[1:] if d.how == "timeout"]
+    assert len(timed_out) >= 2  # its late answers
+    assert [d for d in late if d.how == "ok" and d.elapsed_ms > 80] == []  # none let in past 0.05 s (and the
+    # referee's own delay, given back once)
