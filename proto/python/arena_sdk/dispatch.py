@@ -59,6 +59,10 @@ class Dispatch:
         self._act_batch = callbacks.act_batch
         self._batch: bot_pb2.BotMessage | None = None  # while a batch is handled: the ActionBatch its answers go in
         self._custom_batch = batches_itself(bot)
+        # the hand's start and end hooks, None where the bot keeps Bot's (which do nothing): a batch's hand starts and
+        # ends then cost no call (a Python bot at many tables gets two a hand a table)
+        self._on_hand_start = _overridden(bot.on_hand_start, Bot.on_hand_start)
+        self._on_hand_end = _overridden(bot.on_hand_end, Bot.on_hand_end)
         self._debug = log.isEnabledFor(logging.DEBUG)  # every answer logged (ARENA_LOG_LEVEL=DEBUG); read per message
 
     def handle(self, msg: bot_pb2.RefereeMessage) -> Awaitable[None] | None:
@@ -123,6 +127,16 @@ class Dispatch:
                     request = self._read_request(inner.action_request)
                     if request is not None:
                         requests.append(request)
+                elif which == "hand_start":  # as ``handle`` does, without the call where the hook is Bot's
+                    if self._on_hand_start is not None and \
+                            (later := self._hook("on_hand_start", self._on_hand_start, inner.hand_start)) is not None:
+                        await later
+                elif which == "hand_end":
+                    end = inner.hand_end
+                    self.open.pop(end.table_id, None)
+                    if self._on_hand_end is not None and \
+                            (later := self._hook("on_hand_end", self._on_hand_end, end)) is not None:
+                        await later
                 elif which != "batch" and (later := self.handle(inner)) is not None:  # never nested; one is ignored
                     await later
             if requests and not self._custom_batch:  # act on each, each failure on its own
@@ -249,3 +263,8 @@ class Dispatch:
             self.outbox.put(single)
         elif actions:
             self.outbox.put(out)
+
+
+def _overridden(bound: Callable[[Any], object], default: Callable[..., object]) -> Callable[[Any], object] | None:
+    """``bound`` (a bot's hook), or None if it is ``default`` (Bot's own, which does nothing)."""
+    return None if getattr(bound, "__func__", None) is default else bound
