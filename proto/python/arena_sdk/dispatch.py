@@ -129,14 +129,14 @@ class Dispatch:
                         requests.append(request)
                 elif which == "hand_start":  # as ``handle`` does, without the call where the hook is Bot's
                     if self._on_hand_start is not None and \
-                            (later := self._hook("on_hand_start", self._on_hand_start, inner.hand_start)) is not None:
-                        await later
+                            (hooked := self._hook("on_hand_start", self._on_hand_start, inner.hand_start)) is not None:
+                        await hooked
                 elif which == "hand_end":
                     end = inner.hand_end
                     self.open.pop(end.table_id, None)
                     if self._on_hand_end is not None and \
-                            (later := self._hook("on_hand_end", self._on_hand_end, end)) is not None:
-                        await later
+                            (hooked := self._hook("on_hand_end", self._on_hand_end, end)) is not None:
+                        await hooked
                 elif which != "batch" and (later := self.handle(inner)) is not None:  # never nested; one is ignored
                     await later
             if requests and not self._custom_batch:  # act on each, each failure on its own
