@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Sequence
 
 from arena_sdk._eval import runout_orders, runout_shares
-from arena_sdk.preflop import headsup_orders
+from arena_sdk.preflop import headsup_orders, headsup_preflop
 
 
 def draws_seed(salt: str, holes: list[tuple[int, ...]], board: tuple[int, ...]) -> int:
@@ -33,8 +34,24 @@ def board_shares(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], sam
     """Each player's expected share of a pot they all contest over the board's completions: ``shares_of`` the
     ``board_orders``, summed in C (``runout_shares``) where the orders are counted there, to the same last bit."""
     if len(holes) == 2 and not board:
-        return shares_of(headsup_orders(holes[0], holes[1]), 2)
+        return headsup_shares(holes[0], holes[1])
     return runout_shares(holes, board, samples, _seed(holes, board, samples, salt))
+
+
+def headsup_shares(a: Sequence[int], b: Sequence[int]) -> tuple[float, float]:
+    """``shares_of(headsup_orders(a, b), 2)`` without the dict: the same sums in the same order (the ties', then
+    ``b``'s wins, then ``a``'s), so the same floats to the last bit. The scoring worker asks it for most hands."""
+    wins, losses, ties = headsup_preflop(a, b)
+    total = wins + losses + ties
+    first = second = 0.0
+    if ties:
+        first += ties / total / 2
+        second += ties / total / 2
+    if losses:
+        second += losses / total
+    if wins:
+        first += wins / total
+    return first, second
 
 
 def _seed(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], samples: int, salt: str) -> int:

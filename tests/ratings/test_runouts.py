@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from arena.ratings.runouts import board_orders, completions, draws_seed
+from arena.ratings.runouts import board_orders, board_shares, completions, draws_seed, headsup_shares, shares_of
 from arena_sdk._eval import runout_orders
+from arena_sdk.preflop import headsup_orders
 
 
 def _deal(rng: random.Random, players: int, known: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
@@ -45,3 +46,14 @@ def test_where_completions_are_drawn_the_draws_follow_the_known_cards_seed(playe
 def test_completions_counts_the_boards_left() -> None:
     assert completions(2, 3) == 990 and completions(2, 4) == 44 and completions(2, 5) == 1
     assert completions(2, 0) == 1_712_304 and completions(3, 0) == 1_370_754
+
+
+def test_heads_up_preflop_shares_are_the_orders_shares_to_the_last_bit() -> None:
+    """``headsup_shares`` sums what ``shares_of`` sums over ``headsup_orders``' dict, in its order: the same floats
+    (ties, one-sided match-ups and dominated hands among 20,000 random ones, and every pair of one hand's suits)."""
+    rng = random.Random(11)
+    pairs = [(cards[:2], cards[2:]) for cards in (rng.sample(range(52), 4) for _ in range(20_000))]
+    pairs += [((0, 13), (26, 39)), ((12, 25), (11, 24)), ((12, 25), (38, 51))]  # a pair of twos each; AA-KK; AA-AA
+    for a, b in pairs:
+        assert headsup_shares(a, b) == shares_of(headsup_orders(a, b), 2), (a, b)
+        assert board_shares((tuple(a), tuple(b)), (), 0, "s") == headsup_shares(a, b)
