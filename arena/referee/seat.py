@@ -44,7 +44,6 @@ class HandStart:
     # For a seat that is sent its messages as bytes (Seat.wire_requests): the compiled engine's encoding of the
     # RefereeMessage holding this HandStart (Hand.start_wire); empty when the engine has none
     wire: bytes = b""
-    sent: bool = False  # the bot has it already (a lane wrote it: the hand chain): the seat only learns of it
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +132,10 @@ class Seat(abc.ABC):
 
     async def hand_started(self, start: HandStart) -> None:
         """A hand begins; the seat holds ``start.seat``."""
+
+    def hand_chained(self, seat: int) -> None:
+        """A lane went on to the table's next hand (the hand chain, arena.referee.lane): its bot has that hand's
+        HandStart already, from the lane, and holds ``seat`` in it. Only a seat with a ``lane_place`` is told this."""
 
     async def hand_finished(self, record: HandRecord, seat: int) -> None:
         """A hand is over; ``seat`` was this seat's position in it."""

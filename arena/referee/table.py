@@ -137,7 +137,6 @@ class Armed:
     hand: Hand
     hand_id: str
     names: tuple[str, ...]
-    starts: list[HandStart]
     lane: LaneHandle
     started_at: float = 0.0
     play: HandPlay | None = None
@@ -272,11 +271,9 @@ class TableRunner:
         start_wire = getattr(hand, "start_wire", None)
         if start_wire is None:
             return
-        bets, committed = posted(hand)
-        after_posts = tuple(stack - chips for stack, chips in zip(stacks, committed, strict=True))
         places: list[LanePlace] = []
-        starts: list[HandStart] = []
-        for seat, p in enumerate(plan.seating):
+        starts: list[bytes] = []  # each seat's HandStart, encoded (the lane writes them: the seats are told only
+        for seat, p in enumerate(plan.seating):  # that they hold a seat in it, ``Seat.hand_chained``)
             player = self.players[p]
             asked = player.seat
             if (not asked.wire_requests or not asked.opens_requests or asked.reads_view
@@ -286,15 +283,11 @@ class TableRunner:
             if place is None:
                 return
             places.append(place)
-            starts.append(HandStart(
-                self.match_id, self.table_id, hand_id, plan.hand_number, seat, plan.button, hand.hole[seat],
-                after_posts, names, bets, committed, start_wire(seat, self.table_id, hand_id, plan.hand_number, names),
-                sent=True))
+            starts.append(start_wire(seat, self.table_id, hand_id, plan.hand_number, names))
         from_seats = [seating.index(p) for p in plan.seating]
-        if lane.arm(hand, hand_id, places, [start.wire for start in starts], from_seats,
-                    plan.hand_number * REQUESTS_PER_HAND + 1):
+        if lane.arm(hand, hand_id, places, starts, from_seats, plan.hand_number * REQUESTS_PER_HAND + 1):
             self.reserved = None
-            self._ahead.append(Armed(upcoming, hand, hand_id, names, starts, lane))
+            self._ahead.append(Armed(upcoming, hand, hand_id, names, lane))
 
     def chained(self, play: HandPlay) -> None:
         """The lane finished ``play``'s hand and went on to the one armed: the bots have its HandEnds."""
@@ -307,6 +300,8 @@ class TableRunner:
         # next hand meanwhile, and what it says of it (the request it leaves open when it ends, for the session to
         # take the bot's answer to) must have an owner at once; it arms the hand after it too
         plan, _, stacks = armed.upcoming
+        for seat, p in enumerate(plan.seating):  # (each bot has the hand's HandStart from the lane by now)
+            self.players[p].seat.hand_chained(seat)
         armed.play = HandPlay(armed.hand, armed.hand_id, plan, plan.seating, armed.names, stacks)
         self._request_ids = itertools.count(plan.hand_number * REQUESTS_PER_HAND + 1)  # the lane goes on from there
         armed.run = fast.FastRun(self, armed.play, armed.lane)
@@ -370,16 +365,14 @@ class TableRunner:
         return await self._played(play, config, deck, started)
 
     async def _play_chained(self, armed: Armed) -> HandRecord:
-        """The hand a lane went on to (the hand chain): its HandStarts are out and its first request asked, so the
-        seats are only told it began (``HandStart.sent``), and its fast path (which adopted the lane when it went on
-        to the hand: ``chained``) is waited for."""
+        """The hand a lane went on to (the hand chain): its HandStarts are out and its first request asked (its
+        seats were told they hold a seat in it, ``Seat.hand_chained``), so its fast path (which adopted the lane
+        when it went on to the hand: ``chained``) is waited for."""
         plan, deck, _ = armed.upcoming
         play, run = armed.play, armed.run
         assert play is not None and run is not None
-        for seat, p in enumerate(plan.seating):
-            player = self.players[p]
-            player.participant.hands += 1
-            await notify(player.seat.hand_started(armed.starts[seat]), f"hand start to {player.name}", player.seat)
+        for p in plan.seating:
+            self.players[p].participant.hands += 1
         handover = await run.wait()
         if handover is not None:
             play.add(await self._finish(play, handover))

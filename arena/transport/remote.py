@@ -214,10 +214,13 @@ class RemoteSeat(Seat):
 
     async def hand_started(self, start: HandStart) -> None:
         self._seat = start.seat
-        if start.sent:  # a lane wrote it to the stream of the session dealt the hand before: that one is asked (a
-            return  # bot that joined again since is dealt in from the next hand, as a rejoined bot always is)
         self._hands[start.table_id] = self.endpoint.session
         self._send(start.wire or wire.hand_start_bytes(start))
+
+    def hand_chained(self, seat: int) -> None:
+        # (the lane wrote the HandStart to the stream of the session dealt the hand before, which is asked: a bot that
+        # joined again since is dealt in from the next hand, as a rejoined bot always is)
+        self._seat = seat
 
     async def hand_finished(self, record: HandRecord, seat: int) -> None:
         self._hands.pop(record.table_id, None)
