@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.records import LedgerError, RecordsDamaged, queries
+from arena.records import LedgerError, RecordsDamaged, evidence, queries
 from arena.records.db import Database
 from arena.records.evidence import canonical, chain_link, commitment_of, final_hash, part_digests
 from arena.records.ledger import Ledger
@@ -204,6 +204,22 @@ def test_the_commitment_is_the_documented_hash_of_the_schedule_and_participants(
     assert document["participants"] == [["alice", "1.0"], ["bob", "2.0"]]
     assert document["schedule"]["hands_total"] == 12 and document["schedule"]["starting_stack"] == 10_000
     assert canonical(document).decode() == info.committed
+
+
+def test_canonical_json_is_json_dumps_with_its_settings_whichever_encoder_writes_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The digests' JSON text, from the encoder's C core made once, is the standard encoder's (sorted keys, no
+    spaces, UTF-8 unescaped, a damaged value written by ``_foreign``), byte for byte, and so without the C core."""
+    values = [
+        [0, 1, "table-1-r0.1", 3, None], {"b": [1.5, -0.0, 1e300, 7.000000000000001], "a": {"z": True, "y": False}},
+        ["Ω名 \u2028\x00\"quote\\", "", [[], {}]], [[4, "ok", 6.867088000035437, 1, None, None, "pre-flop: junk"]],
+        [b"\x00\xff", bytearray(b"ab")], 2**70, -(2**63), 3.141592653589793,
+    ]
+    expected = [json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                           default=evidence._foreign).encode() for v in values]
+    assert [canonical(v) for v in values] == expected
+    monkeypatch.setattr(evidence, "_C_ENCODE", None)
+    assert [canonical(v) for v in values] == expected
 
 
 # ------------------------------------------------------------------------------------ resume verifies before it plays
