@@ -450,6 +450,35 @@ class CraftedBot:
                 await call.done_writing()
 
 
+class Kept:
+    """A sink that keeps the hands (``durable``: whether it counts as storing them, which keeps the hand chain off)."""
+
+    def __init__(self, durable: bool = True) -> None:
+        self.records: list[HandRecord] = []
+        self.durable = durable
+
+    def hand_finished(self, record: HandRecord) -> None:
+        self.records.append(record)
+
+
+def serve_match(spec: MatchSpec, seats: list[Any], bots: list[Any], sink: Kept) -> None:
+    """One match of ``seats`` on the local socket, played by ``bots`` (each with ``play(address)``), its hands to
+    ``sink``."""
+
+    async def main() -> None:
+        server = RefereeServer(local=True, tcp=False)
+        await server.start()
+        for seat in seats:
+            server.add_seat(seat)
+        try:
+            match = Match(spec, [(s.name, s) for s in seats], [sink])
+            await asyncio.gather(match.run(), *(bot.play(server.local_address) for bot in bots))
+        finally:
+            await server.stop()
+
+    asyncio.run(main())
+
+
 def play_crafted(mode: str, hands: int = 4) -> tuple[list[HandRecord], list[bytes]]:
     """bot0 answers plainly, through a lane; bot1 with ``crafted(mode)``."""
     # a bot that answers gets time to spare on a loaded machine (at 150 ms a suite run once timed one out, and the
@@ -459,27 +488,10 @@ def play_crafted(mode: str, hands: int = 4) -> tuple[list[HandRecord], list[byte
                          reconnect_grace_ms=50)
     spec = MatchSpec("cr", "seed-crafted", hands, config=TableConfig(), starting_stack=2000, policy=policy)
     [seats] = remote_seats(spec, ["bot0", "bot1"])
-    records: list[HandRecord] = []
-
-    class Keep:
-        def hand_finished(self, record: HandRecord) -> None:
-            records.append(record)
-
+    kept = Kept()
     bot1 = CraftedBot(seats[1].token, mode)
-
-    async def main() -> None:
-        server = RefereeServer(local=True, tcp=False)
-        await server.start()
-        for seat in seats:
-            server.add_seat(seat)
-        try:
-            match = Match(spec, [(s.name, s) for s in seats], [Keep()])
-            bot0 = ScriptedBot(seats[0].token, 1, 0.0, batches=False)
-            await asyncio.gather(match.run(), bot0.play(server.local_address), bot1.play(server.local_address))
-        finally:
-            await server.stop()
-
-    asyncio.run(main())
+    serve_match(spec, seats, [ScriptedBot(seats[0].token, 1, 0.0, batches=False), bot1], kept)
+    records = kept.records
     return records, bot1.received
 
 
@@ -541,27 +553,10 @@ def test_a_lane_lets_no_answer_in_after_its_clock_ran_out(chain: str, monkeypatc
     policy = ClockPolicy(per_action_ms=50, time_bank_ms=1500, max_retries=0, max_violations=0)
     spec = MatchSpec("late", "seed-late", 8, config=TableConfig(), starting_stack=2000, policy=policy)
     [seats] = remote_seats(spec, ["thinker", "late"])
-    records: list[HandRecord] = []
-
-    class Keep:
-        durable = False
-
-        def hand_finished(self, record: HandRecord) -> None:
-            records.append(record)
-
-    async def main() -> None:
-        server = RefereeServer(local=True, tcp=False)
-        await server.start()
-        for seat in seats:
-            server.add_seat(seat)
-        try:
-            match = Match(spec, [(s.name, s) for s in seats], [Keep()])
-            bots = [PacedBot(seats[0].token, (0.08,)), PacedBot(seats[1].token, (1.6, *(0.01, 0.01, 0.3) * 20))]
-            await asyncio.gather(match.run(), *(bot.play(server.local_address) for bot in bots))
-        finally:
-            await server.stop()
-
-    asyncio.run(main())
+    kept = Kept(durable=False)
+    serve_match(spec, seats, [PacedBot(seats[0].token, (0.08,)),
+                              PacedBot(seats[1].token, (1.6, *(0.01, 0.01, 0.3) * 20))], kept)
+    records = kept.records
     late = [d for r in records for d in r.decisions if d.participant == 1]
     thinker = [d for r in records for d in r.decisions if d.participant == 0]
     assert len(records) == 8 and len(late) >= 9 and len(thinker) >= 8
