@@ -85,9 +85,17 @@ _JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=Fal
 # The same encoder's C core, made once: ``JSONEncoder.encode`` makes it anew for every value, a microsecond of the
 # eight a hand's digests encode (a fifth of their time); the standard library's own accelerator, absent in a
 # Python without it (then ``_JSON`` encodes). tests/records/test_evidence.py checks both give the same bytes.
-_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
-_C_ENCODE: Any = None if _MAKE_ENCODER is None else _MAKE_ENCODER(
-    None, _foreign, json.encoder.encode_basestring, None, ":", ",", True, False, True)
+def _c_encoder() -> Any:
+    """``_JSON``'s C core (its arguments as ``JSONEncoder.iterencode`` passes them), or None without one."""
+    make: Any = getattr(json.encoder, "c_make_encoder", None)
+    try:
+        return None if make is None else make(None, _foreign, json.encoder.encode_basestring, None, ":", ",", True,
+                                              False, True)
+    except TypeError:  # another Python's signature: ``_JSON`` encodes
+        return None
+
+
+_C_ENCODE = _c_encoder()
 
 
 def canonical(value: Any) -> bytes:

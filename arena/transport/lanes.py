@@ -40,7 +40,7 @@ from arena_sdk.pb import bot_pb2, poker_pb2
 if TYPE_CHECKING:
     from arena.transport.native_server import NativeBotServer, NativeCall
 
-MIN_ALARM_S = 0.01  # the lanes' alarm rings at most this often (a per-action limit of 0 would make it spin)
+MIN_ALARM_S = 0.01  # the lanes' alarm rings at most this often: no lane opens where a per-action limit is shorter
 
 
 def set_action_format(native: ModuleType) -> bool:
@@ -97,6 +97,8 @@ class Lanes:
             return None
         if native is None:
             return None
+        if min(per_action_ms for per_action_ms, _ in clocks) < MIN_ALARM_S * 1000:
+            return None  # the alarm could not ring by every request's deadline (``_expire``): Python's path asks
         seats: list[tuple[int, str, bytes, float, float]] = []
         tickets: list[LaneTicket] = []
         for place, name, (per_action_ms, bank_ms) in zip(places, names, clocks, strict=True):
@@ -139,7 +141,7 @@ class Lanes:
             return None
         lane = HandLane(self, lane_id, owner, [ticket.session for ticket in tickets],
                         [ticket.call.stream for ticket in tickets],
-                        max(MIN_ALARM_S, min(per_action_ms for per_action_ms, _ in clocks) / 1000))
+                        min(per_action_ms for per_action_ms, _ in clocks) / 1000)
         self.running[lane_id] = lane
         self._watch(min(lane.period_s, min(per_action_ms + bank_ms for per_action_ms, bank_ms in clocks) / 1000))
         return lane

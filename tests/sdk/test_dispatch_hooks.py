@@ -70,3 +70,23 @@ def test_the_hooks_of_a_batch_are_called_in_order_with_its_requests() -> None:
     bot.on_hand_end = lambda msg: bot.heard.append(f"end {msg.table_id}")  # type: ignore[method-assign]
     assert heard(bot) == ["end t1", "end t2", "act t1", "act t2"]
     assert heard(Heard()) == ["act t1", "act t2"]
+
+
+def test_a_hook_the_bot_sets_as_it_plays_is_called_in_a_batch() -> None:
+    """A hook set after the bot joined (here when it is welcomed) is called from then on, in a batch as alone."""
+
+    class Late(Heard):
+        def on_welcome(self, welcome: bot_pb2.Welcome) -> None:
+            self.on_hand_start = lambda msg: self.heard.append(f"start {msg.table_id}")  # type: ignore[method-assign]
+
+    bot = Late()
+    dispatch = Dispatch(bot, bot_pb2.Join(token="t"))
+
+    async def handle(*messages: bot_pb2.RefereeMessage) -> None:
+        for message in messages:
+            later: Any = dispatch.handle(message)
+            if later is not None:
+                await later
+
+    asyncio.run(handle(bot_pb2.RefereeMessage(welcome=bot_pb2.Welcome(match_id="m")), batch()))
+    assert bot.heard == ["start t1", "start t2", "act t1", "act t2"]

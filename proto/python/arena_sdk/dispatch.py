@@ -59,10 +59,6 @@ class Dispatch:
         self._act_batch = callbacks.act_batch
         self._batch: bot_pb2.BotMessage | None = None  # while a batch is handled: the ActionBatch its answers go in
         self._custom_batch = batches_itself(bot)
-        # the hand's start and end hooks, None where the bot keeps Bot's (which do nothing): a batch's hand starts and
-        # ends then cost no call (a Python bot at many tables gets two a hand a table)
-        self._on_hand_start = _overridden(bot.on_hand_start, Bot.on_hand_start)
-        self._on_hand_end = _overridden(bot.on_hand_end, Bot.on_hand_end)
         self._debug = log.isEnabledFor(logging.DEBUG)  # every answer logged (ARENA_LOG_LEVEL=DEBUG); read per message
 
     def handle(self, msg: bot_pb2.RefereeMessage) -> Awaitable[None] | None:
@@ -127,15 +123,17 @@ class Dispatch:
                     request = self._read_request(inner.action_request)
                     if request is not None:
                         requests.append(request)
-                elif which == "hand_start":  # as ``handle`` does, without the call where the hook is Bot's
-                    if self._on_hand_start is not None and \
-                            (hooked := self._hook("on_hand_start", self._on_hand_start, inner.hand_start)) is not None:
+                elif which == "hand_start":  # as ``handle`` does, without the call where the hook is Bot's (a bot
+                    # at many tables gets two a hand a table); looked up each time, as ``handle`` does: a bot may set
+                    # its hooks as it plays
+                    hook = _overridden(self.bot.on_hand_start, Bot.on_hand_start)
+                    if hook is not None and (hooked := self._hook("on_hand_start", hook, inner.hand_start)) is not None:
                         await hooked
                 elif which == "hand_end":
                     end = inner.hand_end
                     self.open.pop(end.table_id, None)
-                    if self._on_hand_end is not None and \
-                            (hooked := self._hook("on_hand_end", self._on_hand_end, end)) is not None:
+                    hook = _overridden(self.bot.on_hand_end, Bot.on_hand_end)
+                    if hook is not None and (hooked := self._hook("on_hand_end", hook, end)) is not None:
                         await hooked
                 elif which != "batch" and (later := self.handle(inner)) is not None:  # never nested; one is ignored
                     await later
