@@ -19,8 +19,10 @@ rows' turns spread a slow spell over all of them. The goals are judged on the me
 Then every row is played once more with the CPU of each process counted (``report_cpu``; not with
 ``ARENA_BENCH_DECISIONS_CPU=0``): the referee's, each bot's (its command run under ``rusage_of.py``) and the scoring
 worker's, a decision, which is how the SDK's goal is judged (a Python bot at 64 tables spends no more CPU a decision
-than the referee). Run it alone with ``python -c "from tests.bench.bench_decisions import main; main()"``, or shorter
-with ``ARENA_BENCH_DECISIONS_HANDS=4000`` and ``ARENA_BENCH_DECISIONS_RUNS=1``.
+than the referee). A speed probe at the start and the end (``bench_grpc.speed_probe``: a fixed Python loop's CPU)
+says how fast the machine was, since its speed moves by a third from day to day and by half within a session. Run
+it alone with ``python -c "from tests.bench.bench_decisions import main; main()"``, or shorter with
+``ARENA_BENCH_DECISIONS_HANDS=4000`` and ``ARENA_BENCH_DECISIONS_RUNS=1``.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.bench.bench_grpc import BOTS, ROOT, print_load, print_machine
+from tests.bench.bench_grpc import BOTS, ROOT, print_load, print_machine, print_speed
 
 HANDS = int(os.environ.get("ARENA_BENCH_DECISIONS_HANDS", "20000"))
 RUNS = int(os.environ.get("ARENA_BENCH_DECISIONS_RUNS", "3"))  # of each row, taking turns
@@ -283,6 +285,7 @@ def report_cpu(outcomes: list[Outcome]) -> None:
 def main() -> None:
     """Every row ``RUNS`` times, the rows taking turns; then each once more with its CPU counted."""
     print_machine()
+    print_speed("at start")
     setups = []
     for setup in SETUPS:
         if setup.bots == "cpp" and not (CPP_BOT.is_file() and os.access(CPP_BOT, os.X_OK)):
@@ -307,6 +310,7 @@ def main() -> None:
                 counted.append(outcome)
             report_cpu(counted)
     print_load("at end")
+    print_speed("at end")
 
 
 if __name__ == "__main__":

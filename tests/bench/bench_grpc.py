@@ -437,6 +437,29 @@ def print_load(when: str) -> None:
         print(f"Load average {when}: {one:.2f} (1 min), {five:.2f} (5 min)")
 
 
+PROBE_STEPS = 1_000_000
+
+
+def speed_probe() -> float:
+    """CPU milliseconds this process takes for a fixed pure-Python loop, best of five: the machine's speed now.
+    This shared two-core machine runs the same work a third slower on some days, and half as fast in some spells of
+    a session, with nothing else running and no steal time shown in /proc/stat; a figure is read beside this one."""
+    best = float("inf")
+    for _ in range(5):
+        start = time.process_time()
+        total = 0
+        for i in range(PROBE_STEPS):
+            total += i & 7
+        best = min(best, time.process_time() - start)
+    return 1000 * best
+
+
+def print_speed(when: str) -> None:
+    """The machine's speed (``speed_probe``), to compare the figures of runs in different spells by."""
+    print(f"Speed probe {when}: {speed_probe():.1f} ms of CPU for {PROBE_STEPS:,} steps of a Python loop, best of 5 "
+          "(lower is faster)")
+
+
 async def run_all() -> None:
     print_machine()
     sample = await sample_messages()

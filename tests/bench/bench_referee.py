@@ -33,6 +33,7 @@ from arena.transport.endpoint import Endpoint
 from arena.transport.remote import RemoteSeat
 from arena.transport.session import Connection, Outgoing
 from arena_sdk.pb import bot_pb2, poker_pb2
+from tests.bench.bench_grpc import print_speed
 
 SEED = "bench-referee-20241204"
 HANDS = 6_000
@@ -119,6 +120,7 @@ async def play(seats: str, tables: int) -> tuple[int, float, float]:
 
 def main() -> None:
     """Every row: seats × tables × engine, CPU µs per decision side by side."""
+    print_speed("at start")
     print(f"Referee in-process, heads-up no-limit, {HANDS:,} hands a row, random policy; CPU µs per decision")
     print("{:<17} {:>6} {:<9} {:>10} {:>8} {:>12} {:>11}".format(
         "seats", "tables", "engine", "decisions", "CPU s", "decisions/s", "µs/decision"))
