@@ -201,6 +201,8 @@ class TableRunner:
         self.reserved: Upcoming | None = None
         self._ahead: deque[Armed] = deque()  # hands a lane went on to (started) or will (the last, if not started)
         self._held: list[TableGate] = []  # the seats' places a hand a lane went on from passes to the next
+        self._gates = [player.gate for player in self.players if player.gate is not None]  # (fixed for the match)
+        self._names: dict[tuple[int, ...], tuple[str, ...]] = {}  # the seats' names by seating, for the hand chain
 
     def next_hand(self) -> Upcoming | None:
         """The hand this table took already for a lane that did not go on to it, which it plays next (between hands,
@@ -253,8 +255,9 @@ class TableRunner:
     def _try_arm(self, seating: tuple[int, ...], lane: LaneHandle) -> None:
         if (self._ahead and not self._ahead[-1].started) or not self.chains():
             return
-        if any(player.gate is not None and player.gate.waiting for player in self.players):
-            return  # another table waits for a seat's place: this one gives it back at the hand's end
+        for gate in self._gates:
+            if gate.waiting:
+                return  # another table waits for a seat's place: this one gives it back at the hand's end
         upcoming = self.reserved
         if upcoming is None:
             assert self.upcoming is not None
@@ -266,7 +269,9 @@ class TableRunner:
         if sorted(plan.seating) != sorted(seating):
             return
         hand_id = f"{self.match_id}-{plan.hand_number}"
-        names = tuple(self.players[p].name for p in plan.seating)
+        names = self._names.get(plan.seating)
+        if names is None:
+            names = self._names[plan.seating] = tuple(self.players[p].name for p in plan.seating)
         hand = Hand(self.config, list(stacks), deck, button=plan.button)
         start_wire = getattr(hand, "start_wire", None)
         if start_wire is None:

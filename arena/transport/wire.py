@@ -300,6 +300,9 @@ class PublicEvents:
         self._source = events
 
 
+_last_ids: tuple[tuple[str, str], bytes] = (("", ""), b"")  # the ids encoded last, by any seat's builder
+
+
 class RequestBuilder:
     """Builds one seat's requests, the one place an ActionRequest is made. Kept per seat, it is cheap: the hand's
     history is converted only as far as it grew since the seat's last request (see ``PublicEvents``), the table's
@@ -316,10 +319,14 @@ class RequestBuilder:
         self._ids_wire = b""
 
     def _ids_fields(self, table_id: str, hand_id: str) -> bytes:
-        """ActionRequest's ``table_id`` and ``hand_id``, encoded again only when the hand changes."""
-        if self._ids != (table_id, hand_id):
-            self._ids_wire = text_field(_TABLE_ID, table_id) + text_field(_HAND_ID, hand_id)
-            self._ids = (table_id, hand_id)
+        """ActionRequest's ``table_id`` and ``hand_id``, encoded again only when the hand changes (and then once for
+        all the hand's seats: the last encoding is kept beside the builders, ``_last_ids``)."""
+        ids = (table_id, hand_id)
+        if self._ids != ids:
+            global _last_ids
+            if _last_ids[0] != ids:
+                _last_ids = (ids, text_field(_TABLE_ID, table_id) + text_field(_HAND_ID, hand_id))
+            self._ids, self._ids_wire = _last_ids
         return self._ids_wire
 
     def _config_field(self, config: TableConfig, num_seats: int, starting_stack: int) -> bytes:
