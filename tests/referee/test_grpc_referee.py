@@ -66,7 +66,9 @@ class Played:
 
 
 def run(tmp_path: Path, mode: str, hands: int = 6, policy: ClockPolicy = FAST, extra: str = "",
-        duplicate: bool = True, status: MatchStatus = MatchStatus.COMPLETED) -> Played:
+        duplicate: bool = True, status: MatchStatus = MatchStatus.COMPLETED, late: int = 0) -> Played:
+    """One match of the good bot against ``mode``; ``late``: how many time-outs the good bot may have (a long match
+    on a loaded machine: a Python bot may miss the 400 ms clock now and then, and nothing else)."""
     db = Database(tmp_path / "arena.db")
     spec = MatchSpec("t1", "fixed-seed", hands, policy=policy, duplicate=duplicate)
     bots = [BotSpec("good", evil("good")), BotSpec("evil", evil(mode, extra))]
@@ -78,7 +80,7 @@ def run(tmp_path: Path, mode: str, hands: int = 6, policy: ClockPolicy = FAST, e
     assert result.hands_played == played_hands and result.hands_total == hands
     assert queries.hands_recorded(db, "t1") == played_hands
     assert sum(r.net for r in result.results) == 0
-    assert result.results[0].violations == 0
+    assert result.results[0].violations == result.results[0].timeouts <= late
     return played
 
 
@@ -270,9 +272,9 @@ def test_the_javascript_bot_plays_a_full_match_against_a_python_bot(tmp_path: Pa
 
 
 def test_a_fast_bot_is_never_rate_limited_for_answering(tmp_path: Path) -> None:
-    played = run(tmp_path, "good", hands=300)  # thousands of answers, far beyond the rate limit's burst
-    # on a loaded machine a Python bot may miss the 400 ms clock once in 1,200 decisions (a clean clone's CI saw
-    # one): that is a time-out, never the rate limit, and the bot is never cut off
+    played = run(tmp_path, "good", hands=300, late=3)  # thousands of answers, far beyond the rate limit's burst
+    # on a loaded machine a Python bot may miss the 400 ms clock once in 1,200 decisions (clean clones' CI saw one,
+    # for either bot): that is a time-out, never the rate limit, and the bot is never cut off
     assert played.evil.violations == played.evil.timeouts <= 3 and played.evil.absent == 0
     assert played.evil.connected and not played.evil.forfeited and played.evil.decisions >= 1_000
     assert not any(e["code"] == "ERROR_CODE_RATE_LIMITED" for e in errors(played.bad))

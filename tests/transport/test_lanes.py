@@ -539,12 +539,13 @@ class PacedBot:
                             kind=K.ACTION_KIND_CHECK if request.legal.can_check else K.ACTION_KIND_CALL)))
 
 
+@pytest.mark.foreground  # (it measures time)
 @pytest.mark.parametrize("chain", ["on", "off"])
 def test_a_lane_lets_no_answer_in_after_its_clock_ran_out(chain: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """One bot thinks 0.08 s a request (its bank pays for it, so its requests' deadlines are far off); the other
-    spends its bank on its first request, then has 0.05 s a request (the per-action limit) and answers in 0.01 s,
-    but every third time in 0.3 s: each of those answers is late and times out, whether a lane or the referee's
-    Python asked. (The lanes' alarm was set for the soonest deadline when it rang: a request that a lane asked after
+    spends its bank on its first request (1.9 s of its 1.55), then has 0.05 s a request (the per-action limit) and
+    answers in 0.01 s, but every third time in 0.3 s: each of those answers is late and times out, whether a lane or
+    the referee's Python asked. (The lanes' alarm was set for the soonest deadline when it rang: a request that a lane asked after
     the first bot's answer, due before the first bot's deadline, ran on past its own until then, and its late
     answer was played. It now rings at least once per per-action limit while lanes run.)"""
     monkeypatch.setenv("ARENA_BOT_SERVER", "native")
@@ -555,7 +556,7 @@ def test_a_lane_lets_no_answer_in_after_its_clock_ran_out(chain: str, monkeypatc
     [seats] = remote_seats(spec, ["thinker", "late"])
     kept = Kept(durable=False)
     serve_match(spec, seats, [PacedBot(seats[0].token, (0.08,)),
-                              PacedBot(seats[1].token, (1.6, *(0.01, 0.01, 0.3) * 20))], kept)
+                              PacedBot(seats[1].token, (1.9, *(0.01, 0.01, 0.3) * 20))], kept)
     records = kept.records
     late = [d for r in records for d in r.decisions if d.participant == 1]
     thinker = [d for r in records for d in r.decisions if d.participant == 0]
@@ -563,5 +564,6 @@ def test_a_lane_lets_no_answer_in_after_its_clock_ran_out(chain: str, monkeypatc
     assert all(d.how == "ok" for d in thinker)
     timed_out = [d for d in late[1:] if d.how == "timeout"]
     assert len(timed_out) >= 2  # its late answers
-    assert [d for d in late if d.how == "ok" and d.elapsed_ms > 80] == []  # none let in past 0.05 s (and the
-    # referee's own delay, given back once)
+    # none of its answers at 0.3 s let in (an answer in time may come in late by the referee's own delay on a loaded
+    # machine, given back once; its first, spending its bank, may count or not: the bank is gone either way)
+    assert [d for d in late[1:] if d.how == "ok" and d.elapsed_ms > 200] == []
