@@ -545,9 +545,9 @@ def test_a_lane_lets_no_answer_in_after_its_clock_ran_out(chain: str, monkeypatc
     """One bot thinks 0.08 s a request (its bank pays for it, so its requests' deadlines are far off); the other
     spends its bank on its first request (1.9 s of its 1.55), then has 0.05 s a request (the per-action limit) and
     answers in 0.01 s, but every third time in 0.3 s: each of those answers is late and times out, whether a lane or
-    the referee's Python asked. (The lanes' alarm was set for the soonest deadline when it rang: a request that a lane asked after
-    the first bot's answer, due before the first bot's deadline, ran on past its own until then, and its late
-    answer was played. It now rings at least once per per-action limit while lanes run.)"""
+    the referee's Python asked. (The lanes' alarm was set for the soonest deadline when it rang: a request that a lane
+    asked after the first bot's answer, due before the first bot's deadline, ran on past its own until then, and its
+    late answer was played. It now rings at least once per per-action limit while lanes run.)"""
     monkeypatch.setenv("ARENA_BOT_SERVER", "native")
     monkeypatch.setenv("ARENA_LANES", "on")
     monkeypatch.setenv("ARENA_HAND_CHAIN", chain)
