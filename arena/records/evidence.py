@@ -82,16 +82,19 @@ def _foreign(value: Any) -> str:
 # (no circular check: the values are lists of numbers and strings, made here; it only cost each hand's digests 10%)
 _JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_foreign,
                          check_circular=False)
-# The same encoder's C core, made once: ``JSONEncoder.encode`` makes it anew for every value, a microsecond of the
-# eight a hand's digests encode (a fifth of their time); the standard library's own accelerator, absent in a
-# Python without it (then ``_JSON`` encodes). tests/records/test_evidence.py checks both give the same bytes.
+
+
 def _c_encoder() -> Any:
-    """``_JSON``'s C core (its arguments as ``JSONEncoder.iterencode`` passes them), or None without one."""
+    """``_JSON``'s C core, made once from its settings as ``JSONEncoder.iterencode`` makes it for every value (a
+    microsecond of each of a hand's eight digests, a fifth of their time); None in a Python without the standard
+    library's accelerator, or with another signature for it (``_JSON`` then encodes). tests/records/test_evidence.py
+    checks both give the same bytes."""
     make: Any = getattr(json.encoder, "c_make_encoder", None)
+    strings = json.encoder.encode_basestring_ascii if _JSON.ensure_ascii else json.encoder.encode_basestring
     try:
-        return None if make is None else make(None, _foreign, json.encoder.encode_basestring, None, ":", ",", True,
-                                              False, True)
-    except TypeError:  # another Python's signature: ``_JSON`` encodes
+        return None if make is None else make(None, _JSON.default, strings, _JSON.indent, _JSON.key_separator,
+                                              _JSON.item_separator, _JSON.sort_keys, _JSON.skipkeys, _JSON.allow_nan)
+    except TypeError:
         return None
 
 
