@@ -97,7 +97,8 @@ class Lanes:
             return None
         if native is None:
             return None
-        if min(per_action_ms for per_action_ms, _ in clocks) < MIN_ALARM_S * 1000:
+        per_action_s = min(per_action_ms for per_action_ms, _ in clocks) / 1000
+        if per_action_s < MIN_ALARM_S:
             return None  # the alarm could not ring by every request's deadline (``_expire``): Python's path asks
         seats: list[tuple[int, str, bytes, float, float]] = []
         tickets: list[LaneTicket] = []
@@ -140,8 +141,7 @@ class Lanes:
         if not lane_id:
             return None
         lane = HandLane(self, lane_id, owner, [ticket.session for ticket in tickets],
-                        [ticket.call.stream for ticket in tickets],
-                        min(per_action_ms for per_action_ms, _ in clocks) / 1000)
+                        [ticket.call.stream for ticket in tickets], per_action_s)
         self.running[lane_id] = lane
         self._watch(min(lane.period_s, min(per_action_ms + bank_ms for per_action_ms, bank_ms in clocks) / 1000))
         return lane
