@@ -15,7 +15,7 @@ import functools
 import logging
 import queue
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from arena_sdk.actions import Action, Mixed, safe_action
@@ -78,10 +78,9 @@ class Dispatch:
                 return None
             return self._answer("on_rejected", functools.partial(self.bot.on_rejected, msg.action_rejected), request)
         if which == "hand_start":
-            return self._hook("on_hand_start", self.bot.on_hand_start, msg.hand_start)
+            return self._hand_started(msg.hand_start)
         if which == "hand_end":
-            self.open.pop(msg.hand_end.table_id, None)
-            return self._hook("on_hand_end", self.bot.on_hand_end, msg.hand_end)
+            return self._hand_ended(msg.hand_end)
         if which == "welcome":
             self._welcomed(msg.welcome)
             return self._hook("on_welcome", self.bot.on_welcome, msg.welcome)
@@ -100,6 +99,23 @@ class Dispatch:
             self._send(request, answer or safe_action(request))
             return None
         return self._send_awaited(request, answer)
+
+    def _hand_started(self, msg: bot_pb2.HandStart) -> Coroutine[Any, Any, None] | None:
+        """The bot's ``on_hand_start`` called (``_own_hook``)."""
+        return self._own_hook("on_hand_start", self.bot.on_hand_start, Bot.on_hand_start, msg)
+
+    def _hand_ended(self, msg: bot_pb2.HandEnd) -> Coroutine[Any, Any, None] | None:
+        """The table's request closed, and the bot's ``on_hand_end`` called (``_own_hook``)."""
+        self.open.pop(msg.table_id, None)
+        return self._own_hook("on_hand_end", self.bot.on_hand_end, Bot.on_hand_end, msg)
+
+    def _own_hook(self, name: str, hook: Callable[[_T], object], default: Callable[..., object],
+                  msg: _T) -> Coroutine[Any, Any, None] | None:
+        """``_hook``, unless ``hook`` is Bot's own (``default``, which does nothing): then no call, which a bot at
+        many tables would make twice a hand a table. Looked up each time: a bot may set its hooks as it plays."""
+        if getattr(hook, "__func__", None) is default:
+            return None
+        return self._hook(name, hook, msg)
 
     async def _send_awaited(self, request: Request, answer: Awaitable[Action | Mixed | None]) -> None:
         """An async callback's answer to ``request``, awaited and sent."""
@@ -123,17 +139,11 @@ class Dispatch:
                     request = self._read_request(inner.action_request)
                     if request is not None:
                         requests.append(request)
-                elif which == "hand_start":  # as ``handle`` does, without the call where the hook is Bot's (a bot
-                    # at many tables gets two a hand a table); looked up each time, as ``handle`` does: a bot may set
-                    # its hooks as it plays
-                    hook = _overridden(self.bot.on_hand_start, Bot.on_hand_start)
-                    if hook is not None and (hooked := self._hook("on_hand_start", hook, inner.hand_start)) is not None:
+                elif which == "hand_start":  # (a bot at many tables gets two a hand a table: no ``handle`` call)
+                    if (hooked := self._hand_started(inner.hand_start)) is not None:
                         await hooked
                 elif which == "hand_end":
-                    end = inner.hand_end
-                    self.open.pop(end.table_id, None)
-                    hook = _overridden(self.bot.on_hand_end, Bot.on_hand_end)
-                    if hook is not None and (hooked := self._hook("on_hand_end", hook, end)) is not None:
+                    if (hooked := self._hand_ended(inner.hand_end)) is not None:
                         await hooked
                 elif which != "batch" and (later := self.handle(inner)) is not None:  # never nested; one is ignored
                     await later
@@ -261,8 +271,3 @@ class Dispatch:
             self.outbox.put(single)
         elif actions:
             self.outbox.put(out)
-
-
-def _overridden(bound: Callable[[Any], object], default: Callable[..., object]) -> Callable[[Any], object] | None:
-    """``bound`` (a bot's hook), or None if it is ``default`` (Bot's own, which does nothing)."""
-    return None if getattr(bound, "__func__", None) is default else bound
