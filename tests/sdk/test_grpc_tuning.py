@@ -28,9 +28,8 @@ print(json.dumps([grpc_tuning.applied, "grpc" in sys.modules, os.environ.get("GR
 """
 
 
-def probe(module: str, env: dict[str, str] | None = None) -> tuple[str, bool, str | None]:
-    """Import ``module`` first thing in a new interpreter: (the experiments turned off, gRPC loaded,
-    GRPC_EXPERIMENTS afterwards)."""
+def probe(module: str, env: dict[str, str] | None = None) -> tuple[bool, bool, str | None]:
+    """Import ``module`` first thing in a new interpreter: (tuned, gRPC loaded, GRPC_EXPERIMENTS afterwards)."""
     base = {k: v for k, v in os.environ.items() if k != grpc_tuning.VARIABLE}
     done = subprocess.run([sys.executable, "-c", PROBE, module], capture_output=True, text=True, cwd=REPO,
                           env={**base, **(env or {})}, timeout=60, check=True)
@@ -39,29 +38,23 @@ def probe(module: str, env: dict[str, str] | None = None) -> tuple[str, bool, st
 
 
 @pytest.mark.skipif(not grpc_tuning._measured_release(), reason="a grpcio release these were not measured on")
-@pytest.mark.parametrize(("module", "experiments"), [
-    ("arena.cli.match", grpc_tuning.EXPERIMENTS), ("arena.cli.tournament", grpc_tuning.EXPERIMENTS),
-    ("arena.cli.host", grpc_tuning.EXPERIMENTS), ("arena.cli.demo", grpc_tuning.EXPERIMENTS),
-    ("arena.runner.match_worker", grpc_tuning.EXPERIMENTS), ("arena_sdk", grpc_tuning.BOT_EXPERIMENTS)])
-def test_every_process_that_serves_or_plays_loads_grpc_tuned_and_leaves_no_trace(module: str,
-                                                                                   experiments: str) -> None:
-    """A referee (a match, a tournament, a league host, the demo, a Ray node's match worker) loads gRPC with a
-    server's experiments turned off, a bot of the SDK with a bot's (as the ACPC bridge, a bot to the referee, does),
-    which turn its channel's connection off EventEngine's threads too; nothing a child process could inherit is left."""
-    assert probe(module) == (experiments, True, None)
-    assert "-event_engine_client" in grpc_tuning.BOT_EXPERIMENTS.split(",")
-    assert "-event_engine_client" not in grpc_tuning.EXPERIMENTS.split(",")
+@pytest.mark.parametrize("module", ["arena.cli.match", "arena.cli.tournament", "arena.cli.host", "arena.cli.demo",
+                                    "arena.runner.match_worker", "arena_sdk"])
+def test_every_process_that_serves_or_plays_loads_grpc_tuned_and_leaves_no_trace(module: str) -> None:
+    """A referee (a match, a tournament, a league host, the demo, a Ray node's match worker) and a bot of the SDK
+    load gRPC with the experiments turned off, and nothing a child process could inherit is left behind."""
+    assert probe(module) == (True, True, None)
 
 
 def test_a_user_s_own_setting_is_kept_as_it_is() -> None:
     """GRPC_EXPERIMENTS set by the user is theirs: gRPC reads it unchanged and it stays in the environment."""
     assert probe("arena.cli.match", {grpc_tuning.VARIABLE: "-event_engine_client"}) == (
-        "", True, "-event_engine_client")
+        False, True, "-event_engine_client")
 
 
 def test_commands_that_serve_nothing_do_not_load_grpc() -> None:
     """The results side (a leaderboard) still starts without gRPC."""
-    assert probe("arena.cli.leaderboard") == ("", False, None)
+    assert probe("arena.cli.leaderboard") == (False, False, None)
 
 
 def test_an_unmeasured_grpcio_release_gets_nothing_set(monkeypatch: pytest.MonkeyPatch) -> None:

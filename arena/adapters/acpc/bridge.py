@@ -347,9 +347,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AcpcGameError as exc:
         print(f"arena acpc-bridge: {exc}", file=sys.stderr)
         return 2
-    from arena_sdk.grpc_tuning import BOT_EXPERIMENTS, import_grpc
+    from arena_sdk.grpc_tuning import import_grpc
 
-    import_grpc(BOT_EXPERIMENTS)  # loads gRPC as a bot does (arena_sdk.grpc_tuning): only now
+    import_grpc()  # loads gRPC (arena_sdk.grpc_tuning): only now
     from arena_sdk.client import run
 
     server = listen(args.listen)

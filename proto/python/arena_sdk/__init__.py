@@ -45,9 +45,9 @@ def __getattr__(name: str) -> Any:
     """``run`` and ``PROTOCOL_VERSION`` come from the client, which loads gRPC: only when a bot asks for them, so
     that what imports the SDK's cards, evaluator or messages alone (the referee does) does not load gRPC."""
     if name in ("run", "PROTOCOL_VERSION"):
-        from arena_sdk.grpc_tuning import BOT_EXPERIMENTS, import_grpc
+        from arena_sdk.grpc_tuning import import_grpc
 
-        import_grpc(BOT_EXPERIMENTS)  # gRPC loaded with the experiments a bot turns off (arena_sdk.grpc_tuning)
+        import_grpc()  # gRPC loaded with the experiments the SDK turns off (arena_sdk.grpc_tuning)
         from arena_sdk import client
 
         return getattr(client, name)

@@ -5,12 +5,10 @@ the thread that polls for the event loop; with the experiments below turned off 
 thread itself, as gRPC long did. On this project's two-core machine that took 10 to 17% off the wall time of a
 match (``farm-bench`` paired runs of ``arena match`` against the code before: C++ bots 0.904 at 64 tables and 0.831
 at one table; Python SDK bots at 64 tables, the referee and the bots tuned, 0.867), with fewer threads woken for
-each message. A bot turns ``event_engine_client`` off too (``BOT_EXPERIMENTS``: its channel's connection on
-EventEngine's threads), whose four event_engine threads each woke about a thousand times a second at 64 tables and
-are idle without it: paired against the code before, the random bots at 64 tables 0.923 of the wall time (0.926 of
-all processes' CPU), the calling stations 0.934 (0.924), six pairs each (2026-12-06). Not the referee: with it off
-there too, C++ bots at one table took 1.04 of the time (four pairs, 1.02-1.08), iomgr's executor threads awake in
-its process.
+each message. ``event_engine_client`` (a channel's connection on EventEngine's threads) was the last of them on a bot's
+side: its four event_engine threads each woke about a thousand times a second at 64 tables. Off, they are idle:
+paired, the calling stations at 64 tables 0.921 of the wall time (0.909 of all processes' CPU), the random bots
+0.961 (0.935), six pairs each (2026-12-06).
 
 gRPC reads ``GRPC_EXPERIMENTS`` once, as its core loads, so ``import_grpc`` sets the variable for that import only
 and then puts the environment back as it was: no process started afterwards (a bot above all: other gRPC
@@ -28,11 +26,11 @@ from importlib.util import find_spec
 from pathlib import Path
 
 VARIABLE = "GRPC_EXPERIMENTS"
-EXPERIMENTS = "-event_engine_listener,-event_engine_for_all_other_endpoints,-event_engine_callback_cq"  # a server's
-BOT_EXPERIMENTS = EXPERIMENTS + ",-event_engine_client"  # a bot's, whose connection is a channel's (a client's)
+EXPERIMENTS = ("-event_engine_listener,-event_engine_for_all_other_endpoints,-event_engine_callback_cq,"
+               "-event_engine_client")
 MEASURED = ((1, 85),)  # grpcio releases (major, minor) these were measured on (the newest the registry has)
 
-applied = ""  # the experiments this process's gRPC was loaded with turned off ("": none, it was loaded as it is)
+applied = False  # whether this process's gRPC was loaded with them
 
 
 def installed_version() -> str:
@@ -58,17 +56,16 @@ def _measured_release() -> bool:
     return (major, minor) in MEASURED
 
 
-def import_grpc(experiments: str = EXPERIMENTS) -> None:
-    """Load gRPC, with ``experiments`` turned off if it is not loaded yet (see the module's documentation): a
-    referee's ``EXPERIMENTS``, a bot's ``BOT_EXPERIMENTS``."""
+def import_grpc() -> None:
+    """Load gRPC, with ``EXPERIMENTS`` turned off if it is not loaded yet (see the module's documentation)."""
     global applied
     if "grpc" in sys.modules or VARIABLE in os.environ or not _measured_release():
         import grpc  # loaded as it is
 
         return
-    os.environ[VARIABLE] = experiments
+    os.environ[VARIABLE] = EXPERIMENTS
     try:
         import grpc  # noqa: F401  (its core reads the variable now)
-        applied = experiments
+        applied = True
     finally:
         del os.environ[VARIABLE]
