@@ -5,10 +5,7 @@ the thread that polls for the event loop; with the experiments below turned off 
 thread itself, as gRPC long did. On this project's two-core machine that took 10 to 17% off the wall time of a
 match (``farm-bench`` paired runs of ``arena match`` against the code before: C++ bots 0.904 at 64 tables and 0.831
 at one table; Python SDK bots at 64 tables, the referee and the bots tuned, 0.867), with fewer threads woken for
-each message. ``event_engine_client`` (a channel's connection on EventEngine's threads) was the last of them on a bot's
-side: its four event_engine threads each woke about a thousand times a second at 64 tables. Off, they are idle:
-paired, the calling stations at 64 tables 0.921 of the wall time (0.909 of all processes' CPU), the random bots
-0.961 (0.935), six pairs each (2026-12-06).
+each message.
 
 gRPC reads ``GRPC_EXPERIMENTS`` once, as its core loads, so ``import_grpc`` sets the variable for that import only
 and then puts the environment back as it was: no process started afterwards (a bot above all: other gRPC
@@ -26,8 +23,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 VARIABLE = "GRPC_EXPERIMENTS"
-EXPERIMENTS = ("-event_engine_listener,-event_engine_for_all_other_endpoints,-event_engine_callback_cq,"
-               "-event_engine_client")
+EXPERIMENTS = "-event_engine_listener,-event_engine_for_all_other_endpoints,-event_engine_callback_cq"
 MEASURED = ((1, 85),)  # grpcio releases (major, minor) these were measured on (the newest the registry has)
 
 applied = False  # whether this process's gRPC was loaded with them
