@@ -7,6 +7,13 @@ match (``farm-bench`` paired runs of ``arena match`` against the code before: C+
 at one table; Python SDK bots at 64 tables, the referee and the bots tuned, 0.867), with fewer threads woken for
 each message.
 
+``event_engine_client`` stays on, on purpose. Off in a bot, its channel's connection left EventEngine's four threads
+idle and took 7% off the wall time of Python bots at 64 tables (paired, 2026-12-06), but a bot that forks then breaks
+its own stream: the children of tests/integrity/cheats/spinner.py sent the parent's HTTP/2 pings on the inherited
+socket (gRPC's trace shows their process ids writing), and the referee closed the connection for too many pings
+(tests/integrity/test_bot_cgroup.py failed every time). A bot may fork (``multiprocessing`` does on Linux); with the
+experiment on, its children stay off the socket.
+
 gRPC reads ``GRPC_EXPERIMENTS`` once, as its core loads, so ``import_grpc`` sets the variable for that import only
 and then puts the environment back as it was: no process started afterwards (a bot above all: other gRPC
 libraries, such as the C++ sample bot's libgrpc++ 1.51, log an error for each name they do not know) inherits it.
