@@ -1,5 +1,6 @@
-"""A Python bot that forks (three children at each of its first requests, which work and exit) keeps its stream: its children
-inherit the connection's socket, and gRPC as the SDK loads it (arena_sdk.grpc_tuning) keeps them off it. With gRPC's
+"""A Python bot that forks (three children at each of its first requests, which work and exit) keeps its stream:
+its children inherit the connection's socket, and gRPC as the SDK loads it (arena_sdk.grpc_tuning) keeps them off
+it. With gRPC's
 ``event_engine_client`` experiment off, the children wrote the parent's HTTP/2 pings on that socket and the referee
 closed the connection for too many pings: this test would see the reconnects and the decisions played for the bot."""
 
