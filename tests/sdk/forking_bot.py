@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A bot that forks: at each of its first ``FORKS`` requests it forks three children that work out a number for half
-a second and exit, waits for them, and calls (as it does at every request after). What a bot that simulates in several processes does; the children inherit the connection's socket and must
-never write to it. Prints ``FORKED {n}`` at the end: the requests it forked at."""
+a second and exit, waits for them, and calls (as it does at every request after): what a bot that simulates in
+several processes does. The children inherit the connection's socket and must never write to it. Prints
+``FORKED {n}`` at the end: the requests it forked at."""
 
 from __future__ import annotations
 
