@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""A bot that forks: at each of its first ``FORKS`` requests it forks three children that work out a number for half
-a second and exit, waits for them, and calls (as it does at every request after): what a bot that simulates in
-several processes does. The children inherit the connection's socket and must never write to it. Prints
-``FORKED {n}`` at the end: the requests it forked at."""
+"""A bot that forks, as one that simulates in several processes does: at its first ``POOLS`` requests it maps work
+over a ``multiprocessing`` pool of the fork context (Linux's default), at its next ones up to ``FORKS`` it forks three
+children
+that work for half a second (long enough for any timer of gRPC's they inherited to come due) and exit; it waits for
+them and calls (as it does at every request after). The children inherit the connection's socket and must never
+touch it. Prints ``FORKED {n}`` at the end: the requests it forked at."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 import time
@@ -23,7 +26,7 @@ def work(seconds: float) -> int:
     return total
 
 
-FORKS = 3
+POOLS, FORKS = 3, 5
 
 
 class ForkingBot(Bot):
@@ -35,6 +38,11 @@ class ForkingBot(Bot):
         return check() if request.legal.can_check else call()
 
     def fork(self) -> None:
+        self.forked += 1
+        if self.forked <= POOLS:
+            with multiprocessing.get_context("fork").Pool(3) as pool:
+                pool.map(work, [0.05] * 6)
+            return
         children = []
         for _ in range(3):
             pid = os.fork()
@@ -44,7 +52,6 @@ class ForkingBot(Bot):
             children.append(pid)
         for pid in children:
             os.waitpid(pid, 0)
-        self.forked += 1
 
 
 if __name__ == "__main__":

@@ -24,37 +24,56 @@ importlib.import_module(sys.argv[1])
 if sys.argv[1] == "arena_sdk":
     from arena_sdk import run  # a bot's way in
 from arena_sdk import grpc_tuning
-print(json.dumps([grpc_tuning.applied, "grpc" in sys.modules, os.environ.get("GRPC_EXPERIMENTS")]))
+print(json.dumps([grpc_tuning.applied, grpc_tuning.fork_support_off, "grpc" in sys.modules,
+                  os.environ.get("GRPC_EXPERIMENTS"), os.environ.get("GRPC_ENABLE_FORK_SUPPORT")]))
 """
 
 
-def probe(module: str, env: dict[str, str] | None = None) -> tuple[bool, bool, str | None]:
-    """Import ``module`` first thing in a new interpreter: (tuned, gRPC loaded, GRPC_EXPERIMENTS afterwards)."""
-    base = {k: v for k, v in os.environ.items() if k != grpc_tuning.VARIABLE}
+def probe(module: str, env: dict[str, str] | None = None) -> tuple[str, bool, bool, str | None, str | None]:
+    """Import ``module`` first thing in a new interpreter: (the experiments it turned off, whether it turned gRPC's
+    fork support off, gRPC loaded, GRPC_EXPERIMENTS and GRPC_ENABLE_FORK_SUPPORT afterwards)."""
+    base = {k: v for k, v in os.environ.items() if k not in (grpc_tuning.VARIABLE, grpc_tuning.FORK_VARIABLE)}
     done = subprocess.run([sys.executable, "-c", PROBE, module], capture_output=True, text=True, cwd=REPO,
                           env={**base, **(env or {})}, timeout=60, check=True)
-    applied, loaded, left = json.loads(done.stdout.strip().splitlines()[-1])
-    return applied, loaded, left
+    applied, fork_off, loaded, left, fork_left = json.loads(done.stdout.strip().splitlines()[-1])
+    return applied, fork_off, loaded, left, fork_left
 
 
 @pytest.mark.skipif(not grpc_tuning._measured_release(), reason="a grpcio release these were not measured on")
 @pytest.mark.parametrize("module", ["arena.cli.match", "arena.cli.tournament", "arena.cli.host", "arena.cli.demo",
-                                    "arena.runner.match_worker", "arena_sdk"])
-def test_every_process_that_serves_or_plays_loads_grpc_tuned_and_leaves_no_trace(module: str) -> None:
-    """A referee (a match, a tournament, a league host, the demo, a Ray node's match worker) and a bot of the SDK
-    load gRPC with the experiments turned off, and nothing a child process could inherit is left behind."""
-    assert probe(module) == (True, True, None)
+                                    "arena.runner.match_worker"])
+def test_every_process_that_serves_loads_grpc_tuned_and_leaves_no_trace(module: str) -> None:
+    """A referee (a match, a tournament, a league host, the demo, a Ray node's match worker) loads gRPC with the
+    server's experiments turned off and its fork support as it is (it starts its bots), and nothing a child process
+    could inherit is left behind."""
+    assert probe(module) == (grpc_tuning.EXPERIMENTS, False, True, None, None)
+
+
+@pytest.mark.skipif(not grpc_tuning._measured_release(), reason="a grpcio release these were not measured on")
+def test_a_bot_loads_grpc_without_fork_support_and_with_the_bots_experiments() -> None:
+    """A bot of the SDK loads gRPC without fork support (its children never touch gRPC: tests/sdk/test_forking_bot)
+    and with ``event_engine_client`` off too, which is safe only then; nothing is left for its children."""
+    assert probe("arena_sdk") == (grpc_tuning.BOT_EXPERIMENTS, True, True, None, None)
+    assert "-event_engine_client" in grpc_tuning.BOT_EXPERIMENTS.split(",")
+    assert "-event_engine_client" not in grpc_tuning.EXPERIMENTS.split(",")
+
+
+@pytest.mark.skipif(not grpc_tuning._measured_release(), reason="a grpcio release these were not measured on")
+def test_a_bot_whose_user_keeps_fork_support_keeps_event_engine_client() -> None:
+    """A user's own GRPC_ENABLE_FORK_SUPPORT is kept; with fork support on, ``event_engine_client`` is not turned
+    off (the two together let a forked child write on the bot's socket)."""
+    assert probe("arena_sdk", {grpc_tuning.FORK_VARIABLE: "1"}) == (grpc_tuning.EXPERIMENTS, False, True, None, "1")
 
 
 def test_a_user_s_own_setting_is_kept_as_it_is() -> None:
     """GRPC_EXPERIMENTS set by the user is theirs: gRPC reads it unchanged and it stays in the environment."""
     assert probe("arena.cli.match", {grpc_tuning.VARIABLE: "-event_engine_client"}) == (
-        False, True, "-event_engine_client")
+        "", False, True, "-event_engine_client", None)
 
 
 def test_commands_that_serve_nothing_do_not_load_grpc() -> None:
     """The results side (a leaderboard) still starts without gRPC."""
-    assert probe("arena.cli.leaderboard") == (False, False, None)
+    assert probe("arena.cli.leaderboard") == ("", False, False, None, None)
 
 
 def test_an_unmeasured_grpcio_release_gets_nothing_set(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -349,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from arena_sdk.grpc_tuning import import_grpc
 
-    import_grpc()  # loads gRPC (arena_sdk.grpc_tuning): only now
+    import_grpc(bot=True)  # loads gRPC as a bot does (arena_sdk.grpc_tuning): only now
     from arena_sdk.client import run
 
     server = listen(args.listen)

@@ -47,7 +47,7 @@ def __getattr__(name: str) -> Any:
     if name in ("run", "PROTOCOL_VERSION"):
         from arena_sdk.grpc_tuning import import_grpc
 
-        import_grpc()  # gRPC loaded with the experiments the SDK turns off (arena_sdk.grpc_tuning)
+        import_grpc(bot=True)  # gRPC loaded as a bot's (arena_sdk.grpc_tuning)
         from arena_sdk import client
 
         return getattr(client, name)

@@ -7,18 +7,24 @@ match (``farm-bench`` paired runs of ``arena match`` against the code before: C+
 at one table; Python SDK bots at 64 tables, the referee and the bots tuned, 0.867), with fewer threads woken for
 each message.
 
-``event_engine_client`` stays on, on purpose. Off in a bot, its channel's connection left EventEngine's four threads
-idle and took 7% off the wall time of Python bots at 64 tables (paired, 2026-12-06), but a bot that forks then breaks
-its own stream: the children of tests/integrity/cheats/spinner.py sent the parent's HTTP/2 pings on the inherited
-socket (gRPC's trace shows their process ids writing), and the referee closed the connection for too many pings
-(tests/integrity/test_bot_cgroup.py failed every time). A bot may fork (``multiprocessing`` does on Linux); with the
-experiment on, its children stay off the socket.
+A bot (``import_grpc(bot=True)``) also loads gRPC without its fork support (``GRPC_ENABLE_FORK_SUPPORT=0``) and
+with ``event_engine_client`` off. Fork support is what gRPC runs around a ``fork()``: with it, a bot whose ``act``
+used a ``multiprocessing`` pool (fork is its default on Linux) hung in the pool, and with ``event_engine_client``
+off as well, the children of tests/integrity/cheats/spinner.py restarted gRPC's timers and sent the parent's HTTP/2
+pings on the inherited socket, so the referee closed the connection for too many pings (gRPC's trace shows the
+children's process ids writing). Without it a child is a plain copy: gRPC's threads are not in it and nothing of
+gRPC runs there (a bot's children never use gRPC; one that does must be started with ``spawn``). Both
+tests/sdk/test_forking_bot.py. ``event_engine_client`` off then leaves EventEngine's four threads in a bot idle (each
+woke about a thousand times a second at 64 tables): paired, 7% off the wall time of Python bots at 64 tables
+(2026-12-06). The referee keeps both: with ``event_engine_client`` off there, C++ bots at one table took 1.04 of the
+time (four pairs).
 
-gRPC reads ``GRPC_EXPERIMENTS`` once, as its core loads, so ``import_grpc`` sets the variable for that import only
-and then puts the environment back as it was: no process started afterwards (a bot above all: other gRPC
-libraries, such as the C++ sample bot's libgrpc++ 1.51, log an error for each name they do not know) inherits it.
-Nothing is set when gRPC is loaded already, when the variable is set already (the user's own choice wins), or for a
-grpcio whose experiments were not measured here (an unknown name makes gRPC log an error as it loads).
+gRPC reads ``GRPC_EXPERIMENTS`` (and ``GRPC_ENABLE_FORK_SUPPORT``) once, as its core loads, so ``import_grpc`` sets
+the variables for that import only and then puts the environment back as it was: no process started afterwards (a
+bot above all: other gRPC libraries, such as the C++ sample bot's libgrpc++ 1.51, log an error for each name they do
+not know) inherits them. Nothing is set when gRPC is loaded already, where the user set the variable already (the
+user's own choice wins), or for a grpcio whose experiments were not measured here (an unknown name makes gRPC log an
+error as it loads).
 """
 
 from __future__ import annotations
@@ -31,9 +37,12 @@ from pathlib import Path
 
 VARIABLE = "GRPC_EXPERIMENTS"
 EXPERIMENTS = "-event_engine_listener,-event_engine_for_all_other_endpoints,-event_engine_callback_cq"
+BOT_EXPERIMENTS = EXPERIMENTS + ",-event_engine_client"  # a bot's, without fork support only
+FORK_VARIABLE = "GRPC_ENABLE_FORK_SUPPORT"
 MEASURED = ((1, 85),)  # grpcio releases (major, minor) these were measured on (the newest the registry has)
 
-applied = False  # whether this process's gRPC was loaded with them
+applied = ""  # the experiments this process's gRPC was loaded with turned off ("": none set here)
+fork_support_off = False  # whether this process's gRPC was loaded without fork support here
 
 
 def installed_version() -> str:
@@ -59,16 +68,24 @@ def _measured_release() -> bool:
     return (major, minor) in MEASURED
 
 
-def import_grpc() -> None:
-    """Load gRPC, with ``EXPERIMENTS`` turned off if it is not loaded yet (see the module's documentation)."""
-    global applied
-    if "grpc" in sys.modules or VARIABLE in os.environ or not _measured_release():
+def import_grpc(bot: bool = False) -> None:
+    """Load gRPC, if it is not loaded yet, with ``EXPERIMENTS`` turned off; for a ``bot``, also without fork support
+    and then with ``BOT_EXPERIMENTS`` (see the module's documentation). A variable the user set is left as it is."""
+    global applied, fork_support_off
+    if "grpc" in sys.modules or not _measured_release():
         import grpc  # loaded as it is
 
         return
-    os.environ[VARIABLE] = EXPERIMENTS
+    chosen = {}
+    if bot and FORK_VARIABLE not in os.environ:
+        chosen[FORK_VARIABLE] = "0"
+    if VARIABLE not in os.environ:  # event_engine_client off only where a fork leaves gRPC alone
+        chosen[VARIABLE] = BOT_EXPERIMENTS if chosen.get(FORK_VARIABLE) == "0" else EXPERIMENTS
+    os.environ.update(chosen)
     try:
-        import grpc  # noqa: F401  (its core reads the variable now)
-        applied = True
+        import grpc  # noqa: F401  (its core reads the variables now)
+        applied = chosen.get(VARIABLE, "")
+        fork_support_off = FORK_VARIABLE in chosen
     finally:
-        del os.environ[VARIABLE]
+        for name in chosen:
+            del os.environ[name]
