@@ -9,14 +9,15 @@ each message.
 
 A bot (``import_grpc(bot=True)``) also loads gRPC without its fork support (``GRPC_ENABLE_FORK_SUPPORT=0``) and
 with ``event_engine_client`` off. Fork support is what gRPC runs around a ``fork()``: with it, a bot whose ``act``
-used a ``multiprocessing`` pool (fork is its default on Linux) hung in the pool, and with ``event_engine_client``
-off as well, the children of tests/integrity/cheats/spinner.py restarted gRPC's timers and sent the parent's HTTP/2
-pings on the inherited socket, so the referee closed the connection for too many pings (gRPC's trace shows the
-children's process ids writing). Without it a child is a plain copy: gRPC's threads are not in it and nothing of
-gRPC runs there (a bot's children never use gRPC; one that does must be started with ``spawn``). Both
-tests/sdk/test_forking_bot.py. ``event_engine_client`` off then leaves EventEngine's four threads in a bot idle (each
-woke about a thousand times a second at 64 tables): paired, 7% off the wall time of Python bots at 64 tables
-(2026-12-06). The referee keeps both: with ``event_engine_client`` off there, C++ bots at one table took 1.04 of the
+used a ``multiprocessing`` pool (fork is its default on Linux) hung in the pool in 4 matches of 15, and with
+``event_engine_client`` off as well, the children of tests/integrity/cheats/spinner.py restarted gRPC's timers and
+sent the parent's HTTP/2 pings on the inherited socket, so the referee closed the connection for too many pings
+(gRPC's trace shows the children's process ids writing). Without it a child is a plain copy: gRPC's threads are not
+in it and nothing of gRPC runs there (a bot's children never use gRPC; one that does must be started with
+``spawn``). Both: tests/sdk/test_forking_bot.py. ``event_engine_client`` off then leaves EventEngine's four threads
+in a bot idle (each woke about a thousand times a second at 64 tables): paired against the code before, Python
+random bots at 64 tables 0.923 and 0.967 of the wall time (six and eight pairs), calling stations 0.934 (six pairs;
+2026-12-06). The referee keeps both: with ``event_engine_client`` off there, C++ bots at one table took 1.04 of the
 time (four pairs).
 
 gRPC reads ``GRPC_EXPERIMENTS`` (and ``GRPC_ENABLE_FORK_SUPPORT``) once, as its core loads, so ``import_grpc`` sets
