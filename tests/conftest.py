@@ -13,7 +13,7 @@ from arena_sdk.grpc_tuning import import_grpc
 from tests import parallel
 from tests.publish.chromium import CHROMIUM, Chromium
 
-import_grpc()  # the whole suite on the gRPC the referee and the SDK's bots run (arena_sdk.grpc_tuning)
+import_grpc()  # the whole suite's own process on the referee's gRPC (arena_sdk.grpc_tuning; bots in their own)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("ARENA_SHARED", REPO.parent / "shared"))

@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
 """A bot that forks, as one that simulates in several processes does: at its first ``POOLS`` requests it maps work
-over a ``multiprocessing`` pool of the fork context (Linux's default), at its next ones up to ``FORKS`` it forks three
-children
-that work for half a second (long enough for any timer of gRPC's they inherited to come due) and exit; it waits for
-them and calls (as it does at every request after). The children inherit the connection's socket and must never
-touch it. Prints ``FORKED {n}`` at the end: the requests it forked at."""
+over a ``multiprocessing`` pool of the fork context, at its next ones up to ``FORKS`` it forks three children that
+work for half a second (long enough for any timer of gRPC's they inherited to come due) and exit; it waits for them
+and calls (as it does at every request after). The children inherit the connection's socket and must never touch
+it. Prints ``FORKED {n}`` at the end: the requests it forked at."""
 
 from __future__ import annotations
 

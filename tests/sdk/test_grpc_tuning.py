@@ -16,8 +16,8 @@ from arena_sdk import grpc_tuning
 
 REPO = Path(__file__).resolve().parents[2]
 
-# what a fresh process reports once the module is imported: whether gRPC was loaded with the experiments turned off,
-# whether gRPC is loaded at all, and what the environment holds afterwards
+# what a fresh process reports once the module is imported: the experiments it turned off, whether it turned gRPC's
+# fork support off, whether gRPC is loaded at all, and what the environment holds afterwards
 PROBE = """
 import importlib, json, os, sys
 importlib.import_module(sys.argv[1])
@@ -56,6 +56,13 @@ def test_a_bot_loads_grpc_without_fork_support_and_with_the_bots_experiments() -
     assert probe("arena_sdk") == (grpc_tuning.BOT_EXPERIMENTS, True, True, None, None)
     assert "-event_engine_client" in grpc_tuning.BOT_EXPERIMENTS.split(",")
     assert "-event_engine_client" not in grpc_tuning.EXPERIMENTS.split(",")
+
+
+@pytest.mark.skipif(not grpc_tuning._measured_release(), reason="a grpcio release these were not measured on")
+@pytest.mark.parametrize("off", ["0", "false", "No"])
+def test_a_bot_whose_user_turned_fork_support_off_gets_the_bots_experiments(off: str) -> None:
+    """The user's own GRPC_ENABLE_FORK_SUPPORT, any value gRPC reads as off, is kept and counts as off."""
+    assert probe("arena_sdk", {grpc_tuning.FORK_VARIABLE: off}) == (grpc_tuning.BOT_EXPERIMENTS, False, True, None, off)
 
 
 @pytest.mark.skipif(not grpc_tuning._measured_release(), reason="a grpcio release these were not measured on")

@@ -22,7 +22,7 @@ from arena.adapters.pettingzoo.table import (
     legal_indexes,
     observation,
 )
-from arena_sdk import Action, ActionKind, Bot, MatchResult, Request, run
+from arena_sdk import Action, ActionKind, Bot, MatchResult, Request
 
 log = logging.getLogger("arena.adapters.pettingzoo")
 
@@ -71,6 +71,9 @@ def serve_policy(policy: Policy, *, name: str = "policy", argv: Sequence[str] | 
     with a ``PolicyBot``, so the referee's address and the token come from ``--address``/``--token`` or
     ``ARENA_ADDRESS``/``ARENA_TOKEN`` (``argv`` and ``kwargs`` as ``run`` takes them). Serve a policy at tables of
     the size it was trained for: the observation has one block per seat."""
+    from arena_sdk import run  # gRPC loaded as a bot's only now: importing the adapter (a training script that may
+    # also run a referee) loads none
+
     return run(PolicyBot(policy, comment), name=name, argv=argv, **kwargs)
 
 

@@ -7,18 +7,18 @@ match (``farm-bench`` paired runs of ``arena match`` against the code before: C+
 at one table; Python SDK bots at 64 tables, the referee and the bots tuned, 0.867), with fewer threads woken for
 each message.
 
-A bot (``import_grpc(bot=True)``) also loads gRPC without its fork support (``GRPC_ENABLE_FORK_SUPPORT=0``) and
-with ``event_engine_client`` off. Fork support is what gRPC runs around a ``fork()``: with it, a bot whose ``act``
-used a ``multiprocessing`` pool (fork is its default on Linux) hung in the pool in 4 matches of 15, and with
-``event_engine_client`` off as well, the children of tests/integrity/cheats/spinner.py restarted gRPC's timers and
-sent the parent's HTTP/2 pings on the inherited socket, so the referee closed the connection for too many pings
-(gRPC's trace shows the children's process ids writing). Without it a child is a plain copy: gRPC's threads are not
-in it and nothing of gRPC runs there (a bot's children never use gRPC; one that does must be started with
-``spawn``). Both: tests/sdk/test_forking_bot.py. ``event_engine_client`` off then leaves EventEngine's four threads
-in a bot idle (each woke about a thousand times a second at 64 tables): paired against the code before, Python
-random bots at 64 tables 0.923 and 0.967 of the wall time (six and eight pairs), calling stations 0.934 (six pairs;
-2026-12-06). The referee keeps both: with ``event_engine_client`` off there, C++ bots at one table took 1.04 of the
-time (four pairs).
+A bot (``import_grpc(bot=True)``) also loads gRPC without its fork support (``GRPC_ENABLE_FORK_SUPPORT=0``) and with
+``event_engine_client`` off. Fork support is what gRPC runs around a ``fork()``: with it, a bot whose ``act`` used a
+``multiprocessing`` pool (fork is its default on Linux up to Python 3.13) hung in the pool in 4 matches of 15, and with
+``event_engine_client`` off as well, the children of tests/integrity/cheats/spinner.py restarted gRPC's timers and sent
+the parent's HTTP/2 pings on the inherited socket, so the referee closed the connection for too many pings (gRPC's trace
+shows the children's process ids writing). Without it a child is a plain copy: gRPC's threads are not in it and nothing
+of gRPC runs there (a bot's children never use gRPC; one that does must be started with ``spawn``). Both:
+tests/sdk/test_forking_bot.py. ``event_engine_client`` off then leaves EventEngine's four threads in a bot idle (each
+woke about a thousand times a second at 64 tables): paired against the code before, Python random bots at 64 tables
+0.923 of the wall time and calling stations 0.934 with the experiment alone off (six pairs each), the random bots 0.967
+with fork support off too (eight pairs, the machine noisy; 2026-12-06). The referee keeps both: with
+``event_engine_client`` off there, C++ bots at one table took 1.04 of the time (four pairs).
 
 gRPC reads ``GRPC_EXPERIMENTS`` (and ``GRPC_ENABLE_FORK_SUPPORT``) once, as its core loads, so ``import_grpc`` sets
 the variables for that import only and then puts the environment back as it was: no process started afterwards (a
@@ -40,6 +40,7 @@ VARIABLE = "GRPC_EXPERIMENTS"
 EXPERIMENTS = "-event_engine_listener,-event_engine_for_all_other_endpoints,-event_engine_callback_cq"
 BOT_EXPERIMENTS = EXPERIMENTS + ",-event_engine_client"  # a bot's, without fork support only
 FORK_VARIABLE = "GRPC_ENABLE_FORK_SUPPORT"
+_OFF = ("0", "false", "no")  # the values gRPC reads as off (any case); anything else leaves its fork support on
 MEASURED = ((1, 85),)  # grpcio releases (major, minor) these were measured on (the newest the registry has)
 
 applied = ""  # the experiments this process's gRPC was loaded with turned off ("": none set here)
@@ -71,7 +72,8 @@ def _measured_release() -> bool:
 
 def import_grpc(bot: bool = False) -> None:
     """Load gRPC, if it is not loaded yet, with ``EXPERIMENTS`` turned off; for a ``bot``, also without fork support
-    and then with ``BOT_EXPERIMENTS`` (see the module's documentation). A variable the user set is left as it is."""
+    and then, fork support off (by us or by the user), with ``BOT_EXPERIMENTS`` (see the module's documentation). A
+    variable the user set is left as it is."""
     global applied, fork_support_off
     if "grpc" in sys.modules or not _measured_release():
         import grpc  # loaded as it is
@@ -80,8 +82,9 @@ def import_grpc(bot: bool = False) -> None:
     chosen = {}
     if bot and FORK_VARIABLE not in os.environ:
         chosen[FORK_VARIABLE] = "0"
+    forks_alone = bot and os.environ.get(FORK_VARIABLE, chosen.get(FORK_VARIABLE, "")).lower() in _OFF
     if VARIABLE not in os.environ:  # event_engine_client off only where a fork leaves gRPC alone
-        chosen[VARIABLE] = BOT_EXPERIMENTS if chosen.get(FORK_VARIABLE) == "0" else EXPERIMENTS
+        chosen[VARIABLE] = BOT_EXPERIMENTS if forks_alone else EXPERIMENTS
     os.environ.update(chosen)
     try:
         import grpc  # noqa: F401  (its core reads the variables now)
