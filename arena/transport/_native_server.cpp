@@ -13,6 +13,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <absl/synchronization/mutex.h>
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpc/grpc.h>
 #include <grpcpp/grpcpp.h>
@@ -1720,6 +1721,10 @@ PyMODINIT_FUNC PyInit__native_server(void) {
     // gRPC's library stays initialized for the process's life: destroying its last server would otherwise shut
     // the whole library down, which joins its executor's threads and took 10 s now and then (the module is
     // imported only by a referee that serves with it: arena/transport/native_server.py)
+    // Debian builds Abseil without NDEBUG, so every lock of libgrpc's mutexes walked Abseil's deadlock graph (a
+    // global lock and a hash lookup each, on the callback threads): off, as in a release build (this Abseil is the
+    // system's, libgrpc++'s; grpcio carries its own)
+    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
     grpc_init();
     ServerType.tp_name = "arena.transport._native_server.Server";
     ServerType.tp_basicsize = sizeof(ServerObject);

@@ -36,6 +36,7 @@
 // the stream ends before MatchEnd and cannot be joined again, or the referee sends a fatal Error (in a league: only a
 // fatal Error); 2 for bad usage (missing address or token, bad argument).
 
+#include <absl/synchronization/mutex.h>
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -808,6 +809,9 @@ int play_match(const Config& config, Session& session) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Debian builds Abseil without NDEBUG, so every lock of gRPC's mutexes walked Abseil's deadlock graph (a global
+  // lock and a hash lookup each): off, as in a release build.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   Config config;
   if (auto error = parse_config(argc, argv, config)) {
     log(*error);
