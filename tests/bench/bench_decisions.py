@@ -52,7 +52,7 @@ REFEREE = ("import os, sys, atexit, resource\n"
            "def _cpu():\n"
            "    u = resource.getrusage(resource.RUSAGE_SELF)\n"
            "    with open(os.environ['ARENA_BENCH_CPU_FILE'], 'a') as f:\n"
-           "        f.write(f'referee {u.ru_utime + u.ru_stime:.6f} 0\\n')\n"
+           "        f.write(f'referee {u.ru_utime + u.ru_stime:.6f} 0 {u.ru_nvcsw + u.ru_nivcsw}\\n')\n"
            "if os.environ.get('ARENA_BENCH_CPU_FILE'): atexit.register(_cpu)\n"
            "from arena.cli import main; sys.argv[0] = 'arena'; sys.exit(main())")
 CPP_BOT = ROOT / "sample_bots" / "cpp" / "build" / "arena-cpp-bot"
@@ -94,6 +94,7 @@ class Cpu:
     bots: dict[str, float]
     rest: float
     processes: dict[str, int]  # each bot's processes counted (a process killed before it was reaped is not)
+    switches: dict[str, int] = field(default_factory=dict)  # context switches: the referee's and each bot's
 
 
 def _children_cpu() -> float:
@@ -110,8 +111,10 @@ def _cpu_of(path: Path, total: float) -> Cpu | None:
     processes: dict[str, int] = {}
     wrappers = 0.0
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    switches: dict[str, int] = {}
     for line in lines:
-        label, cpu, own = line.split()
+        label, cpu, own, *more = line.split()
+        switches[label] = switches.get(label, 0) + (int(more[0]) if more else 0)
         if label == "referee":
             referee = float(cpu)
         else:
@@ -120,7 +123,7 @@ def _cpu_of(path: Path, total: float) -> Cpu | None:
             wrappers += float(own)
     if referee is None:
         return None
-    return Cpu(referee, bots, max(0.0, total - referee - sum(bots.values()) - wrappers), processes)
+    return Cpu(referee, bots, max(0.0, total - referee - sum(bots.values()) - wrappers), processes, switches)
 
 
 @dataclass(slots=True)
@@ -256,8 +259,11 @@ def report_cpu(outcomes: list[Outcome]) -> None:
     print("\nCPU a decision, one more run of each row with every process's CPU counted (each bot's command run under "
           "tests/bench/rusage_of.py): the referee's process, all its threads, per decision of the match; each bot's "
           "processes (one a half), per decision it made; the rest (the scoring worker, and the referee's teardown "
-          "after its exit handlers), per hand")
-    print(f"{'bots':<22} {'tables':>6} {'referee µs':>11} {'bots µs':>17} {'rest µs/hand':>13}")
+          "after its exit handlers), per hand; and the context switches of the referee's process (all its threads) "
+          "per decision of the match and of each bot's per decision it made (a thread's sleep and wake-up, or its "
+          "preemption: what a decision's round trip waits on at one table)")
+    print(f"{'bots':<22} {'tables':>6} {'referee µs':>11} {'bots µs':>17} {'rest µs/hand':>13} "
+          f"{'switches a decision: referee, bots':>35}")
     verdicts = []
     for o in outcomes:
         cpu = o.cpu
@@ -268,8 +274,10 @@ def report_cpu(outcomes: list[Outcome]) -> None:
         each = {name: 1e6 * seconds / o.bot_decisions[name] for name, seconds in cpu.bots.items()
                 if o.bot_decisions.get(name)}
         bots = ", ".join(f"{us:.1f}" for us in each.values()) or "-"
+        woken = [cpu.switches.get("referee", 0) / o.decisions] + [
+            cpu.switches.get(name, 0) / o.bot_decisions[name] for name in cpu.bots if o.bot_decisions.get(name)]
         print(f"{o.setup.label:<22} {o.setup.tables:>6} {referee:>11.1f} {bots:>17} "
-              f"{1e6 * cpu.rest / max(o.hands, 1):>13.1f}")
+              f"{1e6 * cpu.rest / max(o.hands, 1):>13.1f} {', '.join(f'{w:.2f}' for w in woken):>35}")
         if len(set(cpu.processes.values())) > 1 or len(cpu.processes) < len(o.bot_decisions):
             print(f"  (processes counted per bot: {cpu.processes}: a bot's process that was killed is missing, and "
                   "its bot's figure is low)")

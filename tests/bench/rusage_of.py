@@ -1,5 +1,6 @@
 """Runs a command as its child and, once it has exited, appends one line to a file: a label, the child's CPU seconds
-(user and system, of the child and every process it waited for, from ``wait4``) and this wrapper's own. How
+(user and system, of the child and every process it waited for, from ``wait4``), this wrapper's own, and the child's
+context switches (voluntary and not: how often its threads slept and woke, or were preempted). How
 ``bench_decisions`` counts each bot's CPU apart from the referee's: ``python rusage_of.py FILE LABEL CMD [ARG ...]``.
 SIGTERM, SIGINT and SIGHUP are passed on to the child; the exit status is the child's."""
 
@@ -22,7 +23,8 @@ def main(argv: list[str]) -> int:
     _, status, usage = os.wait4(pid, 0)
     own = resource.getrusage(resource.RUSAGE_SELF)
     with open(out, "a", encoding="utf-8") as file:
-        file.write(f"{label} {usage.ru_utime + usage.ru_stime:.6f} {own.ru_utime + own.ru_stime:.6f}\n")
+        file.write(f"{label} {usage.ru_utime + usage.ru_stime:.6f} {own.ru_utime + own.ru_stime:.6f} "
+                   f"{usage.ru_nvcsw + usage.ru_nivcsw}\n")
     code = os.waitstatus_to_exitcode(status)
     if code < 0:  # killed by a signal: die of the same one
         signal.signal(-code, signal.SIG_DFL)
