@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 from tests.integrity.harness import CALLER, arena, by_name, match_json
+from tests.sdk.forking_bot import FORKS
 
 FORKER = Path(__file__).resolve().parent / "forking_bot.py"
-FORKS = 5  # forking_bot.FORKS: three pools (one hung now and then with gRPC's fork support), two forks
 
 
-def test_a_bot_that_forks_at_every_request_keeps_its_stream(tmp_path: Path) -> None:
+def test_a_bot_that_forks_keeps_its_stream(tmp_path: Path) -> None:
     proc = arena("match", "--no-duplicate", "--hands", "6", "--per-action-ms", "5000", "--json", "--no-sandbox",
                  "--log-dir", str(tmp_path), "--bot", f"caller={CALLER}", "--bot", f"forker={sys.executable} {FORKER}",
                  cwd=tmp_path)

@@ -1,4 +1,5 @@
-"""gRPC's own experiments that the referee and the SDK's bots turn off in their process, as gRPC is first imported.
+"""gRPC's own experiments that the referee and the SDK's bots turn off in their process (and a bot's fork support), as
+gRPC is first imported.
 
 grpcio 1.85 serves each connection's reads and writes on its EventEngine's threads and hands every completion to
 the thread that polls for the event loop; with the experiments below turned off it does the I/O on that polling
@@ -80,10 +81,11 @@ def import_grpc(bot: bool = False) -> None:
 
         return
     chosen = {}
-    if bot and FORK_VARIABLE not in os.environ:
-        chosen[FORK_VARIABLE] = "0"
-    forks_alone = bot and os.environ.get(FORK_VARIABLE, chosen.get(FORK_VARIABLE, "")).lower() in _OFF
+    fork_support = os.environ.get(FORK_VARIABLE)
+    if bot and fork_support is None:
+        fork_support = chosen[FORK_VARIABLE] = "0"
     if VARIABLE not in os.environ:  # event_engine_client off only where a fork leaves gRPC alone
+        forks_alone = bot and (fork_support or "").lower() in _OFF
         chosen[VARIABLE] = BOT_EXPERIMENTS if forks_alone else EXPERIMENTS
     os.environ.update(chosen)
     try:
