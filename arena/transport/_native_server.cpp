@@ -1,11 +1,14 @@
-// The bots' gRPC service (BotService.Play) served by gRPC's C++ library (libgrpc++) from its own threads, inside
-// the referee's Python process (beside grpcio, which keeps every other service).
+// The bots' gRPC service (BotService.Play) served by gRPC's C++ library (libgrpc++) inside the referee's Python
+// process (beside grpcio, which keeps every other service), on gRPC's asynchronous API: one thread of ours polls the
+// server's completion queue (``NativeServer::poll``) and every call's reads, writes and ends complete there.
 //
 // Why: grpc.aio hands every message through its polling thread and the asyncio loop, one at a time. Here the C++
-// threads read and write the streams, never touching Python: what they read is queued as events, and the
+// thread reads and writes the streams, never touching Python: what it reads is queued as events, and the
 // referee's loop is woken through an eventfd, once for however many events are queued, to take them all in one call
-// (``take``). Writes are queued per stream and started at once from the calling thread. Where this stands
-// (measured figures): arena/transport/native_server.py.
+// (``take``). Writes are queued per stream and started at once from the calling thread. One polling thread, not
+// gRPC's callback API: that ran at least two threads that took turns at polling and woke each other for every
+// message (at one table 7.2 context switches of the referee's process a decision, 44% of its samples; 2.1 now).
+// Where this stands (measured figures): arena/transport/native_server.py.
 //
 // The module knows nothing of the protocol: a stream is an id, its messages bytes. Who may join, what a message
 // means, every limit and refusal stay in Python (arena/transport/native_server.py, bot_service.py).
@@ -61,12 +64,12 @@ struct Event {
 
 class NativeServer;
 
-// ------------------------------------------------------------------ hand lanes: decisions played on gRPC's threads
+// ------------------------------------------------------------------ hand lanes: decisions played on the polling thread
 //
 // A lane plays one hand's common decisions where the Actions are read: a message that is one plain Action (ids,
 // kind, amount and a comment or not, each once: ``lane_action``) answering the lane's open request on its stream is
 // applied to the hand with the compiled engine's C API (core_api.h), recorded, the bot's clock charged, and the next
-// seat's request encoded and written, all on the gRPC thread that read it, without Python. Anything else ends the
+// seat's request encoded and written, all on the polling thread that read it, without Python. Anything else ends the
 // lane first (``end_lane_locked``): any other message on the stream of its open request (another request, ids that
 // differ, a mixed action, an illegal action, a stray, one Python's parser might read otherwise, one that comes while
 // Python has not handled what that stream sent before), that stream's end, a seat the lane does not ask (the hand
@@ -291,20 +294,31 @@ double monotonic_s() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// One BotService.Play call. Its state is guarded by ``mu``, and gRPC is never called with ``mu`` held. The call is
-// finished (``Finish``) only when no write is in flight (``write_busy_``) and no operation Python's thread started is
-// under way (``busy_``: a read resumed, a cancellation): gRPC ends the call once Finish is done, and an operation
-// started on an ended call would touch freed memory. The reactor itself is deleted when gRPC is done with it
-// (``OnDone``) and no Python call holds it (``holds``).
-class Stream final : public grpc::ServerGenericBidiReactor {
+// One BotService.Play call, on gRPC's asynchronous API: its operations complete on the server's completion queue,
+// which one thread of ours polls (``NativeServer::poll``), so a bot's Action is read, played by a lane and the next
+// request written on one thread, with no hand-over between threads (gRPC's callback API ran at least two threads
+// that took turns at polling: at one table, waking each other was 44% of the referee's samples).
+//
+// Its state is guarded by ``mu``, and gRPC is never called with ``mu`` held. The call is finished (``Finish``) only
+// when no write is in flight (``write_busy_``) and no operation Python's thread started is under way (``busy_``: a
+// read resumed, a cancellation). gRPC's parts of the call (``parts_``: the context and the reader-writer) are let go
+// once every operation started on them is back and gRPC says the call is over (``call_over``); the Stream itself is
+// deleted then, or when the last Python call holding it lets it go (``holds``).
+class Stream final {
 public:
-    Stream(NativeServer* server, grpc::GenericCallbackServerContext* context) : server_(server), context_(context) {}
-    void begin(uint64_t id, const std::string& peer);  // tells Python of the stream and reads its first message
+    enum Op : uint8_t { CALL = 0, READ = 1, WRITE = 2, FINISH = 3, OVER = 4 };
+    struct Tag {
+        Stream* stream;
+        Op op;
+    };
 
-    void OnReadDone(bool ok) override;
-    void OnWriteDone(bool ok) override;
-    void OnCancel() override;
-    void OnDone() override;
+    explicit Stream(NativeServer* server) : server_(server), parts_(std::make_unique<Parts>()) {
+        for (int op = CALL; op <= OVER; ++op) tags_[op] = Tag{this, Op(op)};
+    }
+    // Wait for the next call (``CALL``), on ``cq``.
+    void request(grpc::AsyncGenericService& service, grpc::ServerCompletionQueue* cq);
+    // An operation of this stream completed (on the polling thread); may delete the stream.
+    void completed(Op op, bool ok);
 
     // Python's side (each with the stream held: ``NativeServer::hold``)
     size_t write(const char* data, size_t size, bool start = true);  // start: unless the writer is corked
@@ -319,17 +333,33 @@ public:
     int holds = 0;
 
 private:
+    struct Parts {
+        grpc::GenericServerContext context;
+        grpc::GenericServerAsyncReaderWriter rw{&context};
+    };
+
+    void begin();  // the call came: tells Python of the stream and reads its first message (or refuses the call)
+    void read_done(bool ok);
+    void write_done(bool ok);
+    void cancelled();
+    void start_read_locked(std::unique_lock<std::mutex>& lock);
     void start_next_write_locked(std::unique_lock<std::mutex>& lock);
     void finish_when_free_locked(std::unique_lock<std::mutex>& lock);
+    bool over_locked(std::unique_lock<std::mutex>& lock);  // every operation back and the call over: its end
     bool finishing() const { return finish_called_ || finish_wanted_; }
 
     NativeServer* server_;
-    grpc::GenericCallbackServerContext* context_;  // gRPC's, alive until OnDone (which follows Finish)
+    std::unique_ptr<Parts> parts_;  // gRPC's, let go at the call's end (``over_locked``)
+    Tag tags_[OVER + 1];
     uint64_t id_ = 0;
+    bool refused_ = false;  // a call to another method: finished at once, never told to Python
     grpc::ByteBuffer reading_;
     grpc::ByteBuffer writing_;
     std::deque<grpc::ByteBuffer> queued_;
+    bool read_busy_ = false;
     bool write_busy_ = false;
+    bool finish_back_ = false;  // the Finish tag is back
+    bool call_over_ = false;    // gRPC said the call is over (AsyncNotifyWhenDone)
     int busy_ = 0;
     bool reads_over_ = false;
     bool read_paused_ = false;
@@ -337,7 +367,8 @@ private:
     bool finish_called_ = false;
     bool finish_wanted_ = false;
     grpc::Status finish_status_;
-    bool done_ = false;
+    bool ending_ = false;  // its end is under way (``over_locked``)
+    bool done_ = false;    // and done: the stream is deleted when no Python call holds it
     bool batches_ = false;  // its bot takes RefereeBatches (Join.batches): writes that queue go out as one
     bool wrote_ = false;    // a write was started (the first, the Welcome, always goes alone)
 
@@ -348,26 +379,57 @@ public:
     }
 };
 
-class Service final : public grpc::CallbackGenericService {
-public:
-    explicit Service(NativeServer* server) : server_(server) {}
-    grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* context) override;
-
-private:
-    NativeServer* server_;
-};
-
 class NativeServer {
 public:
-    NativeServer() : service_(this) {}
-
     std::string method;  // the one method served: "/arena.v1.BotService/Play"
-    std::atomic<bool> shutting{false};  // a shutdown has begun (``shut_down``: once)
+    std::atomic<bool> shutting_down{false};  // a shutdown has begun (``shut_down``: once)
+    std::atomic<bool> shutting{false};  // and no more calls are asked for (``request_call``)
     std::atomic<bool> stopped{false};   // and returned
     int event_fd = -1;
     int port = 0;
     std::unique_ptr<grpc::Server> server;
-    Service service_;
+    grpc::AsyncGenericService service;
+    std::unique_ptr<grpc::ServerCompletionQueue> cq;  // every call's operations complete here
+    std::thread poller;                                // the one thread that polls it (``poll``)
+    std::mutex request_mu;  // a new call is asked for only before the shutdown begins (``shutting``, set under it)
+
+    // Ask gRPC for the next call (one waits at a time: calls that come meanwhile wait in gRPC).
+    void request_call() {
+        std::lock_guard<std::mutex> lock(request_mu);
+        if (shutting.load()) return;  // the queue is shut down after the server: nothing may be started on it then
+        {
+            std::lock_guard<std::mutex> counted(live_mu);
+            ++live;
+        }
+        (new Stream(this))->request(service, cq.get());
+    }
+
+    // Calls whose gRPC parts are alive (a call asked for, or one not yet over): the queue is shut down only when
+    // none is, for an operation started on a queue shut down is a crash, and gRPC's server may say it has shut down
+    // before the calls it cancelled have come back to us.
+    std::mutex live_mu;
+    std::condition_variable live_cv;
+    size_t live = 0;
+
+    void let_go_call() {
+        std::lock_guard<std::mutex> lock(live_mu);
+        if (--live == 0) live_cv.notify_all();
+    }
+
+    void wait_calls_over() {
+        std::unique_lock<std::mutex> lock(live_mu);
+        live_cv.wait(lock, [this] { return live == 0; });
+    }
+
+    // The polling thread: every operation's completion, on this thread, until the queue is shut down and drained.
+    void poll() {
+        void* tag;
+        bool ok;
+        while (cq->Next(&tag, &ok)) {
+            Stream::Tag* done = static_cast<Stream::Tag*>(tag);
+            done->stream->completed(done->op, ok);
+        }
+    }
 
     uint64_t add(Stream* stream) {
         std::lock_guard<std::mutex> lock(streams_mu_);
@@ -889,16 +951,78 @@ private:
     std::vector<Event> events_;
 };
 
-void Stream::begin(uint64_t id, const std::string& peer) {
-    id_ = id;
-    server_->push(Event{OPENED, id_, {}, peer});
-    StartRead(&reading_);
+void Stream::request(grpc::AsyncGenericService& service, grpc::ServerCompletionQueue* cq) {
+    parts_->context.AsyncNotifyWhenDone(&tags_[OVER]);  // (it comes only for a call that came)
+    service.RequestCall(&parts_->context, &parts_->rw, cq, cq, &tags_[CALL]);
 }
 
-void Stream::OnReadDone(bool ok) {
+void Stream::completed(Op op, bool ok) {
+    switch (op) {
+    case CALL:
+        if (!ok) {  // the server is shutting down: no call came, nothing else will
+            parts_.reset();
+            server_->let_go_call();
+            delete this;
+            return;
+        }
+        server_->request_call();
+        begin();
+        return;
+    case READ:
+        read_done(ok);
+        break;
+    case WRITE:
+        write_done(ok);
+        break;
+    case FINISH: {
+        std::lock_guard<std::mutex> lock(mu);
+        finish_back_ = true;
+        break;
+    }
+    case OVER:
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            call_over_ = true;
+        }
+        if (parts_->context.IsCancelled()) cancelled();
+        break;
+    }
+    std::unique_lock<std::mutex> lock(mu);
+    if (!over_locked(lock)) return;
+    bool now = holds == 0;
+    lock.unlock();
+    if (now) delete this;
+}
+
+void Stream::begin() {
+    const std::string& method = parts_->context.method();
+    if (method != server_->method) {  // as grpcio ends a call to a method it does not serve
+        refused_ = true;
+        finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "Method not found: " + method));
+        return;
+    }
+    id_ = server_->add(this);
+    server_->push(Event{OPENED, id_, {}, parts_->context.peer()});
+    std::unique_lock<std::mutex> lock(mu);
+    start_read_locked(lock);
+}
+
+// Read the next message: ``busy_`` keeps Finish back until the read is started (a read is never started after it).
+void Stream::start_read_locked(std::unique_lock<std::mutex>& lock) {
+    read_busy_ = true;
+    ++busy_;
+    lock.unlock();
+    parts_->rw.Read(&reading_, &tags_[READ]);
+    lock.lock();
+    --busy_;
+    finish_when_free_locked(lock);
+}
+
+void Stream::read_done(bool ok) {
     if (!ok) {  // the bot ended its side, or the call is over
         {
             std::lock_guard<std::mutex> lock(mu);
+            read_busy_ = false;
             reads_over_ = true;
         }
         server_->recall_stream(id_);  // Python is to see the end with the stream's open requests its own
@@ -918,14 +1042,12 @@ void Stream::OnReadDone(bool ok) {
         event.message.Swap(&reading_);
         server_->push(std::move(event));
     }
-    bool again;
-    {
-        std::lock_guard<std::mutex> lock(mu);
-        if (offered != CONSUMED) ++untaken_;
-        again = !finishing() && untaken_ < UNTAKEN_MOST;  // a call being finished is read no more
-        read_paused_ = !again && !finishing();
-    }
-    if (again) StartRead(&reading_);  // the read just done holds the call: it cannot have ended
+    std::unique_lock<std::mutex> lock(mu);
+    read_busy_ = false;
+    if (offered != CONSUMED) ++untaken_;
+    bool again = !finishing() && untaken_ < UNTAKEN_MOST;  // a call being finished is read no more
+    read_paused_ = !again && !finishing();
+    if (again) start_read_locked(lock);
 }
 
 void Stream::taken(int count) {
@@ -933,12 +1055,7 @@ void Stream::taken(int count) {
     untaken_ -= count;
     if (!read_paused_ || untaken_ >= UNTAKEN_MOST || reads_over_ || finishing()) return;
     read_paused_ = false;
-    ++busy_;  // no Finish until the read is started
-    lock.unlock();
-    StartRead(&reading_);
-    lock.lock();
-    --busy_;
-    finish_when_free_locked(lock);
+    start_read_locked(lock);
 }
 
 size_t Stream::write(const char* data, size_t size, bool start) {
@@ -1014,10 +1131,10 @@ void Stream::start_next_write_locked(std::unique_lock<std::mutex>& lock) {
     wrote_ = true;
     write_busy_ = true;  // no Finish until it is done
     lock.unlock();
-    StartWrite(&writing_);
+    parts_->rw.Write(writing_, &tags_[WRITE]);
 }
 
-void Stream::OnWriteDone(bool ok) {
+void Stream::write_done(bool ok) {
     std::unique_lock<std::mutex> lock(mu);
     write_busy_ = false;
     writing_.Clear();
@@ -1032,7 +1149,7 @@ void Stream::OnWriteDone(bool ok) {
 void Stream::finish(grpc::Status status) {
     std::unique_lock<std::mutex> lock(mu);
     if (finishing()) return;
-    finish_wanted_ = true;  // once what is queued is written (OnWriteDone)
+    finish_wanted_ = true;  // once what is queued is written (write_done)
     finish_status_ = std::move(status);
     finish_when_free_locked(lock);
 }
@@ -1042,22 +1159,23 @@ void Stream::finish_when_free_locked(std::unique_lock<std::mutex>& lock) {
     finish_called_ = true;
     grpc::Status status = finish_status_;
     lock.unlock();
-    Finish(std::move(status));
+    parts_->rw.Finish(status, &tags_[FINISH]);
+    lock.lock();
 }
 
 void Stream::cancel() {
     // a bot that does not read what it is sent: its last writes would wait for it for ever, and the call with them
     std::unique_lock<std::mutex> lock(mu);
     if (finish_called_) return;  // Finish is done or under way: the call ends without help
-    ++busy_;  // the context lives until OnDone, which cannot come before Finish, held back meanwhile
+    ++busy_;  // the context lives until the call's end, which cannot come before Finish, held back meanwhile
     lock.unlock();
-    context_->TryCancel();
+    parts_->context.TryCancel();
     lock.lock();
     --busy_;
     finish_when_free_locked(lock);
 }
 
-void Stream::OnCancel() {
+void Stream::cancelled() {
     // the bot cancelled, its connection broke, the server is shutting down, or Python cancelled: the call ends (its
     // writes fail, and nothing more is sent)
     std::unique_lock<std::mutex> lock(mu);
@@ -1069,39 +1187,28 @@ void Stream::OnCancel() {
     finish_when_free_locked(lock);
 }
 
-void Stream::OnDone() {
-    server_->forget(id_);
-    server_->recall_stream(id_);
-    server_->push(Event{DONE, id_, {}, {}});
-    bool now;
-    {
-        std::lock_guard<std::mutex> lock(mu);
-        done_ = true;
-        now = holds == 0;
+// The call's end, once: every operation started is back and gRPC said the call is over. Python is told (DONE) and
+// gRPC's parts are let go (which ends the call in gRPC: a server's shutdown waits for it).
+bool Stream::over_locked(std::unique_lock<std::mutex>& lock) {
+    if (ending_ || !call_over_ || !finish_back_ || read_busy_ || write_busy_ || busy_ > 0) return false;
+    ending_ = true;
+    lock.unlock();
+    if (!refused_) {
+        server_->forget(id_);
+        server_->recall_stream(id_);
+        server_->push(Event{DONE, id_, {}, {}});
     }
-    if (now) delete this;
+    parts_.reset();
+    server_->let_go_call();
+    lock.lock();
+    done_ = true;  // only now: a Python call that let go of the stream before would otherwise delete it under us
+    return true;
 }
 
 bool Stream::release() {
     std::lock_guard<std::mutex> lock(mu);
     --holds;
     return done_ && holds == 0;
-}
-
-// A call to another method: ended at once, as grpcio ends a call to a method it does not serve.
-class Unimplemented final : public grpc::ServerGenericBidiReactor {
-public:
-    explicit Unimplemented(const std::string& method) {
-        Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "Method not found: " + method));
-    }
-    void OnDone() override { delete this; }
-};
-
-grpc::ServerGenericBidiReactor* Service::CreateReactor(grpc::GenericCallbackServerContext* context) {
-    if (context->method() != server_->method) return new Unimplemented(context->method());
-    Stream* stream = new Stream(server_, context);
-    stream->begin(server_->add(stream), context->peer());
-    return stream;
 }
 
 // ------------------------------------------------------------------ Python
@@ -1113,11 +1220,26 @@ struct ServerObject {
 
 // Once per server, whoever calls first; the others return at once (while it may still be under way).
 void shut_down(NativeServer* native, double grace_s) {
-    if (native->shutting.exchange(true)) return;
+    if (native->shutting_down.exchange(true)) return;
     auto deadline = std::chrono::system_clock::now() +
                     std::chrono::microseconds(static_cast<int64_t>(grace_s * 1e6));
-    native->server->Shutdown(deadline);  // cancels the calls still open at the deadline; returns when all are done
-    native->server->Wait();
+    {
+        std::lock_guard<std::mutex> lock(native->request_mu);  // no call is asked for from now on
+        native->shutting = true;
+    }
+    if (native->server) {
+        // cancels the calls still open at the deadline; returns when all are over (their ends are the polling
+        // thread's: it runs on meanwhile)
+        native->server->Shutdown(deadline);
+        native->server->Wait();
+    }
+    native->wait_calls_over();  // every call cancelled by now comes back (to the poller) and ends
+    native->cq->Shutdown();  // after the server's, as gRPC asks; the poller drains it and ends
+    if (native->poller.joinable()) {
+        native->poller.join();
+    } else {  // never started (the server did not start): drained here
+        native->poll();
+    }
     native->server.reset();
     native->stopped = true;
 }
@@ -1167,14 +1289,20 @@ PyObject* server_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
     native->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (native->event_fd < 0) return PyErr_SetFromErrno(PyExc_OSError);
     builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &native->port);
-    builder.RegisterCallbackGenericService(&native->service_);
+    builder.RegisterAsyncGenericService(&native->service);
+    native->cq = builder.AddCompletionQueue();
     grpc::ResourceQuota quota("arena-bots");
     quota.Resize(MEMORY_MOST);
     builder.SetResourceQuota(quota);
     Py_BEGIN_ALLOW_THREADS
     native->server = builder.BuildAndStart();
     Py_END_ALLOW_THREADS
-    if (!native->server) {
+    if (native->server) {
+        native->request_call();
+        NativeServer* polled = native.get();
+        native->poller = std::thread([polled] { polled->poll(); });
+    } else {
+        shut_down(native.get(), 0);  // its queue shut down and drained
         ::close(native->event_fd);
         PyErr_Format(PyExc_RuntimeError, "gRPC's C++ server could not listen on %s", address);
         return nullptr;
@@ -1649,7 +1777,7 @@ PyObject* set_action_format(PyObject*, PyObject* args) {
         }
         core = api;
     }
-    if (!action_format.ready) action_format = std::move(f);  // once: gRPC's threads read it without a lock
+    if (!action_format.ready) action_format = std::move(f);  // once: the polling thread reads it without a lock
     Py_RETURN_NONE;
 }
 
@@ -1678,7 +1806,7 @@ PyMethodDef server_methods[] = {
      "set_batches(stream, on): its bot takes RefereeBatches: messages queued behind a write go out as one."},
     {"lane_open", reinterpret_cast<PyCFunction>(server_lane_open), METH_VARARGS,
      "lane_open(table_id, hand_id, hand, head, seats, timeouts, first_request_id, loop=False) -> a lane playing the "
-     "hand's decisions on gRPC's threads, or with loop at take() (0: the table has one running)."},
+     "hand's decisions on the polling thread, or with loop at take() (0: the table has one running)."},
     {"lane_arm", reinterpret_cast<PyCFunction>(server_lane_arm), METH_VARARGS,
      "lane_arm(lane, hand, hand_id, head, tails, starts, from_seats, first_request_id) -> whether the lane goes on "
      "to that hand "
@@ -1712,7 +1840,7 @@ PyGetSetDef server_getset[] = {
 PyTypeObject ServerType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
 PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native_server",
-                      "One gRPC method served by gRPC's C++ library from its own threads (see the .cpp).", -1,
+                      "One gRPC method served by gRPC's C++ library from a thread of its own (see the .cpp).", -1,
                       module_methods};
 
 }  // namespace
@@ -1722,14 +1850,14 @@ PyMODINIT_FUNC PyInit__native_server(void) {
     // the whole library down, which joins its executor's threads and took 10 s now and then (the module is
     // imported only by a referee that serves with it: arena/transport/native_server.py)
     // Debian builds Abseil without NDEBUG, so every lock of libgrpc's mutexes walked Abseil's deadlock graph (a
-    // global lock and a hash lookup each, on the callback threads): off, as in a release build (this Abseil is the
+    // global lock and a hash lookup each, on gRPC's threads): off, as in a release build (this Abseil is the
     // system's, libgrpc++'s; grpcio carries its own)
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
     grpc_init();
     ServerType.tp_name = "arena.transport._native_server.Server";
     ServerType.tp_basicsize = sizeof(ServerObject);
     ServerType.tp_flags = Py_TPFLAGS_DEFAULT;
-    ServerType.tp_doc = "Server(address, method, options): serves ``method`` on ``address`` from libgrpc++'s threads.";
+    ServerType.tp_doc = "Server(address, method, options): serves ``method`` on ``address`` from libgrpc++ on a polling thread of its own.";
     ServerType.tp_new = server_new;
     ServerType.tp_dealloc = reinterpret_cast<destructor>(server_dealloc);
     ServerType.tp_methods = server_methods;

@@ -1,4 +1,5 @@
-"""Types of the C++ bot server (arena/transport/_native_server.cpp): one gRPC method served by libgrpc++'s threads."""
+"""Types of the C++ bot server (arena/transport/_native_server.cpp): one gRPC method served by libgrpc++ from a
+polling thread of its own."""
 
 OPENED: int
 MESSAGE: int

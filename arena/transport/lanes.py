@@ -2,12 +2,12 @@
 server's C++ with the compiled engine's C API (``arena/engine/core_api.h``), and the referee's Python woken once per
 hand instead of once per decision (arena.referee.lane says what a lane is to the referee).
 
-Where and when: for a bot of one table, on gRPC's thread that reads its Action, at once (its bot waits for nothing
-else). For a bot of several tables (``lane_open``'s ``loop``), on the referee's thread when it takes what was read
-(``take``, once a loop turn), each ActionBatch's answers played in order up to the first a lane cannot take (that
-one and the rest left to Python, in order, as an ActionBatch of their own), and the next requests held with
+Where and when: for a bot of one table, on the server's polling thread as it reads the Action, at once (its bot waits
+for nothing else). For a bot of several tables (``lane_open``'s ``loop``), on the referee's thread when it takes what
+was read (``take``, once a loop turn), each ActionBatch's answers played in order up to the first a lane cannot take
+(that one and the rest left to Python, in order, as an ActionBatch of their own), and the next requests held with
 everything else the loop writes for two turns, as the writer of a bot of several tables waits
-(``NativeBotServer.uncork_soon``): played on gRPC's threads, its bots got eight times as many messages (one per
+(``NativeBotServer.uncork_soon``): played as they were read, its bots got eight times as many messages (one per
 decision) and spent 45% more CPU; written at each turn, a third more.
 
 A lane takes an Action only if it is plain (ids, kind, amount and a comment or not), answers the lane's open request on

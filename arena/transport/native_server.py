@@ -1,13 +1,16 @@
-"""The bots' service (BotService.Play) served by gRPC's C++ library from its own threads (``_native_server``, a C++
-extension built with the package against the system's libgrpc++), for the local bots' Unix-domain socket.
+"""The bots' service (BotService.Play) served by gRPC's C++ library from a polling thread of its own
+(``_native_server``, a C++ extension built with the package against the system's libgrpc++), for the local bots'
+Unix-domain socket.
 
-The C++ threads read and write the streams; the referee's loop is woken once for however many messages arrived
-(an eventfd), takes them all in one call and hands each to the stream's ``StreamReader`` at once, synchronously:
-no task, future or grpc.aio completion per message. Everything else is the grpc.aio service's own code
-(``BotServicer.Play``: the Join, its checks and refusals, the limits, the writer), driven by one task per stream
-through a ``NativeCall``, which looks to it like grpc.aio's request iterator and context. The socket then serves the
-bots' service alone: no health or reflection service there (only the runner's own bots reach it; the TCP port, where
-people and tools connect, keeps them).
+The C++ thread reads and writes the streams (gRPC's asynchronous API, its completion queue polled by that one thread:
+gRPC's callback API took turns between two threads, which woke each other for every message); the referee's loop is
+woken once for however many messages arrived (an eventfd), takes them all in one call and hands each to the stream's
+``StreamReader`` at once, synchronously: no task, future or grpc.aio completion per message. Everything else is the
+grpc.aio service's own code (``BotServicer.Play``: the Join, its checks and refusals, the limits, the writer), driven by
+one task per stream through a ``NativeCall``, which looks to it like grpc.aio's request iterator and context. The socket
+then serves the bots' service alone: no health or reflection service there (only the runner's own bots reach it; the TCP
+port, where people and tools connect, keeps them).
+
 
 Limits, beside the servicer's own: grpc.aio's channel arguments are passed on, but libgrpc++ 1.51 knows neither
 ``grpc.max_allowed_incoming_connections`` nor ``grpc.http2.ping_timeout_ms``: connections to this socket are not
@@ -22,7 +25,7 @@ Why: grpc.aio hands each message through its polling thread and the loop, and a 
 round trips a second from two C++ bots on grpc.aio against 7,457 on this one (``tests/bench/bench_transport.py``;
 gRPC's C++ synchronous server 9,241). Alone that changed nothing measurable in a match: the referee's own Python per
 decision stayed on the path. What it made possible does: for a bot of one table, the hand's decisions are played on
-these threads (hand lanes, ``arena.transport.lanes``), 0.66 of grpc.aio's wall time at one table (paired runs); at
+that thread (hand lanes, ``arena.transport.lanes``), 0.66 of grpc.aio's wall time at one table (paired runs); at
 64 tables, where lanes are not used, it is grpc.aio's (1.01). It serves the local socket by default;
 ``ARENA_BOT_SERVER=grpcio`` serves it with grpc.aio, and the TCP port is always grpc.aio's.
 """
