@@ -444,7 +444,8 @@ public:
     }
 
     // The stream ``id`` held for a call from Python (released with ``let_go``), or null if it is gone. ``holds`` is
-    // raised under ``streams_mu_``: OnDone forgets the stream under it first, so it never deletes one being held.
+    // raised under ``streams_mu_``: a stream's end (``over_locked``) forgets it under it first, so it never deletes
+    // one being held.
     Stream* hold(uint64_t id) {
         std::lock_guard<std::mutex> lock(streams_mu_);
         auto found = streams_.find(id);
@@ -1004,10 +1005,11 @@ void Stream::begin() {
     id_ = server_->add(this);
     server_->push(Event{OPENED, id_, {}, parts_->context.peer()});
     std::unique_lock<std::mutex> lock(mu);
-    start_read_locked(lock);
+    if (!finishing()) start_read_locked(lock);  // (Python may have finished it already, on the OPENED)
 }
 
-// Read the next message: ``busy_`` keeps Finish back until the read is started (a read is never started after it).
+// Read the next message (never once the call is finishing: callers check): ``busy_`` keeps Finish back until the
+// read is started.
 void Stream::start_read_locked(std::unique_lock<std::mutex>& lock) {
     read_busy_ = true;
     ++busy_;
@@ -1167,7 +1169,10 @@ void Stream::cancel() {
     // a bot that does not read what it is sent: its last writes would wait for it for ever, and the call with them
     std::unique_lock<std::mutex> lock(mu);
     if (finish_called_) return;  // Finish is done or under way: the call ends without help
-    ++busy_;  // the context lives until the call's end, which cannot come before Finish, held back meanwhile
+    // the context lives until the call's end, which cannot come before Finish, held back meanwhile. (``busy_`` is
+    // never raised once Finish is called: only the polling thread checks for the call's end, on the FINISH tag, so a
+    // ``busy_`` let go after that tag came back would leave the call unended and the shutdown waiting for it)
+    ++busy_;
     lock.unlock();
     parts_->context.TryCancel();
     lock.lock();
@@ -1228,8 +1233,8 @@ void shut_down(NativeServer* native, double grace_s) {
         native->shutting = true;
     }
     if (native->server) {
-        // cancels the calls still open at the deadline; returns when all are over (their ends are the polling
-        // thread's: it runs on meanwhile)
+        // cancels the calls still open at the deadline; returns when gRPC's own shutdown is done, which can be
+        // before those calls have come back to us (``wait_calls_over``; the polling thread runs on meanwhile)
         native->server->Shutdown(deadline);
         native->server->Wait();
     }

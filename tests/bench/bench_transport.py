@@ -1,12 +1,11 @@
 """What the transport alone allows at one table: a server that does nothing but ask, over real gRPC on 127.0.0.1,
 answered by the C++ sample bot (``--strategy call``), beside the ACPC dealer's figures. Three servers: grpc.aio (the
-referee's transport: one coroutine per stream awaiting ``write`` then ``read``), the C++ server the referee can
-serve its local socket with (``arena.transport._native_server``, ``ARENA_BOT_SERVER=native``: libgrpc++'s threads,
-Python answering each Action from the loop) and gRPC's C++ synchronous server (``transport_server.cpp``, compiled
-here with the sample bot's generated code; skipped without it). Each asks
-``DECISIONS`` requests, to one bot (ping-pong on one stream) or to two bots in turn (one request open at a time, as at
-one heads-up table), all from one coroutine or thread (nothing is handed between them), and times them from the
-first request to the last answer.
+referee's transport: one coroutine per stream awaiting ``write`` then ``read``), the C++ server the referee can serve
+its local socket with (``arena.transport._native_server``, ``ARENA_BOT_SERVER=native``: libgrpc++ polled by one thread,
+Python answering each Action from the loop) and gRPC's C++ synchronous server (``transport_server.cpp``, compiled here
+with the sample bot's generated code; skipped without it). Each asks ``DECISIONS`` requests, to one bot (ping-pong on
+one stream) or to two bots in turn (one request open at a time, as at one heads-up table), all from one coroutine or
+thread (nothing is handed between them), and times them from the first request to the last answer.
 
 The referee's one-table row (``bench_decisions``) cannot go faster than its transport's two-bot figure; the
 one-table goal of issue 27 (0.5× the ACPC dealer's decisions/s, aiming at 1×) needs a transport whose two-bot
