@@ -382,8 +382,7 @@ public:
 class NativeServer {
 public:
     std::string method;  // the one method served: "/arena.v1.BotService/Play"
-    std::atomic<bool> shutting_down{false};  // a shutdown has begun (``shut_down``: once)
-    std::atomic<bool> shutting{false};  // and no more calls are asked for (``request_call``)
+    bool shutting = false;  // a shutdown has begun (``shut_down``: once); no call is asked for after (``request_mu``)
     std::atomic<bool> stopped{false};   // and returned
     int event_fd = -1;
     int port = 0;
@@ -391,12 +390,12 @@ public:
     grpc::AsyncGenericService service;
     std::unique_ptr<grpc::ServerCompletionQueue> cq;  // every call's operations complete here
     std::thread poller;                                // the one thread that polls it (``poll``)
-    std::mutex request_mu;  // a new call is asked for only before the shutdown begins (``shutting``, set under it)
+    std::mutex request_mu;  // guards ``shutting``: a new call is asked for only before the shutdown begins
 
     // Ask gRPC for the next call (one waits at a time: calls that come meanwhile wait in gRPC).
     void request_call() {
         std::lock_guard<std::mutex> lock(request_mu);
-        if (shutting.load()) return;  // the queue is shut down after the server: nothing may be started on it then
+        if (shutting) return;  // the queue is shut down after the server: nothing may be started on it then
         {
             std::lock_guard<std::mutex> counted(live_mu);
             ++live;
@@ -1225,13 +1224,13 @@ struct ServerObject {
 
 // Once per server, whoever calls first; the others return at once (while it may still be under way).
 void shut_down(NativeServer* native, double grace_s) {
-    if (native->shutting_down.exchange(true)) return;
-    auto deadline = std::chrono::system_clock::now() +
-                    std::chrono::microseconds(static_cast<int64_t>(grace_s * 1e6));
     {
         std::lock_guard<std::mutex> lock(native->request_mu);  // no call is asked for from now on
+        if (native->shutting) return;
         native->shutting = true;
     }
+    auto deadline = std::chrono::system_clock::now() +
+                    std::chrono::microseconds(static_cast<int64_t>(grace_s * 1e6));
     if (native->server) {
         // cancels the calls still open at the deadline; returns when gRPC's own shutdown is done, which can be
         // before those calls have come back to us (``wait_calls_over``; the polling thread runs on meanwhile)
@@ -1862,7 +1861,9 @@ PyMODINIT_FUNC PyInit__native_server(void) {
     ServerType.tp_name = "arena.transport._native_server.Server";
     ServerType.tp_basicsize = sizeof(ServerObject);
     ServerType.tp_flags = Py_TPFLAGS_DEFAULT;
-    ServerType.tp_doc = "Server(address, method, options): serves ``method`` on ``address`` from libgrpc++ on a polling thread of its own.";
+    ServerType.tp_doc =
+        "Server(address, method, options): serves ``method`` on ``address`` from libgrpc++ on a polling thread of its "
+        "own.";
     ServerType.tp_new = server_new;
     ServerType.tp_dealloc = reinterpret_cast<destructor>(server_dealloc);
     ServerType.tp_methods = server_methods;

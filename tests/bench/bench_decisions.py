@@ -113,8 +113,8 @@ def _cpu_of(path: Path, total: float) -> Cpu | None:
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
     switches: dict[str, int] = {}
     for line in lines:
-        label, cpu, own, *more = line.split()
-        switches[label] = switches.get(label, 0) + (int(more[0]) if more else 0)
+        label, cpu, own, switched = line.split()
+        switches[label] = switches.get(label, 0) + int(switched)
         if label == "referee":
             referee = float(cpu)
         else:
