@@ -236,20 +236,29 @@ def print_report(report: dict[str, Any], err: bool) -> None:
         echo(line, err=err)
 
 
-def _write_json(report: dict[str, Any], path: str | None) -> None:
+def _write_json(report: dict[str, Any], path: str | None) -> str | None:
+    """``report`` written to ``path`` (``-``: standard output); why it could not be, if it could not."""
     if path is None:
-        return
+        return None
     text = json.dumps(report, indent=2)
     if path == "-":
         echo(text)
-    else:
+        return None
+    try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(text + "\n")
+    except OSError as exc:
+        return f"cannot write --json {path}: {exc.strerror or exc}"
+    return None
 
 
 def _finish(report: dict[str, Any], json_path: str | None) -> NoReturn:
-    _write_json(report, json_path)
+    """The report printed and written; status 2 if the JSON could not be written (the CI job would not see it)."""
+    failed = _write_json(report, json_path)
     print_report(report, err=json_path == "-")
+    if failed is not None:
+        secho(f"error: {failed}", fg="red", err=True)
+        sys.exit(EXIT_ERROR)
     sys.exit(report["exit_code"])
 
 
@@ -378,7 +387,8 @@ def compare(ctx: click.Context, /, candidate: str | None, baseline: str | None, 
         raise click.UsageError(f"the bots need different names (or versions): {', '.join(keys)}")
     settings = acpc_game(settings_from_flags(kw), 2)
     sandbox = sandbox_policy(kw.pop("no_sandbox"), settings)
-    sandbox = checked_outputs(sandbox, bots, Path.cwd(), {"--log-dir": log_dir}, {"--db": db_path})
+    sandbox = checked_outputs(sandbox, bots, Path.cwd(), {"--log-dir": log_dir},
+                              {"--db": db_path, "--json": None if json_path == "-" else json_path})
     config = settings.table_config()
     acpc_seats(bots, MatchSpec("compare", "", 1, config=config, starting_stack=settings.starting_stack()), 2)
     db = open_db(db_path, create=True)

@@ -23,7 +23,9 @@ EXIT_INTERRUPTED = 130  # stopped with Ctrl-C; what was played is recorded, --re
 class ArenaCommand(click.Command):
     """A command that ends with a records error's message and status, never its traceback: records damaged or
     edited (``RecordsDamaged``, named by table and hand) with ``EXIT_DAMAGED``, a file that cannot serve as a
-    database (``DatabaseError``) and a ledger's refusal (``LedgerError``) with ``EXIT_ERROR``."""
+    database (``DatabaseError``) and a ledger's refusal (``LedgerError``) with ``EXIT_ERROR``; and stopped with
+    Ctrl-C with ``EXIT_INTERRUPTED`` (where a command says nothing more of it: ``match`` and ``tournament`` name the
+    ``--resume`` that finishes their work)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         with records_errors():
@@ -50,3 +52,6 @@ def records_errors() -> Iterator[None]:
         raise SystemExit(EXIT_DAMAGED) from None
     except (DatabaseError, LedgerError) as exc:
         raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:  # (click would say "Aborted!" and end with 1)
+        secho("interrupted", fg="yellow", err=True)
+        raise SystemExit(EXIT_INTERRUPTED) from None

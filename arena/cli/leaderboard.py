@@ -51,8 +51,9 @@ def _ci(low: float, high: float) -> str:
 def sorted_by_text(board: Leaderboard) -> str:
     """The table's caption: what it is sorted by, what a rating game is, and what the win rate is."""
     return (f"sorted by {board.system.sorted_by()} · games: {board.rules.describe()} ({board.games} games) · "
-            "mbb/hand: mean over duplicate sessions (a deal in all its rotations), with its 95% CI · all-in EV: "
-            "the same with every all-in before the river scored by its expectation over the rest of the board · "
+            "mbb/hand: mean over duplicate sessions (a deal, or a game, in all its rotations), with its 95% CI · "
+            "all-in EV: the same with every all-in before the river scored by its expectation over the rest of the "
+            "board · "
             "AIVAT: the same with the luck of the cards and of the referee's draws taken out (README, Ratings)")
 
 

@@ -468,6 +468,10 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
             result = asyncio.run(run.play(executor, _sinks(kw), tally.add if tally is not None else None))
         except ServerError as exc:
             raise click.ClickException(str(exc)) from None
+        except KeyboardInterrupt:
+            secho("interrupted" + (f": every finished hand is recorded; finish with --resume --db {db.path} "
+                                   f"--match-id {spec.match_id}" if db is not None else ""), err=True, fg="yellow")
+            raise SystemExit(EXIT_INTERRUPTED) from None
         code = _report(run, result, kw["json_out"], tally)
     finally:
         if tally is not None:

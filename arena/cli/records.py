@@ -108,8 +108,12 @@ def export(db_path: str, phh_dir: str, match_ids: tuple[str, ...]) -> None:
     db = open_db(db_path)
     sink = PhhDirSink(phh_dir)
     count = 0
-    for match_id in _matches(queries.match_ids(db), match_ids, db_path):
-        for record in queries.hand_records(db, match_id):
-            sink.hand_finished(record)
-            count += 1
+    try:
+        for match_id in _matches(queries.match_ids(db), match_ids, db_path):
+            for record in queries.hand_records(db, match_id):
+                sink.hand_finished(record)
+                count += 1
+    except OSError as exc:  # a file where a folder goes, no permission, a full disk
+        raise click.ClickException(f"cannot write the hand histories under {phh_dir}: {exc.strerror or exc}"
+                                   + (f" ({exc.filename})" if exc.filename else "")) from None
     echo(f"wrote {count} hands under {Path(phh_dir).resolve()}")

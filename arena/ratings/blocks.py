@@ -165,8 +165,9 @@ def rating_games(sessions: Iterable[Session], rules: RatingRules = DEFAULT_RULES
         match_sessions.sort(key=lambda s: s.deal)
         blocks = [s for s in match_sessions if not s.whole_game]
         for session in match_sessions:
-            if session.whole_game and len(session.chips) >= 2:
-                games.append(_whole(session, len(games), rules.draw_margin_mbb))
+            for whole in session.parts or ((session,) if session.whole_game else ()):
+                if len(whole.chips) >= 2:
+                    games.append(_whole(whole, len(games), rules.draw_margin_mbb))
         for start, end in block_bounds(len(blocks), rules.block_deals):
             game = _block(blocks[start:end], len(games), rules.draw_margin_mbb)
             if len(game.chips) >= 2:

@@ -2,9 +2,10 @@
 luck of the cards cancels out; its hands are not independent samples, the session is (RULES.md R11.2).
 
 A cash game's or a freezeout's hands depend on each other, so there the game is the unit (R11.5 compares game
-against game): a finished freezeout is one session whose bots are placed by their finishing order (R11.4, ties
-shared), a cash game's duplicate set (the game in every rotation) one session placed by chips won over its
-rotations; a session's chips and hands are then the games' (arena.ratings.games).
+against game): a game's duplicate set (the game in every rotation, with the same decks) is one session, its chips
+and hands the games' summed (arena.ratings.games). A cash game's set is one rating game, placed by chips won over
+its rotations; each finished freezeout of a set is a rating game of its own, placed by its finishing order (R11.4,
+ties shared: what TrueSkill was made for), kept in the session's ``parts``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ class Session:
     hands: dict[str, int] = field(default_factory=dict)
     complete: bool = True
     finish: dict[str, int] | None = None  # a freezeout's finishing places (0 first, equal places drawn)
-    whole_game: bool = False  # a freezeout or a cash game's duplicate set: one rating game on its own
+    whole_game: bool = False  # a freezeout or a cash game's duplicate set: rated on its own (not in a block)
+    parts: tuple[Session, ...] = ()  # a freezeout's duplicate set: each finished freezeout, rated on its own
 
     def mbb_per_hand(self, bot: str) -> float:
         """The bot's win rate in this session, in thousandths of a big blind per hand."""
@@ -106,32 +108,30 @@ def load_sessions_by(db: Database, estimators: Sequence[Estimator], match_ids: l
 
 
 def game_sessions(db: Database, match_id: str, names: list[str], big_blind: int) -> list[Session]:
-    """The sessions of a cash game's or a freezeout's match: one per finished freezeout (placed by its finishing
-    order), one per cash game's duplicate set of finished games (placed by chips); see the module docstring."""
-    results = [g for g in queries.game_results(db, match_id) if g.finished]
-    out: list[Session] = []
-    if not results:
-        return out
-    if results[0].kind is GameKind.FREEZEOUT:
-        rotations = 1 + max(g.rotation for g in results)
-        for g in results:  # a session's "deal" numbers the game: game by game, rotation by rotation
-            session = Session(match_id, g.game * rotations + g.rotation, 0, big_blind, finish=game_places(g, names),
-                              whole_game=True)
-            for p, bot in enumerate(names):
-                if g.hands[p]:
-                    session.chips[bot] = g.net(p)
-                    session.hands[bot] = g.hands[p]
-            out.append(session)
-        return out
+    """The sessions of a cash game's or a freezeout's match: one per game's duplicate set of finished games (see
+    the module docstring), its freezeouts each in ``parts``, placed by its finishing order."""
     by_game: dict[int, list[GameResult]] = defaultdict(list)
-    for g in results:
-        by_game[g.game].append(g)
+    for g in queries.game_results(db, match_id):
+        if g.finished:
+            by_game[g.game].append(g)
+    if not by_game:
+        return []
+    rotations = 1 + max(g.rotation for played in by_game.values() for g in played)
+    out: list[Session] = []
     for game, played in sorted(by_game.items()):
         session = Session(match_id, game, 0, big_blind, whole_game=True)
+        parts = []
         for g in played:
+            part = Session(match_id, g.game * rotations + g.rotation, 0, big_blind, whole_game=True)
             for p, bot in enumerate(names):
                 if g.hands[p]:
+                    part.chips[bot] = g.net(p)
+                    part.hands[bot] = g.hands[p]
                     session.chips[bot] = session.chips.get(bot, 0) + g.net(p)
                     session.hands[bot] = session.hands.get(bot, 0) + g.hands[p]
+            if g.kind is GameKind.FREEZEOUT:
+                part.finish = game_places(g, names)
+                parts.append(part)
+        session.parts = tuple(parts)
         out.append(session)
     return out

@@ -18,7 +18,8 @@ from arena.runner.sandbox import SandboxPolicy, readable_folders
 
 
 class OutputError(ValueError):
-    """An output that is itself a folder a bot reads; the message names the flag, the folder and the bot."""
+    """An output that is itself a folder a bot reads (the message names the flag, the folder and the bot), or one
+    whose folder cannot be made (a file in its way, no permission)."""
 
     def __init__(self, flag: str, message: str) -> None:
         super().__init__(message)
@@ -44,6 +45,18 @@ def prepare_outputs(policy: SandboxPolicy, bots: Iterable[BotSpec], cwd: Path,
                             f"{path} is {why.format(bot=bot.name)}: every sandbox covers an output folder with an "
                             "empty one, so that no bot reads what arena writes there, and the bots would lose what "
                             "they need; choose another folder"))
-    for _, path, is_folder in outputs:
-        (path if is_folder else path.parent).mkdir(parents=True, exist_ok=True)
+    for flag, path, is_folder in outputs:
+        folder = path if is_folder else path.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(flag, f"cannot make the folder {folder}: {_reason(exc, folder)}") from None
     return policy.hiding(*(path for _, path, _ in outputs))
+
+
+def _reason(exc: OSError, folder: Path) -> str:
+    """Why ``folder`` could not be made, in words: the file in its way, where that is the reason."""
+    for parent in (folder, *folder.parents):
+        if parent.is_file() or (parent.exists() and not parent.is_dir()):
+            return f"{parent} is a file, not a folder"
+    return exc.strerror or str(exc)

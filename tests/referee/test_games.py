@@ -251,6 +251,7 @@ def test_R11_4_verify_replays_whole_games_and_finds_a_changed_stack_or_a_deleted
 def test_R11_4_trueskill_rates_each_freezeout_by_its_finishing_order_beside_wins_itm_and_mean_place(
         tmp_path: Path) -> None:
     from arena.engine import Action, ActionKind
+    from arena.ratings.blocks import rating_games
     from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
     from arena.ratings.sessions import load_sessions
     from arena.ratings.trueskill_ratings import TrueSkill
@@ -271,10 +272,14 @@ def test_R11_4_trueskill_rates_each_freezeout_by_its_finishing_order_beside_wins
     result = asyncio.run(Match(spec, seats, [entry]).run())
     entry.finish(result)
     assert len(result.games) == 9 and all(g.finished for g in result.games)
-    sessions = load_sessions(db)
-    assert [s.places() for s in sessions] == [
+    sessions = load_sessions(db)  # a session a game's duplicate set (its three rotations), its chips summed
+    assert len(sessions) == 3 and all(len(s.parts) == 3 for s in sessions)
+    for s in sessions:
+        assert s.chips == {bot: sum(part.chips[bot] for part in s.parts) for bot in s.chips}
+    games = rating_games(sessions)  # each freezeout a rating game of its own, placed by its finishing order
+    assert [g.places() for g in games] == [
         {names[p]: place - 1 for p, place in enumerate(g.places) if place is not None} for g in result.games]
-    assert TrueSkill().rate(sessions) == TrueSkill().rate(sessions[::-1])  # order-independent (batch fit)
+    assert TrueSkill().rate(games) == TrueSkill().rate(games[::-1])  # order-independent (batch fit)
     board = build_leaderboard(db)
     rows = {r.bot: r for r in board.rows}
     for bot, row in rows.items():

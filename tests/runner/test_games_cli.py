@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from arena.ratings.leaderboard import build_leaderboard, leaderboard_json
 from arena.records.db import Database
 from arena.records.verify import verify_match
 from tests.bots import caller, cpp, random_bot
@@ -64,6 +65,20 @@ def test_R11_4_a_freezeout_killed_mid_game_resumes_to_the_uninterrupted_games_an
     assert {s["bot"] for s in report["game"]["standings"]} == {"sample", "caller", "random"}
     total = report["hands"]["played"]
     assert verify_match(Database(whole, read_only=True), "fz").ok
+    # the leaderboard's mbb/hand: the mean over the sessions, each a game's duplicate set (its three freezeouts'
+    # chips and hands summed: the luck of the decks cancels), where each freezeout was once a session of its own;
+    # each freezeout stays a rating game of its own
+    per_set: dict[str, list[float]] = {}
+    for game in (0, 1):
+        played = [p for g in games if g["game"] == game for p in g["players"]]
+        for bot in {p["bot"] for p in played}:
+            chips = sum(p["net"] for p in played if p["bot"] == bot)
+            hands = sum(p["hands"] for p in played if p["bot"] == bot)
+            per_set.setdefault(bot, []).append(chips / 20 / hands * 1000)
+    board = leaderboard_json(build_leaderboard(Database(whole, read_only=True)))
+    assert {r["bot"]: r["mbb_per_hand"] for r in board["rows"]} == pytest.approx(
+        {bot: sum(rates) / len(rates) for bot, rates in per_set.items()})
+    assert {r["sessions"] for r in board["rows"]} == {2} and {r["games"]["games"] for r in board["rows"]} == {6}
     # R11.5 without memory: each rotation's games were played by processes of their own (one table per rotation),
     # and no table (no process) was dealt a deck twice
     conn = sqlite3.connect(whole)
@@ -124,8 +139,9 @@ def test_R11_4_a_tournament_of_freezeouts_from_toml_ranks_the_bots_by_their_fini
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)["leaderboard"]["rows"]
     assert {r["bot"] for r in rows} == {"sample", "caller", "random"}
-    for row in rows:  # 3 heads-up pairings, each 2 games in 2 rotations: every bot played 8 freezeouts
-        assert row["games"]["games"] == 8 and row["sessions"] == 8
+    for row in rows:  # 3 heads-up pairings, each 2 games in 2 rotations: every bot played 8 freezeouts, each a
+        # rating game, in 4 duplicate sets (a game in both rotations), each a session of its mbb/hand
+        assert row["games"]["games"] == 8 and row["sessions"] == 4
         assert row["games"]["wins"] == row["games"]["itm"]  # heads-up: only the winner is in the money
     assert sum(r["games"]["wins"] for r in rows) == 12
     checked = arena("verify", "--db", db)
