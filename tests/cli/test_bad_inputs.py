@@ -15,7 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.records.db import Database
 from tests.bots import caller
+from tests.publish import helpers
+from tests.publish.helpers import play
 
 REPO = Path(__file__).resolve().parents[2]
 CALLER = caller()
@@ -47,6 +50,10 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     good.commit()
     good.close()
     out["truncated"] = truncated
+    game_db = Database(root / "game.db")  # a real database with hands in it, for the commands that write them out
+    play(game_db, "m1", [("a", "", helpers.caller), ("b", "", helpers.raiser)], hands=2)
+    game_db.close()
+    out["game_db"] = root / "game.db"
     toml = {
         "unknown-key": 'name = "x"\nstrcture = "fl"\n',
         "typo-hands": 'name = "x"\nhnads = 4\n',
@@ -150,6 +157,13 @@ CASES: list[tuple[str, list[str], int, str]] = [
      "M0 < M1"),
     ("compare seed", ["compare", "--candidate", f"a={CALLER}", "--baseline", f"b={CALLER}", "--seed", "x"], USAGE,
      "--seed-file"),
+    # an output whose folder runs through a file: refused before any bot starts, with the file named
+    *[(f"{cmd} {flag} through a file", [cmd, *bots, flag, "{garbage}/inside/x"], USAGE,
+       "garbage.db is a file, not a folder")
+      for cmd, bots in (("match", BOTS), ("compare", ["--candidate", f"a={CALLER}", "--baseline", f"b={CALLER}"]))
+      for flag in ("--db", "--log-dir", *(("--phh-dir",) if cmd == "match" else ("--json",)))],
+    ("export phh through a file", ["export", "--db", "{game_db}", "--phh", "{garbage}/s"], ERROR,
+     "cannot write the hand histories under"),
     # arena demo
     ("demo out is a file", ["demo", "--out", "{garbage}"], USAGE, "is a file"),
     # arena replay
