@@ -213,10 +213,13 @@ def print_report(report: dict[str, Any], err: bool) -> None:
     low, high = est["ci95"]
     ci = f"[{_fmt(low)}, {_fmt(high)}]" if low is not None and high is not None else "[n/a]"
     hands = report["hands"]
+    sessions = report["sessions"]
     lines = [
         report["summary"],
-        f"estimate: {_fmt(est['mbb_per_hand'])} mbb/hand, 95% CI {ci}, over {report['sessions']:,} duplicate "
-        f"sessions" + (f" ({Estimator(report['estimator']).label})" if report.get("estimator", "raw") != "raw" else ""),
+        "estimate: none, no duplicate session was completed" if not sessions else
+        f"estimate: {_fmt(est['mbb_per_hand'])} mbb/hand, 95% CI {ci}, over {sessions:,} duplicate "
+        f"session{'' if sessions == 1 else 's'}"
+        + (f" ({Estimator(report['estimator']).label})" if report.get("estimator", "raw") != "raw" else ""),
         f"hands: {hands['used']:,} used ({hands['played']:,} played, limit {hands['max']:,}); LLR "
         f"{report['llr']:+.2f}, bounds ({report['test']['lower_bound']:+.2f}, {report['test']['upper_bound']:+.2f})",
     ]

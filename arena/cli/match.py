@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import json
 import logging
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -83,11 +84,12 @@ MATCH_ID_MAX = 128
 
 
 def _match_id(kw: dict[str, Any]) -> str:
-    """The match's id: ``--match-id``, else one from the clock. Any text is a safe id (every path made from it is
-    slugged, arena.text), but not control characters or more than 128 characters."""
+    """The match's id: ``--match-id``, else one from the clock and four random hex digits (two matches started in
+    the same second into one database are two matches, not one already there). Any text is a safe id (every path made
+    from it is slugged, arena.text), but not control characters or more than 128 characters."""
     given = kw["match_id"]
     if given is None:
-        return time.strftime("m%Y%m%d-%H%M%S")
+        return time.strftime("m%Y%m%d-%H%M%S-") + secrets.token_hex(2)
     if not given.strip() or len(given) > MATCH_ID_MAX or any(not c.isprintable() for c in given):
         raise click.BadParameter(f"{for_terminal(given, 60)!r}: an id of 1 to {MATCH_ID_MAX} printable characters",
                                  param_hint="--match-id")

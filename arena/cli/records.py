@@ -88,7 +88,8 @@ def verify(db_path: str, match_ids: tuple[str, ...], commitment: str | None, fin
                     echo(f"      {rescored}")
         else:
             bad += 1
-            echo(f"FAIL  {match_id}: {len(result.problems)} problems")
+            count = len(result.problems)
+            echo(f"FAIL  {match_id}: {count} problem{'' if count == 1 else 's'}")
             for problem in result.problems[:20]:
                 echo(f"      {problem}")
             if len(result.problems) > 20:

@@ -26,8 +26,11 @@ def read_seed_file(path: Path) -> str:
     """The seed in a file: its text without surrounding whitespace."""
     try:
         text = path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SeedError(f"cannot read the seed file {path}: {exc}") from None
+    except OSError as exc:  # its reason in words, without Python's "[Errno 2] ...: 'path'"
+        raise SeedError(f"cannot read the seed file {path}: {(exc.strerror or str(exc)).lower()}") from None
+    except UnicodeDecodeError as exc:
+        raise SeedError(f"cannot read the seed file {path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+                        ) from None
     if not text:
         raise SeedError(f"the seed file {path} is empty")
     return text

@@ -277,8 +277,9 @@ def _figures(played: Sequence[Played], decisions: _Decisions, settings: Validati
         lines.append(f"it joined, saying: {', '.join(w for w in said if w) or 'no version, no language'}")
     for game in played:
         bot = game.bot
-        lines.append(f"against {game.opponent}: {bot.hands} hands, {bot.net:+,} chips, played by {game.processes} "
-                     "processes of it (one per seat rotation, one after the other)")
+        processes = f"{game.processes} process{'' if game.processes == 1 else 'es'}"
+        lines.append(f"against {game.opponent}: {bot.hands} hands, {bot.net:+,} chips, played by {processes} "
+                     "of it (one per seat rotation, one after the other)")
     clock = settings.clock
     if decisions.elapsed_ms:
         mean = statistics.fmean(decisions.elapsed_ms)

@@ -160,6 +160,10 @@ class Endpoint:
         try:
             await asyncio.wait_for(self._joined.wait(), timeout_s)
         except TimeoutError:
-            log.warning("%s did not connect within %.1f s; its seat is played by the time-out policy", self.name,
-                        timeout_s)
+            if self.state is EndpointState.GONE:  # it played, then its stream ended: a crash, a cut connection
+                log.warning("%s's stream ended and it did not join again within %.1f s; its seat is played by the "
+                            "time-out policy", self.name, timeout_s)
+            else:
+                log.warning("%s did not connect within %.1f s; its seat is played by the time-out policy", self.name,
+                            timeout_s)
         return self.live
