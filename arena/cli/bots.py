@@ -145,7 +145,7 @@ def submit(address: str, key: str, folder: Path, command: str, version: str, tls
     and runs it as the bot's new version. Exit status: 0 accepted; the validation's status (10 to 15, as arena
     validate's) when the host's validation refused it; 3 refused for another reason (the reason is printed); 1 no
     answer."""
-    from arena.cli.submit import UploadError, upload
+    from arena.cli.submit import UploadError, UploadRefused, upload
     from arena.runner.archive import pack
 
     try:
@@ -156,6 +156,9 @@ def submit(address: str, key: str, folder: Path, command: str, version: str, tls
          err=True)
     try:
         reply = upload(address, key, data, command, version, tls_ca)
+    except UploadRefused as exc:  # the host answered: a refusal like any other
+        echo(f"refused: {exc}", err=True)
+        raise SystemExit(EXIT_REFUSED) from None
     except UploadError as exc:
         raise click.ClickException(str(exc)) from None
     if reply.report:

@@ -32,15 +32,24 @@ def _options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _token(token_file: Path | None) -> str:
+    """The admin token: ``$ARENA_ADMIN_TOKEN``, else the token file's one line (a file that cannot be one, such as
+    a script given by mistake, is refused here: gRPC would refuse the header with its own internal error)."""
     if token_file is None and os.environ.get("ARENA_ADMIN_TOKEN"):
-        return os.environ["ARENA_ADMIN_TOKEN"].strip()
-    path = token_file or Path("league.db.admin-token")
-    try:
-        return path.read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise click.ClickException(f"cannot read the admin token from {path}: {exc.strerror} (the host writes it "
-                                   "beside its database when it starts; pass --token-file or set "
-                                   "ARENA_ADMIN_TOKEN)") from None
+        token, where = os.environ["ARENA_ADMIN_TOKEN"].strip(), "$ARENA_ADMIN_TOKEN"
+    else:
+        path = token_file or Path("league.db.admin-token")
+        where = str(path)
+        try:
+            token = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise click.ClickException(f"cannot read the admin token from {path}: {reason} (the host writes it "
+                                       "beside its database when it starts; pass --token-file or set "
+                                       "ARENA_ADMIN_TOKEN)") from None
+    if not token or not all(33 <= ord(c) <= 126 for c in token):
+        raise click.ClickException(f"{where} does not hold an admin token: a token is one word of printable ASCII "
+                                   "(the host writes it to league.db.admin-token beside its database)")
+    return token
 
 
 def _call(address: str, token_file: Path | None, tls_ca: Path | None, as_json: bool, call: Call) -> None:
@@ -57,6 +66,9 @@ def _call(address: str, token_file: Path | None, tls_ca: Path | None, as_json: b
             details = exc.details()
             if code is grpc.StatusCode.UNAVAILABLE:
                 raise click.ClickException(f"no league host answers at {address} ({for_terminal(details)})") from None
+            if code is grpc.StatusCode.UNAUTHENTICATED:
+                raise click.ClickException(f"the host at {address} refused the admin token given: it is not this "
+                                           f"league's ({code.name}: {for_terminal(details)})") from None
             raise click.ClickException(f"{code.name}: {for_terminal(details)}") from None
     if as_json:
         echo(json.dumps(json_format.MessageToDict(status, always_print_fields_with_no_presence=True),

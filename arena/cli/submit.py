@@ -17,7 +17,15 @@ TIMEOUT_S = 900.0  # the upload and the host's validation together
 
 
 class UploadError(RuntimeError):
-    """No answer from the host: it cannot be reached, or it refused the call (a bad key), in words."""
+    """No answer from the host (it cannot be reached, it takes no submissions, the time ran out), in words."""
+
+
+class UploadRefused(UploadError):
+    """The host answered and refused the call itself (an unknown, revoked or replaced key; a malformed upload), in
+    its words: ``arena bots submit`` exits as for any refusal."""
+
+
+NO_ANSWER = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED)
 
 
 def chunks(data: bytes, command: str, version: str) -> Iterator[league_pb2.SubmissionChunk]:
@@ -42,9 +50,9 @@ def upload(address: str, key: str, data: bytes, command: str, version: str = "",
                 chunks(data, command, version), metadata=(("authorization", f"Bearer {key}"),), timeout=TIMEOUT_S)
         except grpc.RpcError as exc:
             code, details = exc.code(), for_terminal(exc.details() or "")
-            if code is grpc.StatusCode.UNAVAILABLE:
-                raise UploadError(f"no league host answers at {address} ({details})") from None
+            if code in NO_ANSWER:
+                raise UploadError(f"no answer from a league host at {address} ({code.name}: {details})") from None
             if code is grpc.StatusCode.UNIMPLEMENTED:
                 raise UploadError(f"the host at {address} takes no submissions (an older arena?)") from None
-            raise UploadError(f"refused: {details} ({code.name})") from None
+            raise UploadRefused(f"{details} ({code.name})") from None
     return reply

@@ -192,6 +192,10 @@ def test_the_seat_waits_for_the_agent_within_the_clock_and_leaves_a_silent_one_t
     late = seat.act(silent)  # nobody acts: past the whole clock the referee has acted; the SDK gets the safe action
     assert late.kind is ActionKind.FOLD and 1.2 <= time.monotonic() - started < 5
     assert "no action within the clock" in seat.table()["notes"][-1]
+    seat.stop("referee error ERROR_CODE_BAD_TOKEN: unknown token")  # the SDK gave up: act says what observe says
+    assert seat.table()["match_over"] and seat.submit("call", None, "") == {
+        "accepted": False, "match_over": True, "error": "referee error ERROR_CODE_BAD_TOKEN: unknown token",
+        "reason": "the match is over: referee error ERROR_CODE_BAD_TOKEN: unknown token"}
 
 
 def test_arena_mcp_takes_exactly_one_of_a_token_and_a_key() -> None:

@@ -110,6 +110,14 @@ def test_rewards_are_in_big_blinds_or_chips_and_masked_actions_are_refused() -> 
     wrapped.step(1)
     wrapped.step(0)  # PettingZoo's wrapper ends the hand with -1 for the illegal move instead
     assert wrapped.rewards["player_1"] == -1
+    fresh = raw_env()  # before reset, and after close: the environment's own error, not an AttributeError
+    for use in (lambda: fresh.step(1), fresh.last, lambda: fresh.observe("player_0")):
+        with pytest.raises(RuntimeError, match=r"call reset\(\) before using the environment"):
+            use()
+    fresh.reset(seed=3)
+    fresh.close()
+    with pytest.raises(RuntimeError, match=r"after close\(\)"):
+        fresh.step(1)
     with pytest.raises(SettingError, match=r"R2\.1"):
         raw_env(players=1)
     with pytest.raises(SettingError, match="stacks: seat 1"):

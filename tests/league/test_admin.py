@@ -135,6 +135,12 @@ async def scenario(tmp_path: Path) -> None:
         wrong.write_text("not-the-admin-token-at-all\n")
         code, out = await admin("pause", token_file=wrong)
         assert code == 1 and "UNAUTHENTICATED" in out and not host.paused
+        assert "refused the admin token given" in out
+        script = tmp_path / "not-a-token.py"  # a file given by mistake: refused before gRPC sees it as a header
+        script.write_text("import os\nprint('hello')\n")
+        code, out = await admin("pause", token_file=script)
+        assert code == 1 and "does not hold an admin token" in out and "Invalid metadata" not in out, out
+        assert not host.paused
     finally:
         stop.set()
         await running

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.cli.submit import UploadError, chunks, upload
+from arena.cli.submit import UploadError, UploadRefused, chunks, upload
 from arena.league.host import LeagueHost, Member
 from arena.league.settings import LeagueConfig
 from arena.league.submissions import SubmissionServicer
@@ -70,10 +71,19 @@ async def scenario(tmp_path: Path) -> None:
 
 async def refusals_and_a_good_bot(host: LeagueHost, address: str, keys: dict[str, str], tmp_path: Path) -> None:
 
-    with pytest.raises(UploadError, match=r"unknown, revoked or replaced API key.*\(UNAUTHENTICATED\)"):
+    with pytest.raises(UploadRefused, match=r"unknown, revoked or replaced API key.*\(UNAUTHENTICATED\)"):
         await send(address, "arena_" + "x" * 43, GOOD)
-    with pytest.raises(UploadError, match="UNAUTHENTICATED"):
+    with pytest.raises(UploadRefused, match="UNAUTHENTICATED"):
         await send(address, keys["a"][:-1], GOOD)
+    # as a user meets it: the host answered, so it is a refusal (3), not "no answer" (1)
+    cli = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "arena", "bots", "submit", "--address", address, "--key",
+                         keys["a"][:-1], "--folder", str(REPO / "sample_bots" / "python"), "--command",
+                         "python calling_station.py"], capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 3 and "refused: " in cli.stderr and "UNAUTHENTICATED" in cli.stderr, cli.stderr
+    with pytest.raises(UploadError, match="no answer from a league host") as unanswered:
+        await send(f"127.0.0.1:{free_port()}", keys["a"], GOOD)
+    assert not isinstance(unanswered.value, UploadRefused)
 
     big = tmp_path / "big"
     big.mkdir()

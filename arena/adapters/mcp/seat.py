@@ -196,9 +196,13 @@ class AgentSeat(Bot):
         """Play the agent's action on the open request, or say why not (a refusal names the rule)."""
         with self._lock:
             request = self.request
+            if self.stopped is not None:  # as observe says it: the match is over for this seat, with why
+                return {"accepted": False, "reason": f"the match is over: {self.stopped}", "match_over": True,
+                        "error": self.stopped}
             if request is None or not self.your_turn:
-                return {"accepted": False, "reason": "it is not your turn: call observe to wait for it",
-                        "match_over": self.result is not None}
+                over = self.result is not None
+                return {"accepted": False, "match_over": over,
+                        "reason": "the match is over" if over else "it is not your turn: call observe to wait for it"}
             chosen = choose(request, action, amount, comment)
             if isinstance(chosen, Refusal):
                 return chosen.to_json()

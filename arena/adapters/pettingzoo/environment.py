@@ -136,11 +136,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's own name for it; Pe
         """Play ``action`` (an index of ``ACTIONS``) for the agent to act; a masked one is ``MaskedActionError``
         (``env()`` ends the hand with a reward of -1 for it instead). At the end of the hand every agent is
         terminated with its reward."""
+        hand = self._require()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        hand = self._require()
         seat = self._seat(agent)
         hand.act(seat, engine_action(from_hand(hand, seat), action))  # type: ignore[arg-type]
         self._cumulative_rewards[agent] = 0.0
@@ -168,12 +168,18 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's own name for it; Pe
             return None
         return text
 
+    def last(self, observe: bool = True) -> tuple[Any, ...]:
+        """PettingZoo's ``last``, after ``reset`` (before it, the same error as every other call)."""
+        self._require()
+        return tuple(super().last(observe))
+
     def close(self) -> None:
-        """Nothing to release."""
+        """The hand let go: the environment is used again only after ``reset``."""
+        self.hand = None
 
     def _require(self) -> Hand:
         if self.hand is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise RuntimeError("call reset() before using the environment (first, and after close())")
         return self.hand
 
 
