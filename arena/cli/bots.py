@@ -166,7 +166,7 @@ def submit(address: str, key: str, folder: Path, command: str, version: str, tls
     if reply.accepted:
         echo(reply.reason)
         return
-    echo(f"refused: {reply.reason}", err=True)
+    echo(reply.reason if reply.reason.endswith("refused") else f"refused: {reply.reason}", err=True)
     raise SystemExit(reply.verdict or EXIT_REFUSED)
 
 

@@ -113,8 +113,11 @@ def members(data: bytes, max_unpacked: int = DEFAULT_MAX_UNPACKED) -> list[tuple
                     raise ArchiveRefused(f"the archive unpacks to more than {max_unpacked / MB:g} MB (at member "
                                          f"{member.name[:200]!r}): refused")
                 out.append((member, path))
+    except tarfile.ReadError:  # (its text lists every compression tarfile tried: "- method gz: ReadError(...)")
+        raise ArchiveRefused("not a tar archive (gzip-compressed or not) of the bot's folder: refused") from None
     except tarfile.TarError as exc:
-        raise ArchiveRefused(f"not a tar archive (gzip-compressed or not) of the bot's folder: {exc}") from None
+        raise ArchiveRefused(f"not a tar archive (gzip-compressed or not) of the bot's folder ({exc}): refused"
+                             ) from None
     except (EOFError, OSError, ValueError) as exc:
         if isinstance(exc, ArchiveRefused):
             raise

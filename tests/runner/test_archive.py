@@ -114,8 +114,9 @@ def test_a_bomb_stops_at_the_cap_and_devices_and_empty_archives_are_refused(tmp_
         tar.addfile(fifo)
     with pytest.raises(ArchiveRefused, match="neither a file nor a folder"):
         members(buffer.getvalue())
-    with pytest.raises(ArchiveRefused, match="not a tar archive"):
+    with pytest.raises(ArchiveRefused, match="not a tar archive") as refused:
         members(b"just some bytes")
+    assert "method gz" not in str(refused.value) and str(refused.value).endswith(": refused")  # in words
     with pytest.raises(ArchiveRefused, match="empty"):
         members(archive())
 
