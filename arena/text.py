@@ -14,12 +14,16 @@ terminal, a file name or a page.
   Join, on the command line, in TOML and in a league's registry: a name, a version and an owner at most 64
   characters, a language 32.
 
+* ``unknown_key`` says that a settings file's key is not known, the same way in every settings reader (a match's, a
+  tournament's, a league's, the ratings'): the whole dotted key quoted, then the nearest known ones.
+
 Pages escape HTML with the templates' autoescape; names there are isolated with ``<bdi>`` and their direction
 controls made visible with ``visible_controls``.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 import unicodedata
@@ -151,3 +155,13 @@ def path_inside(folder: Path, *names: str, suffix: str = "") -> Path:
     if root not in path.resolve().parents:
         raise ValueError(f"{for_terminal('/'.join(names))!r} would leave {root}")
     return path
+
+
+def unknown_key(where: str, key: str, known: Iterable[str], section: str = "", nearest: int = 2) -> str:
+    """The message for ``key`` (in ``section``, if a table of its own) of a settings file, ``where``, that is not one
+    of ``known``: the nearest known keys, or all of them when none is near."""
+    keys = sorted(known)
+    near = difflib.get_close_matches(key, keys, n=nearest, cutoff=0.6)
+    full = f"{section}.{key}" if section else key
+    hint = f"; did you mean {' or '.join(near)}?" if near else f"; the keys are: {', '.join(keys)}"
+    return f"{where}: unknown key {for_terminal(repr(full), 200)}{hint}"

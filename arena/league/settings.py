@@ -38,7 +38,6 @@ validate_against = ["caller", "random"]
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +56,7 @@ from arena.runner.settings import (
     with_acpc_game,
 )
 from arena.runner.validate import OPPONENTS
+from arena.text import unknown_key
 
 LEAGUE_KEYS = ("name", "grpc", "http", "seats", "matches_at_once", "matches_per_bot", "matchmaking", "ratings", "tls",
                "admin_token_file", "submissions", "executor", "ray_address")
@@ -265,9 +265,7 @@ def _section(data: Mapping[str, Any], name: str, where: str, keys: Mapping[str, 
     out = {}
     for key, value in section.items():
         if key not in keys:
-            near = difflib.get_close_matches(key, list(keys), n=2, cutoff=0.6)
-            hint = f"; did you mean {' or '.join(near)}?" if near else f"; the keys are: {', '.join(keys)}"
-            raise LeagueConfigError(f"{where}: unknown key {name}.{key!r}{hint}")
+            raise LeagueConfigError(unknown_key(where, key, keys, name))
         try:
             out[key] = keys[key](value)
         except ValueError as exc:

@@ -5,12 +5,12 @@ key when a value is wrong. Tournament and league files take them in a ``[ratings
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from arena.ratings.blocks import MAX_BLOCK_DEALS, RatingRules
 from arena.runner.settings import Setting, SettingsError, integer, number
+from arena.text import unknown_key
 
 RATING_SETTINGS: tuple[Setting, ...] = (
     Setting("ratings.block_deals", "block_deals", integer(1, MAX_BLOCK_DEALS),
@@ -34,9 +34,7 @@ def rules_from_mapping(section: Mapping[str, Any], where: str, other_keys: Itera
     values: dict[str, Any] = {}
     for key, value in section.items():
         if key not in allowed:
-            near = difflib.get_close_matches(key, sorted(allowed), n=2, cutoff=0.6)
-            hint = f"; did you mean {' or '.join(near)}?" if near else f"; the keys are: {', '.join(sorted(allowed))}"
-            raise SettingsError(f"{where}: unknown key ratings.{key!r}{hint}")
+            raise SettingsError(unknown_key(where, key, allowed, "ratings"))
         if key in RATING_KEYS:
             setting = RATING_SETTINGS[RATING_KEYS.index(key)]
             values[setting.attr] = setting.read(value, f"{where}: ratings.{key}")

@@ -7,7 +7,6 @@ unknown key is refused with the nearest known ones.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from arena.engine.config import MAX_SEATS, MIN_SEATS
 from arena.referee import ClockPolicy, GameKind, GameRules, Level, MatchSpec
 from arena.referee.game import DEFAULT_HAND_LIMIT, DEFAULT_LEVEL_HANDS
 from arena.runner.sandbox import SandboxLimits, SandboxPolicy
+from arena.text import unknown_key
 
 MAX_TABLES = 1024  # tables at once per lane: far more than any bot connection plays usefully
 MAX_HANDS = 1_000_000  # far more than any match needs, and few enough that its schedule fits in memory
@@ -466,9 +466,7 @@ def from_mapping(data: Mapping[str, Any], where: str, base: MatchSettings | None
     values: dict[str, Any] = {}
     for key, value in _flatten(data):
         if key not in allowed:
-            near = difflib.get_close_matches(key, sorted(allowed), n=3, cutoff=0.6)
-            hint = f"; did you mean {' or '.join(near)}?" if near else f"; the keys are: {', '.join(sorted(allowed))}"
-            raise SettingsError(f"{where}: unknown key {key!r}{hint}")
+            raise SettingsError(unknown_key(where, key, allowed, nearest=3))
         if key in BY_KEY:
             setting = BY_KEY[key]
             values[setting.attr] = setting.read(value, f"{where}: {key}")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import difflib
 import itertools
 import logging
 from collections.abc import Callable, Sequence
@@ -44,6 +43,7 @@ from arena.runner.settings import (
     read_toml,
     with_acpc_game,
 )
+from arena.text import unknown_key
 
 log = logging.getLogger("arena.runner")
 
@@ -179,9 +179,7 @@ def _bot(entry: Any, index: int, where: str) -> BotSpec:
         raise TournamentError(f"{here}: expected a table with a name and a command")
     for key in entry:
         if key not in BOT_KEYS:
-            near = difflib.get_close_matches(key, BOT_KEYS, n=1, cutoff=0.6)
-            hint = f"; did you mean {near[0]}?" if near else f"; a bot has {', '.join(BOT_KEYS)}"
-            raise TournamentError(f"{here}: unknown key {key!r}{hint}")
+            raise TournamentError(unknown_key(here, key, BOT_KEYS, nearest=1))
     values = []
     for key in ("name", "command"):
         value = entry.get(key)

@@ -51,7 +51,7 @@ key = "k.pem"
     ('name = "n"\nmatches_at_once = 0', "matches_at_once = 0"),
     ('name = "n"\nseats = 30', "R2.1"),
     ('name = "n"\nhandz = 3', "did you mean hands"),
-    ('name = "n"\n[matchmaking]\nwindw = 3', "matchmaking.'windw'.*did you mean window"),
+    ('name = "n"\n[matchmaking]\nwindw = 3', "'matchmaking.windw'.*did you mean window"),
     ('name = "n"\n[matchmaking]\nwindow = -1', "matchmaking.window = -1"),
     ('name = "n"\n[tls]\ncert = "c"', "both cert and key"),
     ('name = "n"\nstakes = "100/50"', "R3"),

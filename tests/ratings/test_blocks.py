@@ -125,7 +125,7 @@ def test_rating_settings_are_checked_with_the_key_named() -> None:
     assert rules_from_mapping({"block_deals": 12, "draw_margin_mbb": 0}, "cup.toml").block_deals == 12
     with pytest.raises(SettingsError, match=r"cup\.toml: ratings\.block_deals = 0: must be at least 1"):
         rules_from_mapping({"block_deals": 0}, "cup.toml")
-    with pytest.raises(SettingsError, match=r"unknown key ratings\.'block_deal'; did you mean block_deals"):
+    with pytest.raises(SettingsError, match=r"unknown key 'ratings\.block_deal'; did you mean block_deals"):
         rules_from_mapping({"block_deal": 10}, "cup.toml")
     with pytest.raises(RatingRulesError, match="draw_margin_mbb"):
         RatingRules(draw_margin_mbb=-1.0)
