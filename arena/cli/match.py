@@ -450,9 +450,8 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
     run = _open(Ledger(db), MatchJob(spec, tuple(BotSpec(n, "") for n in names)))
 
     def announce(endpoint: Endpoint, peer: str, join: bot_pb2.Join) -> None:
-        echo(f"{endpoint.name} connected from {peer} as {printable(join.bot_name)!r} "
-                   f"({printable(join.language) or 'language not given'} {printable(join.bot_version)})".rstrip(),
-                   err=True)
+        said = " ".join(w for w in (printable(join.language) or "language not given", printable(join.bot_version)) if w)
+        echo(f"{endpoint.name} connected from {peer} as {printable(join.bot_name)!r} ({said})", err=True)
 
     def ready(setup: MatchSetup) -> None:
         addresses = reachable_addresses(host, setup.server.port)
