@@ -23,7 +23,7 @@ from arena.adapters.mcp.actions import Refusal, choose, read
 from arena.adapters.mcp.seat import AgentSeat
 from arena.cli import main
 from arena.records.phh import load
-from arena_sdk import ActionKind, MatchResult, Request, run
+from arena_sdk import COMMENT_MAX, ActionKind, MatchResult, Request, run
 from arena_sdk.pb import bot_pb2, poker_pb2
 from tests.sdk.helpers import load_sample, make_request
 
@@ -182,7 +182,8 @@ def test_the_seat_waits_for_the_agent_within_the_clock_and_leaves_a_silent_one_t
     table, seen = seat.observe(10, seen)  # returns as soon as the request is open
     assert table["your_turn"] and table["legal_actions"] == ["fold", "call 50", "raise to 200..10000", "all-in"]
     assert table["hole_cards"] == ["As", "Kd"] and table["position"] == "BTN/SB" and table["to_call"] == 50
-    assert seat.submit("raise to 300", None, "value")["accepted"]
+    assert seat.submit("raise to 300", None, "value") == {"accepted": True, "played": "raise to 300",
+                                                          "comment": "value"}
     worker.join(5)
     assert [str(a) for a in answers] == ["raise to 300"] and answers[0].comment == "value"  # type: ignore[attr-defined]
     pb = make_request(request_id=2)
@@ -196,6 +197,18 @@ def test_the_seat_waits_for_the_agent_within_the_clock_and_leaves_a_silent_one_t
     assert seat.table()["match_over"] and seat.submit("call", None, "") == {
         "accepted": False, "match_over": True, "error": "referee error ERROR_CODE_BAD_TOKEN: unknown token",
         "reason": "the match is over: referee error ERROR_CODE_BAD_TOKEN: unknown token"}
+
+
+def test_a_comment_longer_than_the_referee_keeps_is_cut_and_the_reply_says_so() -> None:
+    seat = AgentSeat()
+    answers: list[object] = []
+    worker = threading.Thread(target=lambda: answers.append(seat.act(Request(make_request()))))
+    worker.start()
+    seat.observe(10, 0)
+    reply = seat.submit("call", None, "why " * 100)
+    worker.join(5)
+    assert reply["accepted"] and len(reply["comment"]) == COMMENT_MAX
+    assert reply["note"] == f"the comment was cut to {COMMENT_MAX} characters, as the referee keeps no more"
 
 
 def test_arena_mcp_takes_exactly_one_of_a_token_and_a_key() -> None:

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from arena.adapters.mcp.actions import Refusal, choose, legal_actions
-from arena_sdk import Action, Bot, Event, EventKind, Request, SeatStatus, Street, safe_action
+from arena_sdk import COMMENT_MAX, Action, Bot, Event, EventKind, Request, SeatStatus, Street, safe_action
 from arena_sdk.cards import format_card
 from arena_sdk.pb import bot_pb2
 
@@ -209,7 +209,10 @@ class AgentSeat(Bot):
             self._answer = chosen
             self.played.append(str(chosen))
             self._lock.notify_all()
-            return {"accepted": True, "played": str(chosen), "comment": chosen.comment}
+            out = {"accepted": True, "played": str(chosen), "comment": chosen.comment}
+            if len(comment.strip()) > len(chosen.comment):
+                out["note"] = f"the comment was cut to {COMMENT_MAX} characters, as the referee keeps no more"
+            return out
 
     @property
     def your_turn(self) -> bool:
