@@ -14,6 +14,11 @@ What is denied, and why a bot could want it:
 * host-wide figures: sysinfo (the host's free and shared memory, load averages and process count: the same channel
   as /proc/meminfo, which sandbox_views replaces; glibc's ``sysconf(_SC_PHYS_PAGES)`` then falls back on what it
   finds, and the sample bots play on), syslog (the kernel's log);
+* the page cache's state, which outlives a process and so could carry a message from a bot's first duplicate half to
+  its second, though the two never run at once: posix_fadvise (fadvise64: a page loaded or dropped on request),
+  readahead, cachestat and mincore (whether a page is cached), and preadv2 and pwritev2 with ``RWF_NOWAIT`` (a read
+  that fails unless its page is cached: a stranger's bot read every hole card of the other half that way). A bot may
+  still read a page and time the read; README, "What a bot can reach", says what that leaves;
 * the keyring: add_key, request_key, keyctl;
 * file systems and namespaces: mount, umount2, pivot_root, chroot, the new mount API (move_mount, open_tree, fsopen,
   fsconfig, fsmount, fspick, mount_setattr), unshare, setns, and clone with a namespace flag; clone3 fails with
@@ -42,6 +47,8 @@ DENIED: tuple[str, ...] = (
     "memfd_create", "memfd_secret",
     # host-wide figures
     "sysinfo", "syslog",
+    # the page cache's state (RWF_NOWAIT reads: ``NOWAIT_CALLS``)
+    "fadvise64", "fadvise64_64", "readahead", "cachestat", "mincore",
     # the keyring
     "add_key", "request_key", "keyctl",
     # file systems and namespaces
@@ -52,6 +59,8 @@ DENIED: tuple[str, ...] = (
     "acct", "quotactl", "quotactl_fd", "settimeofday", "clock_settime", "adjtimex", "clock_adjtime", "iopl",
     "ioperm", "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "vhangup", "uselib", "nfsservctl",
 )
+NOWAIT_CALLS = {"preadv2": 5, "pwritev2": 5}  # the argument of their flags: denied with RWF_NOWAIT among them
+RWF_NOWAIT = 0x00000008
 NO_SUCH_CALL: tuple[str, ...] = ("clone3",)  # ENOSYS: the C library then uses clone, whose flags the filter sees
 CLONE_NAMESPACES = {  # clone(2) flags that make a namespace: denied on clone
     "CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
@@ -76,7 +85,8 @@ def _library() -> Any:
 @functools.cache
 def filter_program(deny: tuple[str, ...] = DENIED) -> bytes:
     """The compiled BPF program (for this machine's architecture) that fails ``deny`` with EPERM, clone3 with
-    ENOSYS and clone with a namespace flag with EPERM, and allows everything else."""
+    ENOSYS, clone with a namespace flag and preadv2 or pwritev2 with RWF_NOWAIT with EPERM, and allows everything
+    else."""
     lib = _library()  # pyseccomp has no type information
     native = lib.system_arch()
     program = lib.SyscallFilter(lib.ALLOW)
@@ -92,6 +102,9 @@ def filter_program(deny: tuple[str, ...] = DENIED) -> bytes:
     for name in NO_SUCH_CALL:
         if known(name):
             program.add_rule(lib.ERRNO(errno.ENOSYS), name)
+    for name, flags in NOWAIT_CALLS.items():
+        if known(name):
+            program.add_rule(lib.ERRNO(errno.EPERM), name, lib.Arg(flags, lib.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
     if known("clone"):
         for flag in CLONE_NAMESPACES.values():
             program.add_rule(lib.ERRNO(errno.EPERM), "clone",

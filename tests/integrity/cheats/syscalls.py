@@ -83,6 +83,51 @@ def in_child(attempt: Callable[[], int]) -> Callable[[], int]:
     return forked
 
 
+def nowait_read() -> int:
+    """A read that fails unless its page is cached (RWF_NOWAIT): how a bot's second half could read what its first
+    left in the page cache."""
+    fd = os.open(__file__, os.O_RDONLY)
+    try:
+        return os.preadv(fd, [bytearray(16)], 0, os.RWF_NOWAIT)
+    except OSError as exc:
+        ctypes.set_errno(exc.errno or 0)
+        return -1
+    finally:
+        os.close(fd)
+
+
+def fadvise() -> int:
+    fd = os.open(__file__, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+        return 0
+    except OSError as exc:
+        ctypes.set_errno(exc.errno or 0)
+        return -1
+    finally:
+        os.close(fd)
+
+
+def mincore() -> int:
+    """Whether a page of a mapped file is cached: the same question as an RWF_NOWAIT read."""
+    fd = os.open(__file__, os.O_RDONLY)
+    try:
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                              ctypes.c_long)
+        address = libc.mmap(None, 4096, 1, 2, fd, 0)  # PROT_READ, MAP_PRIVATE
+        if address in (None, ctypes.c_void_p(-1).value):
+            return -1
+        vector = ctypes.create_string_buffer(1)
+        result = int(libc.mincore(ctypes.c_void_p(address), 4096, vector))
+        code = ctypes.get_errno()
+        libc.munmap(ctypes.c_void_p(address), 4096)
+        ctypes.set_errno(code)
+        return result
+    finally:
+        os.close(fd)
+
+
 def probe() -> dict[str, str]:
     sysinfo = ctypes.create_string_buffer(256)
     io_params = ctypes.create_string_buffer(120)
@@ -102,6 +147,9 @@ def probe() -> dict[str, str]:
         "open_tree": raw("open_tree", -100, b"/tmp", 0),
         "fsopen": raw("fsopen", b"tmpfs", 0),
         "clone3": raw("clone3", None, 0),
+        "preadv2_nowait": nowait_read,
+        "fadvise64": fadvise,
+        "mincore": mincore,
     }
     return {name: outcome(attempt()) for name, attempt in calls.items()}
 
