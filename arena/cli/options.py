@@ -19,6 +19,7 @@ from arena.runner.sandbox import (
     UNSANDBOXED_WARNING,
     SandboxError,
     SandboxPolicy,
+    check_drop_caches,
     check_sandbox,
     check_views,
     host_warnings,
@@ -164,6 +165,8 @@ def sandbox_policy(no_sandbox: bool, settings: MatchSettings) -> SandboxPolicy:
             check_sandbox()
             if settings.proc_views:
                 check_views()
+            if settings.drop_caches:
+                check_drop_caches()
         except SandboxError as exc:
             raise click.ClickException(str(exc)) from None
     else:

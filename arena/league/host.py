@@ -53,7 +53,7 @@ from arena.runner.local_bots import LocalBots
 from arena.runner.play import MatchRun
 from arena.runner.remote_executors import SeatedExecutor
 from arena.runner.remote_match import MatchSetup, remote_seats
-from arena.runner.sandbox import SandboxPolicy
+from arena.runner.sandbox import SandboxError, SandboxPolicy, check_drop_caches
 from arena.transport.endpoint import Credential, Endpoint, Refusal
 from arena.transport.remote import RemoteSeat
 from arena.transport.server import RefereeServer, ServerLimits, TokenBucket
@@ -68,7 +68,7 @@ CHECK_KEYS_EVERY_S = 1.0  # how soon a revoked or rotated key's live stream is e
 
 
 class HostError(RuntimeError):
-    """The host cannot run: another one holds the database."""
+    """The host cannot run: another one holds the database, or the sandbox its league file asks for cannot be had."""
 
 
 class Member:
@@ -194,6 +194,11 @@ class LeagueHost:
         self.executor: MatchExecutor = executor or LocalExecutor()  # where tables of hosted bots only are played
         settings = config.match
         self.sandbox: SandboxPolicy = settings.sandbox_policy(binds=tuple(Path(b).absolute() for b in settings.binds))
+        if self.sandbox.drop_caches:
+            try:
+                check_drop_caches()
+            except SandboxError as exc:
+                raise HostError(str(exc)) from None
         self.members: dict[str, Member] = {}
         self.residents: dict[str, Resident] = {}  # hosted bots whose newest version plays
         self.hosted: set[str] = set()  # every bot with a submission (its key joins no stream)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.runner.bots import BotProcess, BotSpec
-from arena.runner.sandbox import SandboxPolicy
+from arena.runner.sandbox import SandboxPolicy, drop_page_cache
 from arena.text import file_name
 from arena.transport import convert
 
@@ -186,6 +186,8 @@ class LocalBots:
                 if folder.exists():
                     log.warning("could not delete %s, the private folder of %s's stopped process (no process can "
                                 "reach it: every sandbox has a new one)", folder, process.spec.name)
+        if processes and self.sandbox.enabled and self.sandbox.drop_caches:
+            await asyncio.to_thread(drop_page_cache)  # before the next rotation's processes start (README, D1)
 
     async def close(self) -> None:
         """Stop watching, and stop whatever processes are left (the match ended, failed or was interrupted)."""

@@ -132,7 +132,9 @@ class SandboxPolicy:
     The defences in depth, each on by default and switched off only to show what it stops (or to run a bot that
     needs what one denies): ``seccomp`` (the system-call filter), ``proc_views`` (static host-wide /proc files),
     ``cgroup`` (one cap per bot over all its processes, where the host allows it), ``unique_uids`` (uids locked
-    host-wide; off: each arena process numbers its bots' uids from 61000, as arena once did).
+    host-wide; off: each arena process numbers its bots' uids from 61000, as arena once did). ``drop_caches`` (off
+    unless asked: it costs every process a cold start) empties the host's page cache between a match's rotations
+    (``drop_page_cache``), the one state a bot's first half can leave for its second that the sandbox does not reset.
     """
 
     enabled: bool = True
@@ -144,6 +146,7 @@ class SandboxPolicy:
     proc_views: bool = True
     cgroup: bool = True
     unique_uids: bool = True
+    drop_caches: bool = False
 
     def binding(self, *folders: Path) -> SandboxPolicy:
         """The same policy, also letting the bots read ``folders`` (a hosted bot's own folder: its submission)."""
@@ -168,6 +171,22 @@ UNSANDBOXED_WARNING = (
     "database, the seed, the other bots' tokens and memory (/proc), or files left by an earlier run, from using the "
     "network, or from outliving the referee if they leave their process group. Use it only for bots you trust."
 )
+
+
+DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+
+
+def check_drop_caches() -> None:
+    """Refuse ``drop_caches`` where the page cache cannot be emptied (not root: ``SandboxError``)."""
+    if not os.access(DROP_CACHES, os.W_OK):
+        raise SandboxError(f"--drop-caches (sandbox.drop_caches) empties the page cache through {DROP_CACHES}, "
+                           "which only root may write: run arena as root, or play without it")
+
+
+def drop_page_cache() -> None:
+    """Empty the host's page cache of every clean page no live process maps (``drop_caches``: 1): whatever a bot's
+    stopped processes loaded into it, to be told later by timing a read, is gone."""
+    DROP_CACHES.write_text("1\n")
 
 
 @functools.cache

@@ -265,6 +265,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("sandbox.unique_uids", "unique_uids", _boolean, "Give each bot a uid no other arena process on the host "
             "uses (run as root); off: number them from 61000 in each process (for tests only).", flag_type="flag",
             cli="--unique-uids/--per-process-uids"),
+    Setting("sandbox.drop_caches", "drop_caches", _boolean, "Empty the host's page cache between the duplicate "
+            "halves of a match (run as root), so that a bot's second half cannot read what its first left there by "
+            "timing its reads; about half a second a half, and every process starts cold after it.", flag_type="flag",
+            cli="--drop-caches/--keep-caches"),
 )
 BY_KEY = {s.key: s for s in SETTINGS}
 GAME_SETTINGS = ("game", "games", *(s.key for s in SETTINGS if s.key.startswith(("freezeout.", "cash."))))
@@ -321,6 +325,7 @@ class MatchSettings:
     proc_views: bool = _POLICY.proc_views
     cgroup: bool = _POLICY.cgroup
     unique_uids: bool = _POLICY.unique_uids
+    drop_caches: bool = _POLICY.drop_caches
 
     def table_config(self) -> TableConfig:
         """The engine's table (R3, R7, R8.4, R10.4); a rule the combination breaks is a ``SettingsError``."""
@@ -359,7 +364,8 @@ class MatchSettings:
     def sandbox_policy(self, enabled: bool = True, binds: tuple[Path, ...] = ()) -> SandboxPolicy:
         """The sandbox these settings describe (``binds``: the ``binds`` setting's folders, resolved)."""
         return SandboxPolicy(enabled=enabled, limits=self.sandbox_limits(), binds=binds, seccomp=self.seccomp,
-                             proc_views=self.proc_views, cgroup=self.cgroup, unique_uids=self.unique_uids)
+                             proc_views=self.proc_views, cgroup=self.cgroup, unique_uids=self.unique_uids,
+                             drop_caches=self.drop_caches)
 
     def with_sandbox(self, policy: SandboxPolicy) -> MatchSettings:
         """These settings with a sandbox policy's limits, folders and switches."""
@@ -367,7 +373,7 @@ class MatchSettings:
         return self.replace(memory_mb=limits.memory_mb, cpu_seconds=limits.cpu_seconds, processes=limits.processes,
                             open_files=limits.open_files, cpus=limits.cpus, binds=tuple(str(b) for b in policy.binds),
                             seccomp=policy.seccomp, proc_views=policy.proc_views, cgroup=policy.cgroup,
-                            unique_uids=policy.unique_uids)
+                            unique_uids=policy.unique_uids, drop_caches=policy.drop_caches)
 
     def starting_stack(self) -> int:
         """The stack every hand starts with (R11.2)."""
