@@ -83,29 +83,21 @@ def in_child(attempt: Callable[[], int]) -> Callable[[], int]:
     return forked
 
 
-def nowait_read() -> int:
-    """A read that fails unless its page is cached (RWF_NOWAIT): how a bot's second half could read what its first
-    left in the page cache."""
-    fd = os.open(__file__, os.O_RDONLY)
-    try:
-        return os.preadv(fd, [bytearray(16)], 0, os.RWF_NOWAIT)
-    except OSError as exc:
-        ctypes.set_errno(exc.errno or 0)
-        return -1
-    finally:
-        os.close(fd)
+def on_own_file(attempt: Callable[[int], object]) -> Callable[[], int]:
+    """``attempt`` on this file, opened for reading: 0, or -1 with its error in errno (os raises where libc returns)."""
 
+    def call() -> int:
+        fd = os.open(__file__, os.O_RDONLY)
+        try:
+            attempt(fd)
+            return 0
+        except OSError as exc:
+            ctypes.set_errno(exc.errno or 0)
+            return -1
+        finally:
+            os.close(fd)
 
-def fadvise() -> int:
-    fd = os.open(__file__, os.O_RDONLY)
-    try:
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
-        return 0
-    except OSError as exc:
-        ctypes.set_errno(exc.errno or 0)
-        return -1
-    finally:
-        os.close(fd)
+    return call
 
 
 def mincore() -> int:
@@ -147,8 +139,10 @@ def probe() -> dict[str, str]:
         "open_tree": raw("open_tree", -100, b"/tmp", 0),
         "fsopen": raw("fsopen", b"tmpfs", 0),
         "clone3": raw("clone3", None, 0),
-        "preadv2_nowait": nowait_read,
-        "fadvise64": fadvise,
+        # the page cache's state: a read that fails unless its page is cached, and a page loaded on request (how a
+        # bot's second half could read what its first left there)
+        "preadv2_nowait": on_own_file(lambda fd: os.preadv(fd, [bytearray(16)], 0, os.RWF_NOWAIT)),
+        "fadvise64": on_own_file(lambda fd: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_WILLNEED)),
         "mincore": mincore,
     }
     return {name: outcome(attempt()) for name, attempt in calls.items()}
