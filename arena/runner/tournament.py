@@ -9,10 +9,11 @@ exactly the cards an uninterrupted one would; with deterministic bots it ends wi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import itertools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -258,7 +259,7 @@ async def run_tournament(
     sandbox = config.policy_for_bots.hiding(*ledger.hidden, log_dir)
     progress = progress or TournamentProgress()
     executor = executor or LocalExecutor()
-    limit = asyncio.Semaphore(executor.matches_at_once(config.workers))
+    limit = OneMatchABot(executor.matches_at_once(config.workers))
     results: list[MatchResult] = []
     lost: list[str] = []
 
@@ -268,7 +269,7 @@ async def run_tournament(
             if progress.on_match:
                 progress.on_match(m, None)
             return
-        async with limit:
+        async with limit.playing(bot.name for bot in m.bots):
             run = MatchRun(ledger, MatchJob(m.spec, m.bots, cwd=config.cwd, sandbox=sandbox, log_dir=log_dir),
                            MatchKind.TOURNAMENT, config.name, resume=status is not None)
             try:
@@ -289,6 +290,35 @@ async def run_tournament(
     if all(status is not None and status.over for status in statuses):
         ledger.publish_seed(config.seed_key)  # every match is over: the tournament's seed is no secret any more
     return results
+
+
+class OneMatchABot:
+    """The tournament's matches at once: at most ``slots``, and no bot in two of them. A bot's process in one match,
+    alive across both rotations of another match of its own, could hear that match's first half (by CPU contention,
+    the page cache) and tell its second: the relay that would undo duplicate dealing (README, "Duplicate without
+    memory", D1). A match whose bot plays waits; a later one whose bots are free starts meanwhile."""
+
+    def __init__(self, slots: int) -> None:
+        self.slots = slots
+        self.running = 0
+        self.busy: set[str] = set()
+        self._changed = asyncio.Condition()
+
+    @contextlib.asynccontextmanager
+    async def playing(self, bots: Iterable[str]) -> AsyncIterator[None]:
+        """Wait for a slot and for every one of ``bots`` to be free; hold them while the match plays."""
+        names = set(bots)
+        async with self._changed:
+            await self._changed.wait_for(lambda: self.running < self.slots and not names & self.busy)
+            self.running += 1
+            self.busy |= names
+        try:
+            yield
+        finally:
+            async with self._changed:
+                self.running -= 1
+                self.busy -= names
+                self._changed.notify_all()
 
 
 class MatchesLost(RuntimeError):

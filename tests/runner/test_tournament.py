@@ -212,3 +212,29 @@ def test_a_match_cut_short_resumes_to_the_uninterrupted_result(tmp_path: Path) -
     subprocess.run([*arena, "--db", str(cut), "--resume"], check=True, capture_output=True)
     assert _outcome(cut) == _outcome(whole)
     assert verify_match(Database(cut), "m").ok
+
+
+def test_no_bot_plays_two_matches_at_once_and_matches_of_other_bots_overlap() -> None:
+    """``OneMatchABot``: a bot's process in a match alive across another match's rotations could relay that match's
+    first half to its second; so a match waits while one of its bots plays, and others start meanwhile."""
+    from arena.runner.tournament import OneMatchABot
+
+    pairs = [("a", "b"), ("a", "c"), ("c", "d"), ("b", "d"), ("a", "d"), ("b", "c")]
+    gate = OneMatchABot(slots=4)
+    playing: set[str] = set()
+    overlaps: list[set[str]] = []
+
+    async def match(bots: tuple[str, ...]) -> None:
+        async with gate.playing(bots):
+            assert not playing & set(bots), (bots, playing)  # never a bot in two at once
+            playing.update(bots)
+            overlaps.append(set(playing))
+            await asyncio.sleep(0.01)
+            playing.difference_update(bots)
+
+    async def every() -> None:
+        await asyncio.gather(*(match(p) for p in pairs))
+
+    asyncio.run(every())
+    assert len(overlaps) == len(pairs) and max(len(o) for o in overlaps) == 4  # two matches of four bots side by side
+    assert gate.running == 0 and not gate.busy
