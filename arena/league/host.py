@@ -420,9 +420,11 @@ class LeagueHost:
             rating = self.ratings.rating(bot_key(member.name, member.version))
             out.append(Candidate(member.name, member.owner, rating.mu, rating.sigma, member.free(most),
                                  member.waiting_since, member.last_played, member.matches))
-        for resident in self.residents.values():
+        for resident in self.residents.values():  # a hosted bot: one match at a time, whatever ``matches_per_bot``
+            # says (its matches among hosted bots are duplicate, and its process in another match, alive across both
+            # rotations of one, could relay that one's first half to its second: README, "Duplicate without memory")
             rating = self.ratings.rating(bot_key(resident.name, resident.version))
-            out.append(Candidate(resident.name, resident.owner, rating.mu, rating.sigma, resident.free(most),
+            out.append(Candidate(resident.name, resident.owner, rating.mu, rating.sigma, resident.free(1),
                                  resident.waiting_since, resident.last_played, resident.matches))
         return out
 

@@ -8,7 +8,7 @@ grpc = "0.0.0.0:50051"      # where bots connect
 http = "127.0.0.1:8080"     # the live site and its JSON API
 seats = 2                   # bots per table
 matches_at_once = 4         # matches played side by side
-matches_per_bot = 1         # matches one bot plays at once (at most what its Join's max_tables allows)
+matches_per_bot = 1         # matches a remote bot plays at once (at most its Join's max_tables); hosted bots: 1
 hands = 200                 # hands per match
 
 [matchmaking]

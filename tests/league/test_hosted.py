@@ -139,3 +139,25 @@ validate_against = ["caller"]
     finally:
         host.kill()
         print((tmp_path / "host.log").read_text()[-3000:], file=sys.stderr)
+
+
+
+def test_a_hosted_bot_plays_one_match_at_a_time_whatever_matches_per_bot_says(tmp_path: Path) -> None:
+    """Its matches among hosted bots are duplicate: its process in another match, alive across both rotations of
+    one, could relay that one's first half to its second (README, "Duplicate without memory")."""
+    from types import SimpleNamespace
+
+    from arena.league.host import LeagueHost, Resident
+    from arena.ratings.league_ratings import LeagueRatings
+    from arena.records.submissions import Submission
+
+    def resident(name: str, playing: int) -> Resident:
+        hosted = Resident(Submission(name, "1", "0" * 64, "python bot.py", 1, 0.0, "", 0, "", None, ""), "owner",
+                          tmp_path)
+        hosted.playing = playing
+        return hosted
+
+    host = SimpleNamespace(config=SimpleNamespace(matches_per_bot=3), members={}, ratings=LeagueRatings(),
+                           residents={"idle": resident("idle", 0), "busy": resident("busy", 1)})
+    free = {c.name: c.free for c in LeagueHost.candidates(host)}  # type: ignore[arg-type]
+    assert free == {"idle": 1, "busy": 0}
