@@ -210,7 +210,7 @@ class AgentSeat(Bot):
             self.played.append(str(chosen))
             self._lock.notify_all()
             out = {"accepted": True, "played": str(chosen), "comment": chosen.comment}
-            if len(comment.strip()) > len(chosen.comment):
+            if len(comment) > COMMENT_MAX:  # the SDK keeps its first COMMENT_MAX characters (arena_sdk.actions)
                 out["note"] = f"the comment was cut to {COMMENT_MAX} characters, as the referee keeps no more"
             return out
 
