@@ -10,7 +10,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from rich.table import Table
@@ -332,10 +332,7 @@ def match(bots: tuple[str, ...], seats: int | None, log_dir: str | None, resume:
             try:
                 result = asyncio.run(run.play(LocalExecutor(), _sinks(kw), hand_done))
             except KeyboardInterrupt:
-                secho(f"interrupted: {played[0]} hands recorded" + (
-                    f"; finish with --resume --db {db.path} --match-id {spec.match_id}" if db is not None else ""),
-                    err=True, fg="yellow")
-                raise SystemExit(EXIT_INTERRUPTED) from None
+                _interrupted(f"{played[0]} hands recorded", db, spec.match_id)
         code = _report(run, result, kw["json_out"], tally)
     finally:
         if tally is not None:
@@ -470,14 +467,19 @@ def serve(names: tuple[str, ...], host: str, port: int, tls_cert: str | None, tl
         except ServerError as exc:
             raise click.ClickException(str(exc)) from None
         except KeyboardInterrupt:
-            secho("interrupted" + (f": every finished hand is recorded; finish with --resume --db {db.path} "
-                                   f"--match-id {spec.match_id}" if db is not None else ""), err=True, fg="yellow")
-            raise SystemExit(EXIT_INTERRUPTED) from None
+            _interrupted("every finished hand is recorded", db, spec.match_id)
         code = _report(run, result, kw["json_out"], tally)
     finally:
         if tally is not None:
             tally.close()
     raise SystemExit(code)
+
+
+def _interrupted(what: str, db: Database | None, match_id: str) -> NoReturn:
+    """Ctrl-C during a match: what was kept, and with a database the ``--resume`` that finishes it; status 130."""
+    secho(f"interrupted: {what}" + (f"; finish with --resume --db {db.path} --match-id {match_id}"
+                                    if db is not None else ""), err=True, fg="yellow")
+    raise SystemExit(EXIT_INTERRUPTED)
 
 
 def _logging(verbosity: int) -> None:
