@@ -57,6 +57,6 @@ def prepare_outputs(policy: SandboxPolicy, bots: Iterable[BotSpec], cwd: Path,
 def _reason(exc: OSError, folder: Path) -> str:
     """Why ``folder`` could not be made, in words: the file in its way, where that is the reason."""
     for parent in (folder, *folder.parents):
-        if parent.is_file() or (parent.exists() and not parent.is_dir()):
+        if parent.exists() and not parent.is_dir():
             return f"{parent} is a file, not a folder"
     return exc.strerror or str(exc)
